@@ -1,0 +1,8 @@
+/**
+ * The Kubernetes client contract, a `fetch`-based client and URL helpers.
+ *
+ * @module
+ */
+export * from "./rest_client.ts";
+export * from "./api_error.ts";
+export * from "./paths.ts";

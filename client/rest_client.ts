@@ -1,0 +1,118 @@
+/**
+ * The client contract: a structural subset of `@cloudydeno/kubernetes-client`'s
+ * `RestClient`, so `await autoDetectClient()` from that package can be passed
+ * to the watchers unchanged.
+ *
+ * @module
+ */
+
+/**
+ * HTTP methods a Kubernetes API request may use.
+ *
+ * @example
+ * ```ts
+ * import type { HttpMethod } from "@haptic/k8s-watcher";
+ *
+ * const method: HttpMethod = "GET";
+ * ```
+ */
+export type HttpMethod =
+  | "GET"
+  | "POST"
+  | "DELETE"
+  | "PUT"
+  | "PATCH"
+  | "OPTIONS"
+  | "HEAD";
+
+/**
+ * Any JSON value.
+ *
+ * @example
+ * ```ts
+ * import type { JsonValue } from "@haptic/k8s-watcher";
+ *
+ * const value: JsonValue = { items: [1, "two", null, true] };
+ * ```
+ */
+export type JsonValue =
+  | string
+  | number
+  | boolean
+  | null
+  | JsonValue[]
+  | { [key: string]: JsonValue };
+
+/**
+ * One request. The watchers put every parameter in `querystring`, never in
+ * `path`, and never set `accept` or `contentType`.
+ *
+ * @example
+ * ```ts
+ * import type { RequestOptions } from "@haptic/k8s-watcher";
+ *
+ * const list: RequestOptions = {
+ *   method: "GET",
+ *   path: "/api/v1/namespaces/default/configmaps",
+ *   querystring: new URLSearchParams({ limit: "500" }),
+ *   expectJson: true,
+ * };
+ * ```
+ */
+export interface RequestOptions {
+  /** HTTP method. */
+  method: HttpMethod;
+  /** Absolute API path without a query string. */
+  path: string;
+  /** Query parameters. */
+  querystring?: URLSearchParams;
+  /** Aborts the request and any stream it returned. */
+  abortSignal?: AbortSignal;
+  /** Content type of the body, when one is sent. */
+  contentType?: string;
+  /** A raw body. */
+  bodyRaw?: Uint8Array;
+  /** A JSON body. */
+  bodyJson?: JsonValue;
+  /** A streamed body. */
+  bodyStream?: ReadableStream<Uint8Array>;
+  /** Accept header override. */
+  accept?: string;
+  /** Return the response body as a byte stream. */
+  expectStream?: boolean;
+  /** Parse the response body as JSON. */
+  expectJson?: boolean;
+}
+
+/**
+ * What the watchers need from a Kubernetes client. `FetchClient` implements
+ * it; so does `@cloudydeno/kubernetes-client`'s `autoDetectClient()` result.
+ * A watcher never closes a client it was given.
+ *
+ * @example A client answering from memory
+ * ```ts
+ * import type { RequestOptions, RestClient } from "@haptic/k8s-watcher";
+ *
+ * const client = {
+ *   defaultNamespace: "default",
+ *   performRequest(opts: RequestOptions) {
+ *     const list = { kind: "List", metadata: { resourceVersion: "1" }, items: [] };
+ *     return Promise.resolve(opts.expectJson ? list : new Uint8Array());
+ *   },
+ * } as RestClient;
+ * ```
+ */
+export interface RestClient {
+  /** Sends one request; a stream of bytes. */
+  performRequest(
+    opts: RequestOptions & { expectStream: true; expectJson?: false },
+  ): Promise<ReadableStream<Uint8Array>>;
+  /** Sends one request; the body parsed as JSON. */
+  performRequest(
+    opts: RequestOptions & { expectJson: true; expectStream?: false },
+  ): Promise<JsonValue>;
+  /** Sends one request; the raw body. */
+  performRequest(opts: RequestOptions): Promise<Uint8Array>;
+  /** The namespace to use when a watcher asks for `namespacedWatch`. */
+  defaultNamespace?: string;
+}

@@ -1,0 +1,186 @@
+import type { Clock, TimerHandle } from "../clock.ts";
+
+interface PendingTimer {
+  handle: number;
+  due: number;
+  fn: () => void;
+}
+
+/**
+ * A {@linkcode Clock} whose time moves only when a test says so. Timers fire
+ * in due order during {@linkcode FakeClock.tick}, and pending promise chains
+ * get to run between them, so a test can drive the watchers step by step
+ * without sleeping.
+ *
+ * @example
+ * ```ts
+ * import { FakeClock } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock({ now: 1_000 });
+ * let fired = 0;
+ * clock.setTimeout(() => fired++, 500);
+ * await clock.tick(499);
+ * assert.equal(fired, 0);
+ * await clock.tick(1);
+ * assert.equal(fired, 1);
+ * assert.equal(clock.now(), 1_500);
+ * ```
+ */
+export class FakeClock implements Clock {
+  #now: number;
+  #nextHandle = 1;
+  #timers = new Map<unknown, PendingTimer>();
+
+  /**
+   * Creates a clock at `options.now` (default 0).
+   *
+   * @param options Where time starts.
+   */
+  constructor(options: { now?: number } = {}) {
+    this.#now = options.now ?? 0;
+  }
+
+  /** The current fake time in milliseconds. */
+  now(): number {
+    return this.#now;
+  }
+
+  /** Schedules `fn` at `now() + ms` (negative delays count as zero). */
+  setTimeout(fn: () => void, ms: number): TimerHandle {
+    const handle = this.#nextHandle++;
+    this.#timers.set(handle, {
+      handle,
+      due: this.#now + Math.max(0, ms),
+      fn,
+    });
+    return handle;
+  }
+
+  /** Cancels a pending timer. */
+  clearTimeout(handle: TimerHandle): void {
+    this.#timers.delete(handle);
+  }
+
+  /** How many timers are pending. */
+  get pendingTimers(): number {
+    return this.#timers.size;
+  }
+
+  /** When the earliest pending timer is due, or `undefined` when none is. */
+  get nextDue(): number | undefined {
+    let next: number | undefined;
+    for (const t of this.#timers.values()) {
+      if (next === undefined || t.due < next) next = t.due;
+    }
+    return next;
+  }
+
+  /**
+   * Moves time forward by `ms`, firing every timer that falls due on the way
+   * in order, and letting promise chains settle after each one.
+   *
+   * @param ms How far to move.
+   */
+  async tick(ms: number): Promise<void> {
+    const target = this.#now + ms;
+    await settle();
+    for (;;) {
+      const next = this.#earliestDueBy(target);
+      if (!next) break;
+      this.#timers.delete(next.handle);
+      this.#now = Math.max(this.#now, next.due);
+      next.fn();
+      await settle();
+    }
+    this.#now = target;
+    await settle();
+  }
+
+  /**
+   * Fires timers one after another (moving time to each) until none is
+   * pending or `maxTimers` have fired; for code that should go quiet.
+   *
+   * @param maxTimers Guard against code that reschedules forever.
+   * @returns How many timers fired.
+   */
+  async runAll(maxTimers = 10_000): Promise<number> {
+    let fired = 0;
+    while (fired < maxTimers) {
+      const due = this.nextDue;
+      if (due === undefined) break;
+      await this.tick(Math.max(0, due - this.#now));
+      fired++;
+    }
+    return fired;
+  }
+
+  #earliestDueBy(target: number): PendingTimer | undefined {
+    let best: PendingTimer | undefined;
+    for (const t of this.#timers.values()) {
+      if (t.due > target) continue;
+      if (
+        !best || t.due < best.due ||
+        (t.due === best.due && t.handle < best.handle)
+      ) {
+        best = t;
+      }
+    }
+    return best;
+  }
+}
+
+/**
+ * Lets pending promise chains (and in-process streams) run: a few turns of
+ * the real event loop. This yields; it does not wait for time to pass.
+ *
+ * @example
+ * ```ts
+ * import { settle } from "@haptic/k8s-watcher/testing";
+ *
+ * let done = false;
+ * Promise.resolve().then(() => done = true);
+ * await settle();
+ * console.log(done); // true
+ * ```
+ *
+ * @param turns How many event-loop turns to yield.
+ */
+export async function settle(turns = 3): Promise<void> {
+  for (let i = 0; i < turns; i++) {
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+}
+
+/**
+ * Yields event-loop turns until `predicate` holds; throws after `maxTurns`
+ * with `description` so a failing test says what it waited for.
+ *
+ * @example
+ * ```ts
+ * import { waitFor } from "@haptic/k8s-watcher/testing";
+ *
+ * let ready = false;
+ * setTimeout(() => ready = true, 0);
+ * await waitFor(() => ready, { description: "ready flag" });
+ * ```
+ *
+ * @param predicate The condition to wait for.
+ * @param options `maxTurns` (default 1000) and a `description` for the error.
+ */
+export async function waitFor(
+  predicate: () => boolean,
+  options: { maxTurns?: number; description?: string } = {},
+): Promise<void> {
+  const maxTurns = options.maxTurns ?? 1000;
+  for (let i = 0; i < maxTurns; i++) {
+    if (predicate()) return;
+    await new Promise<void>((resolve) => setTimeout(resolve, 0));
+  }
+  if (predicate()) return;
+  throw new Error(
+    `Condition not reached after ${maxTurns} event-loop turns: ${
+      options.description ?? predicate.toString()
+    }`,
+  );
+}

@@ -1,0 +1,75 @@
+import type { Logger } from "../types.ts";
+import type { LogLevel } from "../logger.ts";
+
+/**
+ * One captured log call.
+ *
+ * @example
+ * ```ts
+ * import type { LogRecord } from "@haptic/k8s-watcher/testing";
+ *
+ * const record: LogRecord = { level: "warn", message: "slow", fields: {} };
+ * ```
+ */
+export interface LogRecord {
+  /** The level it was logged at. */
+  level: LogLevel;
+  /** The message. */
+  message: string;
+  /** The structured fields (empty when none were given). */
+  fields: Record<string, unknown>;
+}
+
+/**
+ * A {@linkcode Logger} that keeps every call, for assertions in tests.
+ *
+ * @example
+ * ```ts
+ * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const logger = new RecordingLogger();
+ * logger.warn("Object skipped", { name: "web" });
+ * assert.equal(logger.at("warn").length, 1);
+ * assert.ok(logger.text().includes("Object skipped"));
+ * ```
+ */
+export class RecordingLogger implements Logger {
+  /** Every record, oldest first. */
+  readonly records: LogRecord[] = [];
+
+  /** Records a debug message. */
+  debug(message: string, fields: Record<string, unknown> = {}): void {
+    this.records.push({ level: "debug", message, fields });
+  }
+  /** Records an info message. */
+  info(message: string, fields: Record<string, unknown> = {}): void {
+    this.records.push({ level: "info", message, fields });
+  }
+  /** Records a warning. */
+  warn(message: string, fields: Record<string, unknown> = {}): void {
+    this.records.push({ level: "warn", message, fields });
+  }
+  /** Records an error. */
+  error(message: string, fields: Record<string, unknown> = {}): void {
+    this.records.push({ level: "error", message, fields });
+  }
+
+  /** The records at one level. */
+  at(level: LogLevel): LogRecord[] {
+    return this.records.filter((r) => r.level === level);
+  }
+
+  /** Every record as text, one per line, fields as JSON; for `includes` checks. */
+  text(): string {
+    return this.records
+      .map((r) =>
+        `${r.level} ${r.message} ${JSON.stringify(r.fields, replacer)}`
+      )
+      .join("\n");
+  }
+}
+
+function replacer(_key: string, value: unknown): unknown {
+  return value instanceof Error ? `${value.name}: ${value.message}` : value;
+}

@@ -1,0 +1,213 @@
+/**
+ * Shared public types: resources, objects, change statistics, stores and
+ * loggers. Everything here is a type; behaviour lives in the folders.
+ *
+ * @module
+ */
+
+/**
+ * A Kubernetes group/version/resource. The core group is the empty string.
+ *
+ * @example Ingresses and core Secrets
+ * ```ts
+ * import type { Gvr } from "@haptic/k8s-watcher";
+ *
+ * const ingresses: Gvr = { group: "networking.k8s.io", version: "v1", resource: "ingresses" };
+ * const secrets: Gvr = { group: "", version: "v1", resource: "secrets" };
+ * ```
+ */
+export interface Gvr {
+  /** API group, `""` for the core group (`/api/v1`). */
+  group: string;
+  /** API version, e.g. `v1`. */
+  version: string;
+  /** Plural resource name, e.g. `ingresses`. */
+  resource: string;
+}
+
+/**
+ * The part of `metadata` the watchers read. Other fields pass through.
+ *
+ * @example
+ * ```ts
+ * import type { ObjectMeta } from "@haptic/k8s-watcher";
+ *
+ * const meta: ObjectMeta = { name: "web", namespace: "default", resourceVersion: "42" };
+ * ```
+ */
+export interface ObjectMeta {
+  /** Object name, unique within its namespace. */
+  name?: string;
+  /** Namespace; absent for cluster-scoped objects. */
+  namespace?: string;
+  /** Opaque version string set by the API server on every write. */
+  resourceVersion?: string;
+  /** Unique id of this incarnation of the object. */
+  uid?: string;
+  /** Bumped by the API server when the desired state (`spec`) changes. */
+  generation?: number;
+  /** Labels, matched by label selectors. */
+  labels?: Record<string, string>;
+  /** Annotations. */
+  annotations?: Record<string, string>;
+  /** Creation time in RFC 3339. */
+  creationTimestamp?: string;
+  /** Any other metadata field. */
+  [field: string]: unknown;
+}
+
+/**
+ * A Kubernetes object as decoded from JSON. Stored objects are shared, not
+ * copied: callers must not mutate what a store returns.
+ *
+ * @example
+ * ```ts
+ * import type { KubeObject } from "@haptic/k8s-watcher";
+ *
+ * const cm: KubeObject = {
+ *   apiVersion: "v1",
+ *   kind: "ConfigMap",
+ *   metadata: { name: "settings", namespace: "default" },
+ *   data: { mode: "fast" },
+ * };
+ * ```
+ */
+export interface KubeObject {
+  /** `group/version`, or `v1` for the core group. */
+  apiVersion?: string;
+  /** Kind, e.g. `Ingress`. */
+  kind?: string;
+  /** Object metadata. */
+  metadata: ObjectMeta;
+  /** Any other top-level field (`spec`, `status`, `data`, …). */
+  [field: string]: unknown;
+}
+
+/**
+ * A value now or later: `MemoryStore` answers synchronously, `CachedStore`
+ * may need an API call.
+ *
+ * @example
+ * ```ts
+ * import type { Awaitable } from "@haptic/k8s-watcher";
+ *
+ * async function count(n: Awaitable<number>): Promise<number> {
+ *   return await n;
+ * }
+ * ```
+ */
+export type Awaitable<T> = T | Promise<T>;
+
+/**
+ * What changed in one debounced batch.
+ *
+ * @example
+ * ```ts
+ * import type { ChangeStats } from "@haptic/k8s-watcher";
+ *
+ * function describe(stats: ChangeStats): string {
+ *   if (stats.isEmpty) return "nothing changed";
+ *   return `${stats.created} created, ${stats.modified} modified, ${stats.deleted} deleted`;
+ * }
+ * ```
+ */
+export interface ChangeStats {
+  /** Objects added to the store. */
+  readonly created: number;
+  /** Objects replaced in the store. */
+  readonly modified: number;
+  /** Objects removed from the store. */
+  readonly deleted: number;
+  /** True while the initial list is loading. */
+  readonly isInitialSync: boolean;
+  /** `created + modified + deleted`. */
+  readonly total: number;
+  /** True when `total` is zero. */
+  readonly isEmpty: boolean;
+}
+
+/**
+ * The read side of a store, as handed to callbacks.
+ *
+ * `get(...keys)` with every index key is an exact match; with fewer keys it
+ * is a prefix match. Results come ordered by namespace, then name.
+ *
+ * @example
+ * ```ts
+ * import type { KubeObject, ReadableStore } from "@haptic/k8s-watcher";
+ *
+ * async function inNamespace(store: ReadableStore, ns: string): Promise<KubeObject[]> {
+ *   return await store.get(ns);
+ * }
+ * ```
+ */
+export interface ReadableStore {
+  /** Objects whose index keys equal (all keys) or start with (fewer keys) `keys`. */
+  get(...keys: string[]): Awaitable<KubeObject[]>;
+  /** Every object, ordered by namespace, then name. */
+  list(): Awaitable<KubeObject[]>;
+  /** Number of objects held. */
+  readonly size: number;
+}
+
+/**
+ * A store a watcher writes to. Objects are identified by namespace/name;
+ * index keys need not be unique. Writes are synchronous so that a batch of
+ * them (a relist) is atomic for readers.
+ *
+ * @example
+ * ```ts
+ * import type { KubeObject, Store } from "@haptic/k8s-watcher";
+ *
+ * function upsert(store: Store, obj: KubeObject, keys: string[]): void {
+ *   const { namespace = "", name = "" } = obj.metadata;
+ *   if (store.resourceVersionOf(namespace, name) === undefined) store.add(obj, keys);
+ *   else store.update(obj, keys);
+ * }
+ * ```
+ */
+export interface Store extends ReadableStore {
+  /** Adds an object under `keys` (replaces an object of the same identity). */
+  add(obj: KubeObject, keys: string[]): void;
+  /** Replaces the object of the same identity, moving it when `keys` changed. */
+  update(obj: KubeObject, keys: string[]): void;
+  /** Removes exactly the object with this identity; returns whether it was there. */
+  delete(namespace: string, name: string): boolean;
+  /** The stored resourceVersion of an object, or `undefined` when absent. */
+  resourceVersionOf(namespace: string, name: string): string | undefined;
+  /** Every stored identity as `[namespace, name]`, in store order. */
+  identities(): Iterable<[namespace: string, name: string]>;
+  /** Removes everything. */
+  clear(): void;
+  /** Incremented by every write; cheap change detection for readers. */
+  readonly modificationCount: number;
+}
+
+/**
+ * Structured logger. Each method takes a message and optional fields.
+ * `console` fits after a wrapper; see `consoleLogger`.
+ *
+ * @example
+ * ```ts
+ * import type { Logger } from "@haptic/k8s-watcher";
+ *
+ * const lines: string[] = [];
+ * const logger: Logger = {
+ *   debug: () => {},
+ *   info: (msg) => lines.push(msg),
+ *   warn: (msg) => lines.push(msg),
+ *   error: (msg) => lines.push(msg),
+ * };
+ * logger.info("started");
+ * ```
+ */
+export interface Logger {
+  /** Detail for debugging. */
+  debug(message: string, fields?: Record<string, unknown>): void;
+  /** Normal operation. */
+  info(message: string, fields?: Record<string, unknown>): void;
+  /** Something unexpected that the watcher handled. */
+  warn(message: string, fields?: Record<string, unknown>): void;
+  /** Something a human should fix (RBAC, a missing CRD). */
+  error(message: string, fields?: Record<string, unknown>): void;
+}
