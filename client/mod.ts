@@ -6,3 +6,4 @@
 export * from "./rest_client.ts";
 export * from "./api_error.ts";
 export * from "./paths.ts";
+export * from "./json_lines.ts";
