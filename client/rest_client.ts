@@ -26,7 +26,9 @@ export type HttpMethod =
   | "HEAD";
 
 /**
- * Any JSON value.
+ * Any JSON value. `undefined` is included (as `JSON.stringify` drops it, and
+ * as `@cloudydeno/kubernetes-client` declares it) so that package's clients
+ * stay assignable to {@linkcode RestClient}.
  *
  * @example
  * ```ts
@@ -40,6 +42,7 @@ export type JsonValue =
   | number
   | boolean
   | null
+  | undefined
   | JsonValue[]
   | { [key: string]: JsonValue };
 
