@@ -1,0 +1,377 @@
+import type { Gvr, KubeObject, Logger, Store } from "../types.ts";
+import { type Clock, systemClock } from "../clock.ts";
+import { consoleLogger } from "../logger.ts";
+import type { RestClient } from "../client/rest_client.ts";
+import { ApiError } from "../client/api_error.ts";
+import { objectPath } from "../client/paths.ts";
+import { StoreFetchError } from "./errors.ts";
+import { identityOf } from "./identity.ts";
+import { KeyIndex, type Slot } from "./key_index.ts";
+import { LruCache } from "./lru.ts";
+
+/**
+ * Options for {@linkcode CachedStore}.
+ *
+ * @example
+ * ```ts
+ * import type { CachedStoreOptions, RestClient } from "@haptic/k8s-watcher";
+ *
+ * function configure(client: RestClient): CachedStoreOptions {
+ *   return {
+ *     client,
+ *     gvr: { group: "", version: "v1", resource: "secrets" },
+ *     ttl: 60_000,
+ *     maxEntries: 128,
+ *   };
+ * }
+ * ```
+ */
+export interface CachedStoreOptions {
+  /** Client used to GET objects on a cache miss. It is never closed. */
+  client: RestClient;
+  /** The resource the stored references belong to. */
+  gvr: Gvr;
+  /**
+   * Applied to every fetched object before it is cached and returned: the
+   * watcher passes its `ignoreFields` pruning here, so fetched objects look
+   * like watched ones.
+   */
+  filter?: (obj: KubeObject) => KubeObject;
+  /** Milliseconds a cached object lives after its last access. Defaults to 130000. */
+  ttl?: number;
+  /** Most objects cached. Defaults to 256. */
+  maxEntries?: number;
+  /** Most GETs in flight for one `get` or `list`. Defaults to 16. */
+  concurrency?: number;
+  /**
+   * How many index keys every reference has. When omitted, the first write
+   * decides.
+   */
+  keyCount?: number;
+  /** Source of time for expiry. Defaults to {@linkcode systemClock}. */
+  clock?: Clock;
+  /** Where the `list()` warning and 404s go. Defaults to {@linkcode consoleLogger}. */
+  logger?: Logger;
+}
+
+/**
+ * What the store keeps per identity. A fresh object per write, so that a
+ * fetch can tell whether the reference it was made for is still current.
+ */
+interface Ref {
+  readonly resourceVersion: string;
+}
+
+interface CachedObject {
+  readonly ref: Ref;
+  readonly obj: KubeObject;
+}
+
+interface InFlight {
+  readonly ref: Ref;
+  readonly promise: Promise<KubeObject | undefined>;
+}
+
+const NO_KEYS: readonly string[] = [];
+
+/**
+ * A {@linkcode Store} for large objects (Secrets, ConfigMaps) that keeps only
+ * references (namespace, name, resourceVersion) and index keys in memory, and
+ * fetches objects with a GET when they are read.
+ *
+ * - The index is the one `MemoryStore` uses: exact and prefix `get`, cost
+ *   growing with the answer, results ordered by namespace, then name.
+ * - Fetched objects go through `filter` and into an LRU cache (`maxEntries`,
+ *   default 256) whose entries expire `ttl` ms (default 130 s) after their
+ *   last access; `add`, `update` and `delete` drop the cached copy of that
+ *   object. Concurrent reads of one object share one request.
+ * - An object the API answers 404 for is gone: it is left out of the answer
+ *   (the watch will report the deletion). Any other failure rejects with a
+ *   {@linkcode StoreFetchError} naming the object.
+ * - `list()` costs one GET per object not cached, and logs a warning saying so.
+ * - Returned objects are shared with the cache: do not mutate them.
+ *
+ * @example
+ * ```ts
+ * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+ * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const gets: string[] = [];
+ * const client = {
+ *   performRequest(opts: RequestOptions) {
+ *     gets.push(opts.path);
+ *     const name = opts.path.split("/").at(-1) ?? "";
+ *     const secret = { metadata: { namespace: "default", name }, data: { big: "…" } };
+ *     return Promise.resolve(opts.expectJson ? secret : new Uint8Array());
+ *   },
+ * } as RestClient;
+ *
+ * const store = new CachedStore({
+ *   client,
+ *   gvr: { group: "", version: "v1", resource: "secrets" },
+ *   logger: new RecordingLogger(),
+ * });
+ * store.add({ metadata: { namespace: "default", name: "tls", resourceVersion: "7" } }, ["default"]);
+ *
+ * const [secret] = await store.get("default");
+ * assert.equal(secret.metadata.name, "tls");
+ * await store.get("default"); // served from the cache
+ * assert.deepEqual(gets, ["/api/v1/namespaces/default/secrets/tls"]);
+ * ```
+ */
+export class CachedStore implements Store {
+  #index: KeyIndex<Ref>;
+  #cache: LruCache<string, CachedObject>;
+  #inFlight = new Map<string, InFlight>();
+  #client: RestClient;
+  #gvr: Gvr;
+  #filter: ((obj: KubeObject) => KubeObject) | undefined;
+  #concurrency: number;
+  #logger: Logger;
+  #modifications = 0;
+
+  /**
+   * Creates an empty store.
+   *
+   * @param options Client, resource, filter, cache tuning, clock and logger.
+   * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
+   */
+  constructor(options: CachedStoreOptions) {
+    const concurrency = options.concurrency ?? 16;
+    if (!Number.isInteger(concurrency) || concurrency < 1) {
+      throw new RangeError(
+        `concurrency must be a positive integer but got ${concurrency}`,
+      );
+    }
+    this.#index = new KeyIndex<Ref>(options.keyCount);
+    this.#cache = new LruCache({
+      maxEntries: options.maxEntries ?? 256,
+      ttl: options.ttl ?? 130_000,
+      clock: options.clock ?? systemClock,
+    });
+    this.#client = options.client;
+    this.#gvr = options.gvr;
+    this.#filter = options.filter;
+    this.#concurrency = concurrency;
+    this.#logger = options.logger ?? consoleLogger();
+  }
+
+  /** Number of references held. */
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** Incremented by every write that changes the store. */
+  get modificationCount(): number {
+    return this.#modifications;
+  }
+
+  /**
+   * Records a reference to `obj` under `keys` (the object itself is not
+   * kept); replaces the reference of the same namespace/name.
+   *
+   * @throws {StoreObjectError} The object has no usable namespace/name.
+   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
+   */
+  add(obj: KubeObject, keys: string[]): void {
+    this.#put(obj, keys);
+  }
+
+  /**
+   * Replaces the reference of the same namespace/name (adding it when
+   * absent), moving it when its keys changed, and drops its cached copy.
+   *
+   * @throws {StoreObjectError} The object has no usable namespace/name.
+   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
+   */
+  update(obj: KubeObject, keys: string[]): void {
+    this.#put(obj, keys);
+  }
+
+  /**
+   * Removes exactly the reference with this namespace/name and its cached
+   * copy.
+   *
+   * @returns Whether the reference was there.
+   */
+  delete(namespace: string, name: string): boolean {
+    const slot = this.#index.delete(namespace, name);
+    if (slot === undefined) return false;
+    this.#cache.delete(slot.id);
+    this.#modifications++;
+    return true;
+  }
+
+  /**
+   * Objects whose keys equal `keys` (all keys given) or start with them
+   * (fewer given; none gives everything), by namespace, then name; fetched
+   * unless cached.
+   *
+   * @throws {StoreKeyError} More keys than the store is indexed by.
+   * @throws {StoreFetchError} A GET failed other than with 404.
+   */
+  get(...keys: string[]): Promise<KubeObject[]> {
+    try {
+      return this.#resolve(this.#index.select(keys));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Every object, by namespace, then name. Costs one GET per object not
+   * cached, and logs a warning saying so on every call.
+   *
+   * @throws {StoreFetchError} A GET failed other than with 404.
+   */
+  list(): Promise<KubeObject[]> {
+    this.#logger.warn(
+      "CachedStore list() fetches every object that is not cached with one GET each",
+      { resource: this.#gvr.resource, objects: this.#index.size },
+    );
+    return this.#resolve(this.#index.select(NO_KEYS));
+  }
+
+  /**
+   * The stored resourceVersion of an object: `undefined` when absent, `""`
+   * when the object was stored without one.
+   */
+  resourceVersionOf(namespace: string, name: string): string | undefined {
+    return this.#index.lookup(namespace, name)?.value.resourceVersion;
+  }
+
+  /**
+   * Every stored identity as `[namespace, name]`, in insertion order.
+   * Deleting while iterating is safe.
+   */
+  *identities(): IterableIterator<[namespace: string, name: string]> {
+    for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
+  }
+
+  /** Removes every reference and cached object. The key count stays. */
+  clear(): void {
+    this.#cache.clear();
+    if (this.#index.size === 0) return;
+    this.#index.clear();
+    this.#modifications++;
+  }
+
+  #put(obj: KubeObject, keys: string[]): void {
+    const [namespace, name] = identityOf(obj);
+    const ref: Ref = { resourceVersion: obj.metadata.resourceVersion ?? "" };
+    const slot = this.#index.set(namespace, name, ref, keys);
+    this.#cache.delete(slot.id);
+    this.#modifications++;
+  }
+
+  async #resolve(selected: readonly Slot<Ref>[]): Promise<KubeObject[]> {
+    // The index's array and the slots' values change with later writes:
+    // take what this answer is about now, before the first await.
+    const n = selected.length;
+    const slots = new Array<Slot<Ref>>(n);
+    const refs = new Array<Ref>(n);
+    const found = new Array<KubeObject | undefined>(n);
+    const misses: number[] = [];
+    for (let i = 0; i < n; i++) {
+      const slot = selected[i];
+      slots[i] = slot;
+      refs[i] = slot.value;
+      const hit = this.#cache.get(slot.id);
+      if (hit !== undefined && hit.ref === slot.value) found[i] = hit.obj;
+      else misses.push(i);
+    }
+    if (misses.length > 0) {
+      let next = 0;
+      let failed = false;
+      const worker = async () => {
+        while (!failed && next < misses.length) {
+          const i = misses[next++];
+          try {
+            found[i] = await this.#fetch(slots[i], refs[i]);
+          } catch (error) {
+            failed = true;
+            throw error;
+          }
+        }
+      };
+      const workers = [];
+      for (let w = Math.min(this.#concurrency, misses.length); w > 0; w--) {
+        workers.push(worker());
+      }
+      await Promise.all(workers);
+    }
+    if (misses.length === 0) return found as KubeObject[];
+    return found.filter((obj) => obj !== undefined);
+  }
+
+  #fetch(slot: Slot<Ref>, ref: Ref): Promise<KubeObject | undefined> {
+    const running = this.#inFlight.get(slot.id);
+    if (running !== undefined && running.ref === ref) return running.promise;
+    const entry: InFlight = { ref, promise: this.#request(slot, ref) };
+    this.#inFlight.set(slot.id, entry);
+    entry.promise
+      .finally(() => {
+        if (this.#inFlight.get(slot.id) === entry) {
+          this.#inFlight.delete(slot.id);
+        }
+      })
+      // Whoever awaits the request sees its failure; this branch only
+      // keeps the bookkeeping from raising an unhandled rejection.
+      .catch(() => {});
+    return entry.promise;
+  }
+
+  async #request(slot: Slot<Ref>, ref: Ref): Promise<KubeObject | undefined> {
+    const { id, namespace, name } = slot;
+    const path = objectPath(this.#gvr, namespace, name);
+    let obj: KubeObject;
+    try {
+      const answer = await this.#client.performRequest({
+        method: "GET",
+        path,
+        expectJson: true,
+      });
+      if (!isKubeObject(answer)) {
+        throw new TypeError(
+          "The API answered something that is not a Kubernetes object",
+        );
+      }
+      obj = this.#filter ? this.#filter(answer) : answer;
+    } catch (error) {
+      if (isNotFound(error)) {
+        this.#logger.debug("Object gone before it could be fetched", {
+          resource: this.#gvr.resource,
+          namespace,
+          name,
+        });
+        return undefined;
+      }
+      throw new StoreFetchError({ namespace, name, path, cause: error });
+    }
+    // Cache only what is still current: a write since the request started
+    // may have made this answer stale.
+    if (this.#index.lookup(namespace, name)?.value === ref) {
+      this.#cache.set(id, { ref, obj });
+    }
+    return obj;
+  }
+}
+
+function isKubeObject(value: unknown): value is KubeObject {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return false;
+  }
+  const meta = (value as { metadata?: unknown }).metadata;
+  return meta !== null && typeof meta === "object";
+}
+
+/** 404 from our `ApiError`, or from other clients' errors by shape. */
+function isNotFound(error: unknown): boolean {
+  if (error instanceof ApiError) return error.code === 404;
+  if (error === null || typeof error !== "object") return false;
+  const { code, status } = error as { code?: unknown; status?: unknown };
+  if (code === 404 || status === 404) return true;
+  return status !== null && typeof status === "object" &&
+    (status as { code?: unknown }).code === 404;
+}

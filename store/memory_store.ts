@@ -1,0 +1,194 @@
+import type { KubeObject, Store } from "../types.ts";
+import { identityOf } from "./identity.ts";
+import { KeyIndex, type Slot } from "./key_index.ts";
+
+/**
+ * Options for {@linkcode MemoryStore}.
+ *
+ * @example
+ * ```ts
+ * import type { MemoryStoreOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: MemoryStoreOptions = { keyCount: 2, freeze: true };
+ * ```
+ */
+export interface MemoryStoreOptions {
+  /**
+   * How many index keys every object has (the length of the watcher's
+   * `indexBy`). When omitted, the first write decides; fixing it up front
+   * lets `get` reject too many keys before anything is stored.
+   */
+  keyCount?: number;
+  /**
+   * Deep-freeze every object when it is stored, so that a caller mutating a
+   * shared object fails loudly. Costs a walk of each object: a debug aid.
+   */
+  freeze?: boolean;
+}
+
+const NO_KEYS: readonly string[] = [];
+
+/**
+ * A {@linkcode Store} holding whole objects in memory, indexed by composite
+ * keys that need not be unique.
+ *
+ * - Identity is namespace/name (`""` for cluster-scoped objects); `add` of a
+ *   known identity replaces it, like `update`, and `update` of an unknown one
+ *   adds it. When an object's keys change it moves; nothing stays behind under
+ *   the old keys. `delete` removes exactly one object.
+ * - `get(...keys)` with every key is an exact match, with fewer a prefix
+ *   match, with none everything. It walks a trie with one level per key and
+ *   touches only the answer, so its cost grows with the answer, not with the
+ *   store. Answers are sorted by namespace, then name.
+ * - Reads are synchronous and return fresh arrays. The objects in them are
+ *   shared with the store, not copied: do not mutate them (the `freeze`
+ *   option makes attempts throw). The store keeps the objects it is given, so
+ *   do not mutate those after writing them either.
+ *
+ * @example
+ * ```ts
+ * import { MemoryStore } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const store = new MemoryStore({ keyCount: 2 });
+ * const ingress = (namespace: string, name: string, cls: string) => ({
+ *   metadata: { namespace, name, resourceVersion: "1" },
+ *   spec: { ingressClassName: cls },
+ * });
+ * // Indexed by namespace and ingress class: several objects share keys.
+ * store.add(ingress("web", "b", "haproxy"), ["web", "haproxy"]);
+ * store.add(ingress("web", "a", "haproxy"), ["web", "haproxy"]);
+ * store.add(ingress("api", "c", "nginx"), ["api", "nginx"]);
+ *
+ * assert.deepEqual(store.get("web", "haproxy").map((o) => o.metadata.name), ["a", "b"]);
+ * assert.equal(store.get("web").length, 2); // prefix match
+ * assert.equal(store.list().length, 3);
+ *
+ * store.delete("web", "a");
+ * assert.deepEqual(store.get("web", "haproxy").map((o) => o.metadata.name), ["b"]);
+ * ```
+ */
+export class MemoryStore implements Store {
+  #index: KeyIndex<KubeObject>;
+  #freeze: boolean;
+  #modifications = 0;
+
+  /**
+   * Creates an empty store.
+   *
+   * @param options Key count and the debug `freeze` switch.
+   */
+  constructor(options: MemoryStoreOptions = {}) {
+    this.#index = new KeyIndex<KubeObject>(options.keyCount);
+    this.#freeze = options.freeze ?? false;
+  }
+
+  /** Number of objects held. */
+  get size(): number {
+    return this.#index.size;
+  }
+
+  /** Incremented by every write that changes the store. */
+  get modificationCount(): number {
+    return this.#modifications;
+  }
+
+  /**
+   * Adds an object under `keys`; an object with the same namespace/name is
+   * replaced (and moved, when its keys differ).
+   *
+   * @param obj The object; kept by reference.
+   * @param keys Its index keys, as many as every other object's.
+   * @throws {StoreObjectError} The object has no usable namespace/name.
+   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
+   */
+  add(obj: KubeObject, keys: string[]): void {
+    this.#put(obj, keys);
+  }
+
+  /**
+   * Replaces the object of the same namespace/name, moving it when its keys
+   * changed; adds it when absent.
+   *
+   * @param obj The new version; kept by reference.
+   * @param keys Its index keys now.
+   * @throws {StoreObjectError} The object has no usable namespace/name.
+   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
+   */
+  update(obj: KubeObject, keys: string[]): void {
+    this.#put(obj, keys);
+  }
+
+  /**
+   * Removes exactly the object with this namespace/name; others under the
+   * same keys stay.
+   *
+   * @returns Whether the object was there.
+   */
+  delete(namespace: string, name: string): boolean {
+    if (this.#index.delete(namespace, name) === undefined) return false;
+    this.#modifications++;
+    return true;
+  }
+
+  /**
+   * Objects whose keys equal `keys` (all keys given) or start with them
+   * (fewer given; none gives everything), by namespace, then name.
+   *
+   * @throws {StoreKeyError} More keys than the store is indexed by.
+   */
+  get(...keys: string[]): KubeObject[] {
+    return values(this.#index.select(keys));
+  }
+
+  /** Every object, ordered by namespace, then name. */
+  list(): KubeObject[] {
+    return values(this.#index.select(NO_KEYS));
+  }
+
+  /**
+   * The stored resourceVersion of an object: `undefined` when absent, `""`
+   * when the stored object has none.
+   */
+  resourceVersionOf(namespace: string, name: string): string | undefined {
+    const slot = this.#index.lookup(namespace, name);
+    if (slot === undefined) return undefined;
+    return slot.value.metadata.resourceVersion ?? "";
+  }
+
+  /**
+   * Every stored identity as `[namespace, name]`, in insertion order.
+   * Deleting while iterating is safe.
+   */
+  *identities(): IterableIterator<[namespace: string, name: string]> {
+    for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
+  }
+
+  /** Removes every object. The key count stays. */
+  clear(): void {
+    if (this.#index.size === 0) return;
+    this.#index.clear();
+    this.#modifications++;
+  }
+
+  #put(obj: KubeObject, keys: string[]): void {
+    const [namespace, name] = identityOf(obj);
+    this.#index.set(namespace, name, obj, keys);
+    if (this.#freeze) deepFreeze(obj);
+    this.#modifications++;
+  }
+}
+
+function values(slots: readonly Slot<KubeObject>[]): KubeObject[] {
+  const out = new Array<KubeObject>(slots.length);
+  for (let i = 0; i < slots.length; i++) out[i] = slots[i].value;
+  return out;
+}
+
+function deepFreeze(value: unknown): void {
+  if (value === null || typeof value !== "object" || Object.isFrozen(value)) {
+    return;
+  }
+  Object.freeze(value);
+  for (const child of Object.values(value)) deepFreeze(child);
+}
