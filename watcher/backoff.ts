@@ -1,0 +1,169 @@
+import { type Clock, systemClock } from "../clock.ts";
+
+/**
+ * Options for {@linkcode Backoff}. The defaults are client-go's reflector
+ * backoff: 800 ms, doubling, capped at 30 s, reset after 2 healthy minutes.
+ *
+ * @example
+ * ```ts
+ * import type { BackoffOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: BackoffOptions = { initialMs: 100, maxMs: 5_000, jitter: 0 };
+ * ```
+ */
+export interface BackoffOptions {
+  /** The first delay in milliseconds. Defaults to 800. */
+  initialMs?: number;
+  /** The largest delay in milliseconds. Defaults to 30000. */
+  maxMs?: number;
+  /** How much each delay grows over the previous one. Defaults to 2. */
+  factor?: number;
+  /**
+   * The share of each delay that is randomised, from 0 (none) to 1 (full
+   * jitter). Defaults to 0.2: a delay is drawn uniformly from
+   * `[nominal * (1 - jitter), nominal]`.
+   */
+  jitter?: number;
+  /**
+   * How long the guarded operation must have been healthy, in milliseconds,
+   * before the next failure starts again from `initialMs`. Defaults to
+   * 120000.
+   */
+  resetAfterMs?: number;
+  /** The clock that measures healthy time. Defaults to `systemClock`. */
+  clock?: Clock;
+  /** A source of numbers in `[0, 1)` for the jitter. Defaults to `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * An exponential backoff with jitter for retry loops, as the list-then-watch
+ * loop uses between failed requests.
+ *
+ * The nominal delays are `initialMs`, then `factor` times the previous one,
+ * never above `maxMs`. Jitter only ever shortens a delay (each one is drawn
+ * from `[nominal * (1 - jitter), nominal]`), so `maxMs` is a hard cap and
+ * clients that failed together spread out instead of retrying in step.
+ *
+ * Success alone does not reset the sequence: a watch that opens and breaks
+ * at once would otherwise retry at full speed forever. Call
+ * {@linkcode Backoff.markHealthy} when the operation starts working; the
+ * next failure starts over from `initialMs` only if it has been healthy for
+ * `resetAfterMs` since.
+ *
+ * @example
+ * ```ts
+ * import { Backoff } from "@haptic/k8s-watcher";
+ * import { FakeClock } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const backoff = new Backoff({ clock, jitter: 0 });
+ * assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [800, 1_600, 3_200]);
+ *
+ * backoff.markHealthy();
+ * await clock.tick(120_000);
+ * assert.equal(backoff.next(), 800);
+ * ```
+ */
+export class Backoff {
+  #initialMs: number;
+  #maxMs: number;
+  #factor: number;
+  #jitter: number;
+  #resetAfterMs: number;
+  #clock: Clock;
+  #random: () => number;
+  #attempt = 0;
+  #healthySince: number | undefined;
+
+  /**
+   * Creates a backoff at its first step.
+   *
+   * @param options Delays, jitter, reset time, clock and random source.
+   * @throws {RangeError} When a delay is not positive, `maxMs` is below
+   * `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
+   */
+  constructor(options: BackoffOptions = {}) {
+    this.#initialMs = options.initialMs ?? 800;
+    this.#maxMs = options.maxMs ?? 30_000;
+    this.#factor = options.factor ?? 2;
+    this.#jitter = options.jitter ?? 0.2;
+    this.#resetAfterMs = options.resetAfterMs ?? 120_000;
+    this.#clock = options.clock ?? systemClock;
+    this.#random = options.random ?? Math.random;
+    if (!(this.#initialMs > 0)) {
+      throw new RangeError(
+        `Backoff initialMs must be positive, got ${this.#initialMs}`,
+      );
+    }
+    if (!(this.#maxMs >= this.#initialMs)) {
+      throw new RangeError(
+        `Backoff maxMs must be at least initialMs (${this.#initialMs}), got ${this.#maxMs}`,
+      );
+    }
+    if (!(this.#factor >= 1)) {
+      throw new RangeError(
+        `Backoff factor must be at least 1, got ${this.#factor}`,
+      );
+    }
+    if (!(this.#jitter >= 0 && this.#jitter <= 1)) {
+      throw new RangeError(
+        `Backoff jitter must be between 0 and 1, got ${this.#jitter}`,
+      );
+    }
+    if (!(this.#resetAfterMs >= 0)) {
+      throw new RangeError(
+        `Backoff resetAfterMs must not be negative, got ${this.#resetAfterMs}`,
+      );
+    }
+  }
+
+  /** Failures counted since the sequence last started over. */
+  get attempt(): number {
+    return this.#attempt;
+  }
+
+  /**
+   * Records a failure and returns how long to wait before retrying, in
+   * milliseconds. Starts over from `initialMs` first when the operation has
+   * been healthy for `resetAfterMs`.
+   *
+   * @returns The delay, within `[nominal * (1 - jitter), nominal]`.
+   */
+  next(): number {
+    if (this.#shouldReset()) this.#attempt = 0;
+    this.#healthySince = undefined;
+    const nominal = this.#nominal(this.#attempt);
+    this.#attempt++;
+    return Math.round(nominal * (1 - this.#jitter * this.#random()));
+  }
+
+  /**
+   * Records that the operation works (e.g. a watch stream opened). Only the
+   * first call after a failure counts: healthy time runs from then.
+   */
+  markHealthy(): void {
+    this.#healthySince ??= this.#clock.now();
+  }
+
+  /** Starts the sequence over at once. */
+  reset(): void {
+    this.#attempt = 0;
+    this.#healthySince = undefined;
+  }
+
+  #shouldReset(): boolean {
+    return this.#healthySince !== undefined &&
+      this.#clock.now() - this.#healthySince >= this.#resetAfterMs;
+  }
+
+  #nominal(attempt: number): number {
+    // Computed from the attempt count rather than accumulated, so a long
+    // outage cannot overflow and the cap holds exactly.
+    return Math.min(
+      this.#maxMs,
+      this.#initialMs * Math.pow(this.#factor, attempt),
+    );
+  }
+}
