@@ -1,1 +1,18 @@
-export {};
+/**
+ * {@linkcode IndexSynchronizationTracker}: waits until every watched
+ * resource has finished its initial sync, then resolves once with every
+ * count.
+ *
+ * @example
+ * ```ts
+ * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+ *
+ * const tracker = new IndexSynchronizationTracker(["ingresses"]);
+ * tracker.markSynced("ingresses", 3);
+ * console.log(await tracker.synchronized);
+ * ```
+ *
+ * @module
+ */
+export * from "./index_synchronization_tracker.ts";
+export * from "./errors.ts";

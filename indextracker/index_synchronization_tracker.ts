@@ -1,0 +1,295 @@
+import type { Logger } from "../types.ts";
+import { consoleLogger } from "../logger.ts";
+import {
+  InvalidResourceCountError,
+  ResourceNotSyncedError,
+  UnknownResourceError,
+} from "./errors.ts";
+
+/**
+ * Anything whose initial sync can be awaited for a count, such as a
+ * `Watcher`. Used by {@linkcode IndexSynchronizationTracker.track}.
+ *
+ * @example
+ * ```ts
+ * import type { SyncSource } from "@haptic/k8s-watcher";
+ *
+ * const loaded: SyncSource = { waitForSync: () => Promise.resolve(3) };
+ * ```
+ */
+export interface SyncSource {
+  /** Resolves with the number of objects loaded by the initial list. */
+  waitForSync(signal?: AbortSignal): Promise<number>;
+}
+
+/**
+ * Options for {@linkcode IndexSynchronizationTracker}.
+ *
+ * @example
+ * ```ts
+ * import type { IndexSynchronizationTrackerOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: IndexSynchronizationTrackerOptions = {
+ *   signal: AbortSignal.timeout(60_000),
+ *   onSynchronized: (counts) => console.log([...counts]),
+ * };
+ * ```
+ */
+export interface IndexSynchronizationTrackerOptions {
+  /** Receives progress and problems. Defaults to {@linkcode consoleLogger}. */
+  logger?: Logger;
+  /**
+   * When it aborts before every resource has synced, `synchronized` rejects
+   * with its reason. It is also handed to the sources given to
+   * {@linkcode IndexSynchronizationTracker.track}.
+   */
+  signal?: AbortSignal;
+  /**
+   * Called once, with the same counts `synchronized` resolves with, when it
+   * resolves. Never called when the signal aborted first. A throw is logged.
+   */
+  onSynchronized?: (counts: ReadonlyMap<string, number>) => void;
+}
+
+/**
+ * Waits until every named resource has reported its initial sync, then
+ * resolves {@linkcode IndexSynchronizationTracker.synchronized} once with
+ * every count: the cue to start reconciling without partial data.
+ *
+ * @example
+ * ```ts
+ * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const tracker = new IndexSynchronizationTracker(["ingresses", "services"]);
+ * tracker.markSynced("ingresses", 12);
+ * assert.equal(tracker.allSynced(), false);
+ * await tracker.track("services", { waitForSync: () => Promise.resolve(4) });
+ *
+ * const counts = await tracker.synchronized;
+ * assert.deepEqual([...counts], [["ingresses", 12], ["services", 4]]);
+ * ```
+ */
+export class IndexSynchronizationTracker {
+  /**
+   * Resolves once, when the last resource syncs, with every count keyed by
+   * resource name in constructor order (a fresh map, not shared with the
+   * tracker). Rejects with the signal's reason when the signal aborts
+   * first. An un-awaited rejection is not reported as unhandled.
+   */
+  readonly synchronized: Promise<ReadonlyMap<string, number>>;
+
+  readonly #names: readonly string[];
+  readonly #expected: ReadonlySet<string>;
+  readonly #counts = new Map<string, number>();
+  readonly #logger: Logger;
+  readonly #signal: AbortSignal | undefined;
+  readonly #onSynchronized:
+    | ((counts: ReadonlyMap<string, number>) => void)
+    | undefined;
+  #settled = false;
+  #resolve!: (counts: ReadonlyMap<string, number>) => void;
+  #reject!: (reason: unknown) => void;
+
+  /**
+   * Creates a tracker for `resourceNames`; duplicates are collapsed with a
+   * warning. An empty list is synchronized at once.
+   *
+   * @param resourceNames The resources that must sync.
+   * @param options Logger, abort signal and completion callback.
+   * @throws {TypeError} When a name is not a non-empty string.
+   */
+  constructor(
+    resourceNames: readonly string[],
+    options: IndexSynchronizationTrackerOptions = {},
+  ) {
+    this.#logger = options.logger ?? consoleLogger();
+    this.#signal = options.signal;
+    this.#onSynchronized = options.onSynchronized;
+    const expected = new Set<string>();
+    for (const name of resourceNames) {
+      if (typeof name !== "string" || name === "") {
+        throw new TypeError(
+          `Resource names must be non-empty strings, got ${
+            JSON.stringify(name)
+          }`,
+        );
+      }
+      if (expected.has(name)) {
+        this.#logger.warn("Duplicate resource name ignored", {
+          resource: name,
+        });
+      }
+      expected.add(name);
+    }
+    this.#expected = expected;
+    this.#names = [...expected];
+
+    this.synchronized = new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+    });
+    // Awaiting callers still see the rejection; nobody awaiting is fine too.
+    this.synchronized.catch(() => {});
+
+    if (this.#names.length === 0) {
+      this.#complete();
+    } else if (this.#signal?.aborted) {
+      this.#abort();
+    } else {
+      this.#signal?.addEventListener("abort", this.#abort, { once: true });
+    }
+  }
+
+  /** The tracked resource names, duplicates removed, in constructor order. */
+  get resourceNames(): readonly string[] {
+    return this.#names;
+  }
+
+  /**
+   * Records that `name` finished its initial sync with `count` objects.
+   * An untracked name is logged as a warning and ignored; a second report
+   * for the same name is ignored and the first count kept.
+   *
+   * @param name The resource that synced.
+   * @param count How many objects its initial list held.
+   * @returns Whether this call recorded the sync.
+   * @throws {InvalidResourceCountError} When `count` is not a non-negative integer.
+   */
+  markSynced(name: string, count: number): boolean {
+    if (!Number.isSafeInteger(count) || count < 0) {
+      throw new InvalidResourceCountError(name, count);
+    }
+    if (!this.#expected.has(name)) {
+      this.#logger.warn("Ignoring sync of an untracked resource", {
+        resource: name,
+        count,
+      });
+      return false;
+    }
+    const kept = this.#counts.get(name);
+    if (kept !== undefined) {
+      this.#logger.debug("Ignoring repeated sync of a resource", {
+        resource: name,
+        count,
+        kept,
+      });
+      return false;
+    }
+    this.#counts.set(name, count);
+    const remaining = this.#names.length - this.#counts.size;
+    this.#logger.info("Resource synced", { resource: name, count, remaining });
+    if (remaining === 0) this.#complete();
+    return true;
+  }
+
+  /**
+   * Whether every tracked resource has synced (also after an abort, when
+   * the remaining ones synced later).
+   */
+  allSynced(): boolean {
+    return this.#counts.size === this.#names.length;
+  }
+
+  /**
+   * Whether `name` has synced; `false` for untracked names.
+   *
+   * @param name A resource name.
+   */
+  isResourceSynced(name: string): boolean {
+    return this.#counts.has(name);
+  }
+
+  /**
+   * The count `name` synced with.
+   *
+   * @param name A tracked resource name.
+   * @throws {UnknownResourceError} When `name` is not tracked.
+   * @throws {ResourceNotSyncedError} When `name` has not synced yet.
+   */
+  getResourceCount(name: string): number {
+    const count = this.#counts.get(name);
+    if (count !== undefined) return count;
+    if (!this.#expected.has(name)) throw new UnknownResourceError(name);
+    throw new ResourceNotSyncedError(name);
+  }
+
+  /**
+   * The counts of the resources synced so far, in constructor order; a copy
+   * the caller may change.
+   */
+  getAllResourceCounts(): Map<string, number> {
+    const counts = new Map<string, number>();
+    for (const name of this.#names) {
+      const count = this.#counts.get(name);
+      if (count !== undefined) counts.set(name, count);
+    }
+    return counts;
+  }
+
+  /**
+   * Awaits `source.waitForSync(signal)` (with the tracker's signal) and
+   * marks `name` synced with the count. Never rejects: a failure or an
+   * invalid count is logged (at debug level once the signal aborted, at
+   * error level otherwise) and leaves `name` unsynced, so `synchronized`
+   * stays pending until `name` is marked some other way or the signal
+   * aborts. An untracked name is warned about and not awaited.
+   *
+   * @param name The tracked resource `source` loads.
+   * @param source What to wait for, such as a `Watcher`.
+   * @returns Resolves once `source` has settled.
+   * @throws {TypeError} When `source` has no `waitForSync` method.
+   */
+  track(name: string, source: SyncSource): Promise<void> {
+    if (typeof source?.waitForSync !== "function") {
+      throw new TypeError(
+        `Sync source for resource "${name}" must have a waitForSync method`,
+      );
+    }
+    if (!this.#expected.has(name)) {
+      this.#logger.warn("Ignoring sync of an untracked resource", {
+        resource: name,
+      });
+      return Promise.resolve();
+    }
+    return this.#track(name, source);
+  }
+
+  async #track(name: string, source: SyncSource): Promise<void> {
+    try {
+      this.markSynced(name, await source.waitForSync(this.#signal));
+    } catch (error) {
+      const fields = { resource: name, error };
+      if (this.#signal?.aborted) {
+        this.#logger.debug("Resource sync abandoned", fields);
+      } else {
+        this.#logger.error("Resource sync failed", fields);
+      }
+    }
+  }
+
+  #complete(): void {
+    if (this.#settled) return;
+    this.#settle();
+    const counts: ReadonlyMap<string, number> = this.getAllResourceCounts();
+    this.#logger.info("All resources synced", { resources: counts.size });
+    this.#resolve(counts);
+    if (this.#onSynchronized === undefined) return;
+    try {
+      this.#onSynchronized(counts);
+    } catch (error) {
+      this.#logger.error("onSynchronized callback failed", { error });
+    }
+  }
+
+  #abort = (): void => {
+    if (this.#settled) return;
+    this.#settle();
+    this.#reject(this.#signal!.reason);
+  };
+
+  #settle(): void {
+    this.#settled = true;
+    this.#signal?.removeEventListener("abort", this.#abort);
+  }
+}

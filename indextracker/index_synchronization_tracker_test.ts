@@ -1,0 +1,358 @@
+import assert from "node:assert/strict";
+import { settle } from "../testing/fake_clock.ts";
+import { RecordingLogger } from "../testing/recording_logger.ts";
+import {
+  InvalidResourceCountError,
+  ResourceNotSyncedError,
+  UnknownResourceError,
+} from "./errors.ts";
+import {
+  IndexSynchronizationTracker,
+  type SyncSource,
+} from "./index_synchronization_tracker.ts";
+
+function watchState<T>(promise: Promise<T>) {
+  const state: { settled: boolean; value?: T; reason?: unknown } = {
+    settled: false,
+  };
+  promise.then(
+    (value) => Object.assign(state, { settled: true, value }),
+    (reason) => Object.assign(state, { settled: true, reason }),
+  );
+  return state;
+}
+
+/** Records removed abort listeners, to check nothing is left attached. */
+function spySignal(signal: AbortSignal) {
+  let listeners = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    listeners++;
+    add(...args);
+  }) as typeof add;
+  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    listeners--;
+    remove(...args);
+  }) as typeof remove;
+  return {
+    get listeners() {
+      return listeners;
+    },
+  };
+}
+
+Deno.test("IndexSynchronizationTracker resolves once when the last resource syncs", async () => {
+  const logger = new RecordingLogger();
+  const notified: ReadonlyMap<string, number>[] = [];
+  const tracker = new IndexSynchronizationTracker(
+    ["ingresses", "services", "haproxy-pods"],
+    { logger, onSynchronized: (counts) => notified.push(counts) },
+  );
+  const state = watchState(tracker.synchronized);
+
+  assert.equal(tracker.markSynced("services", 4), true);
+  assert.equal(tracker.markSynced("haproxy-pods", 0), true);
+  await settle();
+  assert.equal(state.settled, false);
+  assert.equal(tracker.allSynced(), false);
+  assert.equal(notified.length, 0);
+
+  assert.equal(tracker.markSynced("ingresses", 12), true);
+  assert.equal(tracker.allSynced(), true);
+  const counts = await tracker.synchronized;
+  assert.deepEqual([...counts], [
+    ["ingresses", 12],
+    ["services", 4],
+    ["haproxy-pods", 0],
+  ], "constructor order, not sync order");
+  assert.equal(notified.length, 1);
+  assert.equal(notified[0], counts);
+
+  tracker.markSynced("ingresses", 99);
+  await settle();
+  assert.equal(notified.length, 1, "fires once");
+  assert.equal((await tracker.synchronized).get("ingresses"), 12);
+  assert.equal(logger.at("info").at(-1)?.message, "All resources synced");
+});
+
+Deno.test("IndexSynchronizationTracker ignores a repeated sync and keeps the first count", () => {
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a", "b"], { logger });
+  assert.equal(tracker.markSynced("a", 3), true);
+  assert.equal(tracker.markSynced("a", 7), false);
+  assert.equal(tracker.getResourceCount("a"), 3);
+  assert.equal(tracker.allSynced(), false);
+  const debug = logger.at("debug");
+  assert.equal(debug.length, 1);
+  assert.deepEqual(debug[0].fields, { resource: "a", count: 7, kept: 3 });
+});
+
+Deno.test("IndexSynchronizationTracker warns about and ignores an untracked resource", async () => {
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a"], { logger });
+  const state = watchState(tracker.synchronized);
+  assert.equal(tracker.markSynced("b", 1), false);
+  assert.equal(tracker.isResourceSynced("b"), false);
+  assert.equal(tracker.allSynced(), false);
+  await settle();
+  assert.equal(state.settled, false);
+  const warnings = logger.at("warn");
+  assert.equal(warnings.length, 1);
+  assert.equal(warnings[0].fields.resource, "b");
+});
+
+Deno.test("IndexSynchronizationTracker rejects counts that are not non-negative integers", () => {
+  const tracker = new IndexSynchronizationTracker(["a"], {
+    logger: new RecordingLogger(),
+  });
+  for (const bad of [-1, 1.5, NaN, Infinity]) {
+    assert.throws(
+      () => tracker.markSynced("a", bad),
+      (e: unknown) =>
+        e instanceof InvalidResourceCountError && e.resource === "a" &&
+        Object.is(e.count, bad) && e.message.includes('"a"'),
+    );
+  }
+  assert.throws(
+    () => tracker.markSynced("a", "3" as unknown as number),
+    InvalidResourceCountError,
+  );
+  assert.equal(tracker.isResourceSynced("a"), false);
+  assert.equal(tracker.markSynced("a", 2), true, "nothing was stored before");
+});
+
+Deno.test("IndexSynchronizationTracker.getResourceCount() names what is wrong", () => {
+  const tracker = new IndexSynchronizationTracker(["a", "b"], {
+    logger: new RecordingLogger(),
+  });
+  tracker.markSynced("a", 5);
+  assert.equal(tracker.getResourceCount("a"), 5);
+  assert.equal(tracker.isResourceSynced("a"), true);
+  assert.equal(tracker.isResourceSynced("b"), false);
+  assert.throws(
+    () => tracker.getResourceCount("b"),
+    (e: unknown) =>
+      e instanceof ResourceNotSyncedError && e.resource === "b" &&
+      e.name === "ResourceNotSyncedError",
+  );
+  assert.throws(
+    () => tracker.getResourceCount("zzz"),
+    (e: unknown) =>
+      e instanceof UnknownResourceError && e.resource === "zzz" &&
+      e.message === 'Resource "zzz" is not tracked',
+  );
+});
+
+Deno.test("IndexSynchronizationTracker.getAllResourceCounts() returns a copy", async () => {
+  const tracker = new IndexSynchronizationTracker(["a", "b"], {
+    logger: new RecordingLogger(),
+  });
+  tracker.markSynced("b", 2);
+  const partial = tracker.getAllResourceCounts();
+  assert.deepEqual([...partial], [["b", 2]]);
+  partial.set("b", 100);
+  partial.set("a", 1);
+  assert.equal(tracker.isResourceSynced("a"), false);
+  assert.equal(tracker.getResourceCount("b"), 2);
+
+  tracker.markSynced("a", 1);
+  const resolved = await tracker.synchronized;
+  const all = tracker.getAllResourceCounts();
+  assert.notEqual(all, resolved);
+  all.clear();
+  assert.equal(resolved.size, 2);
+  assert.equal(tracker.getAllResourceCounts().size, 2);
+});
+
+Deno.test("IndexSynchronizationTracker with an empty list is synced at once", async () => {
+  let notified = 0;
+  const controller = new AbortController();
+  controller.abort(new Error("too late"));
+  const tracker = new IndexSynchronizationTracker([], {
+    logger: new RecordingLogger(),
+    signal: controller.signal,
+    onSynchronized: () => notified++,
+  });
+  assert.equal(tracker.allSynced(), true);
+  assert.equal(notified, 1);
+  assert.equal((await tracker.synchronized).size, 0);
+});
+
+Deno.test("IndexSynchronizationTracker collapses duplicate names with a warning", async () => {
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a", "b", "a"], { logger });
+  assert.deepEqual(tracker.resourceNames, ["a", "b"]);
+  assert.equal(logger.at("warn").length, 1);
+  assert.equal(logger.at("warn")[0].fields.resource, "a");
+  tracker.markSynced("a", 1);
+  tracker.markSynced("b", 1);
+  assert.equal((await tracker.synchronized).size, 2);
+});
+
+Deno.test("IndexSynchronizationTracker rejects names that are not non-empty strings", () => {
+  assert.throws(() => new IndexSynchronizationTracker([""]), TypeError);
+  assert.throws(
+    () => new IndexSynchronizationTracker([42 as unknown as string]),
+    (e: unknown) => e instanceof TypeError && e.message.includes("42"),
+  );
+});
+
+Deno.test("IndexSynchronizationTracker rejects with the reason of an already aborted signal", async () => {
+  const reason = new Error("shutting down");
+  let notified = 0;
+  const tracker = new IndexSynchronizationTracker(["a"], {
+    logger: new RecordingLogger(),
+    signal: AbortSignal.abort(reason),
+    onSynchronized: () => notified++,
+  });
+  await assert.rejects(tracker.synchronized, (e) => e === reason);
+  tracker.markSynced("a", 1); // still recorded, but the promise stays rejected
+  assert.equal(tracker.allSynced(), true);
+  assert.equal(notified, 0);
+  await assert.rejects(tracker.synchronized, (e) => e === reason);
+});
+
+Deno.test("IndexSynchronizationTracker rejects when the signal aborts first and detaches", async () => {
+  const controller = new AbortController();
+  const spy = spySignal(controller.signal);
+  const tracker = new IndexSynchronizationTracker(["a", "b"], {
+    logger: new RecordingLogger(),
+    signal: controller.signal,
+  });
+  assert.equal(spy.listeners, 1);
+  tracker.markSynced("a", 1);
+  const reason = new Error("deadline");
+  controller.abort(reason);
+  assert.equal(spy.listeners, 0);
+  await assert.rejects(tracker.synchronized, (e) => e === reason);
+});
+
+Deno.test("IndexSynchronizationTracker does not report an un-awaited rejection", async () => {
+  const controller = new AbortController();
+  new IndexSynchronizationTracker(["a"], {
+    logger: new RecordingLogger(),
+    signal: controller.signal,
+  });
+  controller.abort();
+  // An unhandled rejection would fail this test once the event loop turns.
+  await settle();
+});
+
+Deno.test("IndexSynchronizationTracker ignores an abort after sync and detaches", async () => {
+  const controller = new AbortController();
+  const spy = spySignal(controller.signal);
+  const tracker = new IndexSynchronizationTracker(["a"], {
+    logger: new RecordingLogger(),
+    signal: controller.signal,
+  });
+  tracker.markSynced("a", 3);
+  assert.equal(spy.listeners, 0);
+  controller.abort();
+  assert.deepEqual([...await tracker.synchronized], [["a", 3]]);
+});
+
+Deno.test("IndexSynchronizationTracker logs a throwing onSynchronized", async () => {
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a"], {
+    logger,
+    onSynchronized: () => {
+      throw new Error("callback broke");
+    },
+  });
+  tracker.markSynced("a", 1);
+  assert.equal((await tracker.synchronized).get("a"), 1);
+  const errors = logger.at("error");
+  assert.equal(errors.length, 1);
+  assert.equal((errors[0].fields.error as Error).message, "callback broke");
+});
+
+Deno.test("IndexSynchronizationTracker.track() marks a resource when its source syncs", async () => {
+  const controller = new AbortController();
+  const seenSignals: (AbortSignal | undefined)[] = [];
+  const gate = Promise.withResolvers<number>();
+  const source: SyncSource = {
+    waitForSync: (signal) => {
+      seenSignals.push(signal);
+      return gate.promise;
+    },
+  };
+  const tracker = new IndexSynchronizationTracker(["ingresses", "services"], {
+    logger: new RecordingLogger(),
+    signal: controller.signal,
+  });
+  const tracking = tracker.track("ingresses", source);
+  const other = tracker.track("services", {
+    waitForSync: () => Promise.resolve(2),
+  });
+  await other;
+  assert.equal(tracker.getResourceCount("services"), 2);
+  assert.equal(tracker.isResourceSynced("ingresses"), false);
+  gate.resolve(7);
+  await tracking;
+  assert.deepEqual(seenSignals, [controller.signal]);
+  assert.deepEqual([...await tracker.synchronized], [
+    ["ingresses", 7],
+    ["services", 2],
+  ]);
+});
+
+Deno.test("IndexSynchronizationTracker.track() logs a failing source and leaves it unsynced", async () => {
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a", "b"], { logger });
+  const state = watchState(tracker.synchronized);
+  await tracker.track("a", {
+    waitForSync: () => Promise.reject(new Error("forbidden")),
+  });
+  await tracker.track("b", { waitForSync: () => Promise.resolve(-3) });
+  assert.equal(tracker.isResourceSynced("a"), false);
+  assert.equal(tracker.isResourceSynced("b"), false);
+  const errors = logger.at("error");
+  assert.deepEqual(errors.map((r) => r.fields.resource), ["a", "b"]);
+  assert.equal((errors[0].fields.error as Error).message, "forbidden");
+  assert.ok(errors[1].fields.error instanceof InvalidResourceCountError);
+  await settle();
+  assert.equal(state.settled, false);
+
+  tracker.markSynced("a", 1); // marking by hand still completes the set
+  tracker.markSynced("b", 1);
+  assert.equal((await tracker.synchronized).size, 2);
+});
+
+Deno.test("IndexSynchronizationTracker.track() logs an abort at debug level", async () => {
+  const controller = new AbortController();
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a"], {
+    logger,
+    signal: controller.signal,
+  });
+  const tracking = tracker.track("a", {
+    waitForSync: (signal) =>
+      new Promise((_, reject) =>
+        signal!.addEventListener("abort", () => reject(signal!.reason))
+      ),
+  });
+  controller.abort(new Error("stop"));
+  await tracking;
+  await assert.rejects(tracker.synchronized, /stop/);
+  assert.equal(logger.at("error").length, 0);
+  assert.equal(logger.at("debug")[0].message, "Resource sync abandoned");
+});
+
+Deno.test("IndexSynchronizationTracker.track() does not wait for an untracked resource", async () => {
+  const logger = new RecordingLogger();
+  const tracker = new IndexSynchronizationTracker(["a"], { logger });
+  let called = false;
+  await tracker.track("zzz", {
+    waitForSync: () => {
+      called = true;
+      return Promise.resolve(1);
+    },
+  });
+  assert.equal(called, false);
+  assert.equal(logger.at("warn")[0].fields.resource, "zzz");
+  assert.throws(
+    () => tracker.track("a", {} as SyncSource),
+    (e: unknown) => e instanceof TypeError && e.message.includes('"a"'),
+  );
+});
