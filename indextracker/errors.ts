@@ -19,6 +19,8 @@ export class UnknownResourceError extends Error {
   readonly resource: string;
 
   /**
+   * Creates the error for an untracked name.
+   *
    * @param resource The name that is not tracked.
    */
   constructor(resource: string) {
@@ -48,6 +50,8 @@ export class ResourceNotSyncedError extends Error {
   readonly resource: string;
 
   /**
+   * Creates the error for a resource that has not synced yet.
+   *
    * @param resource The name that has not synced.
    */
   constructor(resource: string) {
@@ -79,6 +83,8 @@ export class InvalidResourceCountError extends RangeError {
   readonly count: unknown;
 
   /**
+   * Creates the error for a rejected count.
+   *
    * @param resource The resource the count was reported for.
    * @param count The rejected count.
    */
