@@ -165,8 +165,9 @@ export class Debouncer {
 
   /**
    * Enters or leaves sync mode. Entering resets {@linkcode initialCount}.
-   * Leaving fires what accumulated at once (ignoring the interval, after a
-   * running call ends) when anything did; an empty batch is not sent.
+   * Leaving fires what accumulated at once, ignoring the interval, as with
+   * {@linkcode flush} (synchronously when no call is running, else right
+   * after it ends); an empty batch is not sent.
    *
    * @param syncing `true` while the initial list is loading.
    */
@@ -197,7 +198,8 @@ export class Debouncer {
 
   /**
    * Fires now with whatever accumulated, even nothing, in sync mode too.
-   * Waits for a running call first and resolves when this call has ended.
+   * `onChange` starts before this returns when no call is running; else it
+   * starts right after the running call ends. Resolves when it has ended.
    * Does nothing after {@linkcode stop}.
    *
    * @returns Resolves once the call has ended; never rejects.
@@ -270,7 +272,8 @@ export class Debouncer {
       this.#stopped || this.#busy() || this.#isEmpty() ||
       (this.#syncing && this.#suppressDuringSync)
     ) {
-      // A stale microtask, or the batch was taken by flush(): #ended re-arms.
+      // Stale: stopped, suppressed since, taken by flush(), or a call is
+      // running (#ended schedules what is left once it ends).
       this.#notifyIdle();
       return;
     }
@@ -306,8 +309,8 @@ export class Debouncer {
 
   #ended = (): void => {
     this.#running = undefined;
-    // Changes recorded during the call (or left by a sync-mode batch that is
-    // no longer suppressed) are scheduled from here: #arm skips while busy.
+    // Changes recorded during the call are scheduled from here, since #arm
+    // does nothing while busy.
     if (!this.#isEmpty()) this.#arm();
     this.#notifyIdle();
   };

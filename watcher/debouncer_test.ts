@@ -213,8 +213,9 @@ Deno.test("Debouncer with suppressDuringSync false marks sync batches initial", 
 
 Deno.test("Debouncer.flush() fires even when nothing accumulated", async () => {
   const { calls, debouncer } = setup();
-  await debouncer.flush();
-  assert.equal(calls.length, 1);
+  const flushing = debouncer.flush();
+  assert.equal(calls.length, 1, "starts before flush() returns");
+  await flushing;
   assert.equal(calls[0].isEmpty, true);
   assert.equal(calls[0].isInitialSync, false);
   await debouncer.stop();
