@@ -52,13 +52,16 @@ class TrieNode<V> {
   /** Sorted slots of the whole subtree of a branch, built on demand. */
   cache: SlotImpl<V>[] | undefined = undefined;
 
+  /** A leaf is created with its first slot, a branch without. */
   constructor(
     readonly parent: TrieNode<V> | undefined,
     readonly segment: string,
-    leaf: boolean,
+    first: SlotImpl<V> | undefined,
   ) {
-    this.children = leaf ? undefined : new Map();
-    this.slots = leaf ? [] : undefined;
+    // A literal sizes the backing store for one slot; `[]` plus push would
+    // reserve room for 17, which adds up with one leaf per object.
+    this.slots = first ? [first] : undefined;
+    this.children = first ? undefined : new Map();
   }
 
   get empty(): boolean {
@@ -76,7 +79,7 @@ class TrieNode<V> {
  */
 export class KeyIndex<V> {
   #byId = new Map<string, SlotImpl<V>>();
-  #root: TrieNode<V> = new TrieNode<V>(undefined, "", false);
+  #root: TrieNode<V> = new TrieNode<V>(undefined, "", undefined);
   #keyCount: number | undefined;
 
   /**
@@ -170,9 +173,12 @@ export class KeyIndex<V> {
     let node: TrieNode<V> | undefined = this.#root;
     for (let i = 0; i < keys.length; i++) {
       node = node.children!.get(keys[i]);
-      keyIndexCounters.visited++;
-      if (node === undefined) return NO_SLOTS;
+      if (node === undefined) {
+        keyIndexCounters.visited += i + 1;
+        return NO_SLOTS;
+      }
     }
+    keyIndexCounters.visited += keys.length;
     return sortedSlots(node);
   }
 
@@ -184,7 +190,7 @@ export class KeyIndex<V> {
   /** Removes every identity; the key count stays. */
   clear(): void {
     this.#byId.clear();
-    this.#root = new TrieNode<V>(undefined, "", false);
+    this.#root = new TrieNode<V>(undefined, "", undefined);
   }
 
   #checkKeys(keys: readonly string[]): void {
@@ -218,8 +224,13 @@ export class KeyIndex<V> {
       node.cache = undefined;
       let child = node.children!.get(keys[i]);
       if (child === undefined) {
-        child = new TrieNode<V>(node, keys[i], i === last);
+        child = new TrieNode<V>(node, keys[i], i === last ? slot : undefined);
         node.children!.set(keys[i], child);
+        if (i === last) {
+          slot.leaf = child;
+          slot.pos = 0;
+          return;
+        }
       }
       node = child;
     }
