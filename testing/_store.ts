@@ -1,0 +1,596 @@
+import type { Clock } from "../clock.ts";
+import type { KubeObject, ObjectMeta } from "../types.ts";
+import { EventHistory, type HistoryEntry } from "./_history.ts";
+import { applyMergePatch, isJsonObject, jsonEqual } from "./_json.ts";
+import { gvrKey } from "./_registry.ts";
+import {
+  alreadyExists,
+  badRequest,
+  conflict,
+  failure,
+  invalid,
+  notFound,
+} from "./_status.ts";
+import { FakeApiError } from "./fake_api_error.ts";
+import type { ResourceInfo } from "./resources.ts";
+
+/** The objects of one resource type, with their keys kept sortable. */
+export class ObjectTable {
+  readonly info: ResourceInfo;
+  readonly gvrKey: string;
+  readonly objects: Map<string, KubeObject> = new Map();
+  #sorted: string[] | undefined;
+
+  constructor(info: ResourceInfo) {
+    this.info = info;
+    this.gvrKey = gvrKey(info);
+  }
+
+  /** Keys in the order etcd would return them; cached until a key is added or removed. */
+  sortedKeys(): string[] {
+    return this.#sorted ??= [...this.objects.keys()].sort(compareKeys);
+  }
+
+  put(key: string, obj: KubeObject): void {
+    if (!this.objects.has(key)) this.#sorted = undefined;
+    this.objects.set(key, obj);
+  }
+
+  remove(key: string): void {
+    if (this.objects.delete(key)) this.#sorted = undefined;
+  }
+}
+
+function compareKeys(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** The first index in sorted `keys` whose key is `>= key` (or `> key` when `after`). */
+function bound(keys: string[], key: string, after: boolean): number {
+  let lo = 0;
+  let hi = keys.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (keys[mid] < key || (after && keys[mid] === key)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** Options of {@linkcode ObjectStore.create}. */
+export interface CreateOptions {
+  /** Namespace from the request URL, which the body must agree with. */
+  namespace?: string;
+  /** The input is a fresh parse that the store may keep without copying. */
+  owned?: boolean;
+  /** HTTP semantics: reject a body carrying a resourceVersion. */
+  strict?: boolean;
+}
+
+/** Options of {@linkcode ObjectStore.update}. */
+export interface UpdateOptions {
+  /** Namespace and name from the request URL, which the body must agree with. */
+  namespace?: string;
+  name?: string;
+  owned?: boolean;
+  /** `status` updates only the status; others are rejected. */
+  subresource?: string;
+}
+
+const NAME =
+  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
+
+/**
+ * Objects by resource type under one global, increasing resourceVersion,
+ * with the bounded history of writes. Every write reports its history
+ * entry to `onChange` synchronously, so watches see writes in order.
+ * Stored objects are never mutated: a write replaces them.
+ */
+export class ObjectStore {
+  readonly history: EventHistory;
+  #rv = 0;
+  #tables = new Map<string, ObjectTable>();
+  #clock: Clock;
+  #onChange: (entry: HistoryEntry) => void;
+  #generated = 0;
+
+  constructor(options: {
+    clock: Clock;
+    historyLimit: number;
+    onChange: (entry: HistoryEntry) => void;
+  }) {
+    this.#clock = options.clock;
+    this.history = new EventHistory(options.historyLimit);
+    this.#onChange = options.onChange;
+  }
+
+  /** The newest resourceVersion. */
+  get rv(): number {
+    return this.#rv;
+  }
+
+  /** The table of a type, created on first use. */
+  table(info: ResourceInfo): ObjectTable {
+    const key = gvrKey(info);
+    let table = this.#tables.get(key);
+    if (!table || table.info !== info) {
+      const replaced = table;
+      table = new ObjectTable(info);
+      if (replaced) {
+        for (const [k, v] of replaced.objects) table.put(k, v);
+      }
+      this.#tables.set(key, table);
+    }
+    return table;
+  }
+
+  /** The object key: `namespace/name` for namespaced types, else `name`. */
+  objectKey(info: ResourceInfo, namespace: string, name: string): string {
+    return info.namespaced ? `${namespace}/${name}` : name;
+  }
+
+  get(info: ResourceInfo, namespace: string, name: string): KubeObject {
+    const obj = this.table(info).objects.get(
+      this.objectKey(info, namespace, name),
+    );
+    if (!obj) throw new FakeApiError(notFound(info, name));
+    return obj;
+  }
+
+  create(
+    info: ResourceInfo,
+    input: unknown,
+    options: CreateOptions = {},
+  ): KubeObject {
+    const body = this.#ownedBody(info, input, options.owned);
+    const meta = body.metadata as ObjectMeta;
+    const namespace = this.#namespaceFor(info, meta, options.namespace);
+    if (options.strict && meta.resourceVersion) {
+      throw new FakeApiError(
+        failure(
+          500,
+          "resourceVersion should not be set on objects to be created",
+        ),
+      );
+    }
+    if (
+      !meta.name && typeof meta.generateName === "string" && meta.generateName
+    ) {
+      meta.name = meta.generateName + this.#nameSuffix();
+    }
+    this.#validateName(info, meta, namespace);
+    const name = meta.name as string;
+    const table = this.table(info);
+    const key = this.objectKey(info, namespace, name);
+    if (table.objects.has(key)) {
+      throw new FakeApiError(alreadyExists(info, name));
+    }
+
+    const rv = ++this.#rv;
+    const metadata: ObjectMeta = { ...meta, name };
+    if (info.namespaced) metadata.namespace = namespace;
+    else delete metadata.namespace;
+    metadata.uid = crypto.randomUUID();
+    metadata.resourceVersion = String(rv);
+    if (info.generation) metadata.generation = 1;
+    else delete metadata.generation;
+    metadata.creationTimestamp = this.#timestamp();
+    delete metadata.deletionTimestamp;
+    delete metadata.deletionGracePeriodSeconds;
+    const obj = withTypeMeta(info, body, metadata);
+    table.put(key, obj);
+    this.#record(table, key, "ADDED", obj, undefined);
+    return obj;
+  }
+
+  update(
+    info: ResourceInfo,
+    input: unknown,
+    options: UpdateOptions = {},
+  ): KubeObject {
+    const body = this.#ownedBody(info, input, options.owned);
+    const meta = body.metadata as ObjectMeta;
+    const namespace = this.#namespaceFor(info, meta, options.namespace);
+    if (options.name !== undefined && meta.name !== options.name) {
+      if (!meta.name) meta.name = options.name;
+      else {
+        throw new FakeApiError(
+          badRequest(
+            `the name of the object (${meta.name}) does not match the name on the URL (${options.name})`,
+          ),
+        );
+      }
+    }
+    if (typeof meta.name !== "string" || meta.name === "") {
+      throw new FakeApiError(
+        invalid(info.kind, info.group, "", [{
+          reason: "FieldValueRequired",
+          message: "Required value: name is required",
+          field: "metadata.name",
+        }]),
+      );
+    }
+    const table = this.table(info);
+    const key = this.objectKey(info, namespace, meta.name);
+    const existing = table.objects.get(key);
+    if (!existing) throw new FakeApiError(notFound(info, meta.name));
+    if (
+      meta.resourceVersion !== undefined && meta.resourceVersion !== "" &&
+      meta.resourceVersion !== existing.metadata.resourceVersion
+    ) {
+      throw new FakeApiError(conflict(info, meta.name));
+    }
+    if (options.subresource === "status") {
+      const next = { ...existing, status: body.status };
+      if (body.status === undefined) delete next.status;
+      return this.#replace(table, key, existing, next, false);
+    }
+    if (options.subresource) {
+      throw new FakeApiError(
+        failure(404, `the server could not find the requested resource`),
+      );
+    }
+    // Identity and server-owned fields come from the stored object.
+    const metadata: ObjectMeta = {
+      ...meta,
+      namespace: existing.metadata.namespace,
+      uid: existing.metadata.uid,
+      creationTimestamp: existing.metadata.creationTimestamp,
+    };
+    if (!info.namespaced) delete metadata.namespace;
+    for (
+      const field of [
+        "deletionTimestamp",
+        "deletionGracePeriodSeconds",
+      ] as const
+    ) {
+      if (existing.metadata[field] !== undefined) {
+        metadata[field] = existing.metadata[field];
+      } else delete metadata[field];
+    }
+    return this.#replace(
+      table,
+      key,
+      existing,
+      withTypeMeta(info, body, metadata),
+      info.generation,
+    );
+  }
+
+  patch(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    patch: unknown,
+    options: { subresource?: string } = {},
+  ): KubeObject {
+    if (!isJsonObject(patch)) {
+      throw new FakeApiError(
+        badRequest("the patch must be a JSON object (a merge patch)"),
+      );
+    }
+    const existing = this.get(info, namespace, name);
+    const patched = applyMergePatch(existing, patch) as KubeObject;
+    const meta = isJsonObject(patched.metadata) ? patched.metadata : {};
+    const patchMeta = isJsonObject(patch.metadata) ? patch.metadata : {};
+    // A resourceVersion in a patch is a precondition, as in Kubernetes.
+    if (patchMeta.resourceVersion === undefined) {
+      meta.resourceVersion = existing.metadata.resourceVersion;
+    }
+    for (const field of ["name", "namespace"] as const) {
+      if (meta[field] !== existing.metadata[field]) {
+        throw new FakeApiError(
+          badRequest(`metadata.${field} cannot be changed by a patch`),
+        );
+      }
+    }
+    patched.metadata = meta;
+    return this.update(info, patched, {
+      namespace,
+      name,
+      owned: true,
+      subresource: options.subresource,
+    });
+  }
+
+  /**
+   * Deletes an object, or, when it has finalizers, marks it with a
+   * `deletionTimestamp`; it goes once an update empties its finalizers.
+   */
+  delete(
+    info: ResourceInfo,
+    namespace: string,
+    name: string,
+    preconditions: { resourceVersion?: string; uid?: string } = {},
+  ): KubeObject {
+    const table = this.table(info);
+    const key = this.objectKey(info, namespace, name);
+    const existing = table.objects.get(key);
+    if (!existing) throw new FakeApiError(notFound(info, name));
+    if (
+      (preconditions.resourceVersion &&
+        preconditions.resourceVersion !== existing.metadata.resourceVersion) ||
+      (preconditions.uid && preconditions.uid !== existing.metadata.uid)
+    ) {
+      throw new FakeApiError(conflict(info, name));
+    }
+    const finalizers = existing.metadata.finalizers;
+    if (Array.isArray(finalizers) && finalizers.length > 0) {
+      if (existing.metadata.deletionTimestamp) return existing;
+      const next = {
+        ...existing,
+        metadata: {
+          ...existing.metadata,
+          deletionTimestamp: this.#timestamp(),
+          deletionGracePeriodSeconds: 0,
+        },
+      };
+      return this.#replace(table, key, existing, next, false);
+    }
+    return this.#remove(table, key, existing, existing);
+  }
+
+  /** Forgets the history so that only the current version can be resumed. */
+  compact(): void {
+    this.history.compact(this.#rv);
+  }
+
+  /**
+   * The objects of `table` as they were at version `atRv`, in key order,
+   * restricted to keys starting with `prefix` and after `afterKey`. The
+   * caller checks first that the history covers `atRv`.
+   */
+  *snapshot(
+    table: ObjectTable,
+    atRv: number,
+    prefix: string,
+    afterKey: string | undefined,
+  ): Generator<[string, KubeObject]> {
+    const keys = table.sortedKeys();
+    const useAfter = afterKey !== undefined && afterKey >= prefix;
+    let i = useAfter ? bound(keys, afterKey, true) : bound(keys, prefix, false);
+    const inRange = (key: string) =>
+      key.startsWith(prefix) && (!useAfter || key > afterKey);
+
+    // States at `atRv` of keys written since, oldest write last so it wins.
+    const overlay = new Map<string, KubeObject | null>();
+    if (atRv < this.#rv) {
+      for (const entry of this.history.newestFirstAfter(atRv)) {
+        if (entry.gvrKey === table.gvrKey) {
+          overlay.set(entry.key, entry.prev ?? null);
+        }
+      }
+    }
+    if (overlay.size === 0) {
+      for (; i < keys.length && keys[i].startsWith(prefix); i++) {
+        yield [keys[i], table.objects.get(keys[i])!];
+      }
+      return;
+    }
+    // Objects deleted since `atRv` are missing from `keys`; merge them in.
+    const extra: string[] = [];
+    for (const [key, state] of overlay) {
+      if (state && !table.objects.has(key) && inRange(key)) extra.push(key);
+    }
+    extra.sort(compareKeys);
+    let j = 0;
+    for (;;) {
+      const current = i < keys.length && keys[i].startsWith(prefix)
+        ? keys[i]
+        : undefined;
+      const deleted = j < extra.length ? extra[j] : undefined;
+      if (current === undefined && deleted === undefined) return;
+      if (
+        deleted !== undefined && (current === undefined || deleted < current)
+      ) {
+        j++;
+        yield [deleted, overlay.get(deleted)!];
+        continue;
+      }
+      i++;
+      const state = overlay.has(current!)
+        ? overlay.get(current!)
+        : table.objects.get(current!);
+      if (state) yield [current!, state];
+    }
+  }
+
+  #replace(
+    table: ObjectTable,
+    key: string,
+    existing: KubeObject,
+    next: KubeObject,
+    trackGeneration: boolean,
+  ): KubeObject {
+    const meta: ObjectMeta = {
+      ...next.metadata,
+      resourceVersion: existing.metadata.resourceVersion,
+    };
+    if (table.info.generation) {
+      const gen = typeof existing.metadata.generation === "number"
+        ? existing.metadata.generation
+        : 1;
+      meta.generation = trackGeneration && desiredStateChanged(existing, next)
+        ? gen + 1
+        : gen;
+    } else delete meta.generation;
+    const candidate = { ...next, metadata: meta };
+    // A no-op write changes nothing and sends no event, as in Kubernetes.
+    if (jsonEqual(candidate, existing)) return existing;
+
+    const finalizers = meta.finalizers;
+    if (
+      meta.deletionTimestamp &&
+      (!Array.isArray(finalizers) || finalizers.length === 0)
+    ) {
+      return this.#remove(table, key, existing, candidate);
+    }
+    meta.resourceVersion = String(++this.#rv);
+    table.put(key, candidate);
+    this.#record(table, key, "MODIFIED", candidate, existing);
+    return candidate;
+  }
+
+  #remove(
+    table: ObjectTable,
+    key: string,
+    existing: KubeObject,
+    last: KubeObject,
+  ): KubeObject {
+    const rv = ++this.#rv;
+    const final = {
+      ...last,
+      metadata: { ...last.metadata, resourceVersion: String(rv) },
+    };
+    table.remove(key);
+    this.#record(table, key, "DELETED", final, existing);
+    return final;
+  }
+
+  #record(
+    table: ObjectTable,
+    key: string,
+    type: HistoryEntry["type"],
+    object: KubeObject,
+    prev: KubeObject | undefined,
+  ): void {
+    const entry: HistoryEntry = {
+      rv: this.#rv,
+      gvrKey: table.gvrKey,
+      key,
+      type,
+      object,
+      prev,
+    };
+    this.history.push(entry);
+    this.#onChange(entry);
+  }
+
+  #ownedBody(
+    info: ResourceInfo,
+    input: unknown,
+    owned: boolean | undefined,
+  ): KubeObject {
+    if (!isJsonObject(input)) {
+      throw new FakeApiError(
+        badRequest(
+          `the body of the request must be a ${info.kind} object, got ${
+            input === null
+              ? "null"
+              : Array.isArray(input)
+              ? "an array"
+              : typeof input
+          }`,
+        ),
+      );
+    }
+    const body = (owned ? { ...input } : structuredClone(input)) as KubeObject;
+    if (body.metadata === undefined || body.metadata === null) {
+      body.metadata = {};
+    } else if (!isJsonObject(body.metadata)) {
+      throw new FakeApiError(badRequest("metadata must be an object"));
+    } else if (owned) {
+      body.metadata = { ...body.metadata };
+    }
+    return body;
+  }
+
+  #namespaceFor(
+    info: ResourceInfo,
+    meta: ObjectMeta,
+    fromUrl: string | undefined,
+  ): string {
+    if (!info.namespaced) return "";
+    if (fromUrl !== undefined) {
+      if (meta.namespace && meta.namespace !== fromUrl) {
+        throw new FakeApiError(
+          badRequest(
+            "the namespace of the provided object does not match the namespace sent on the request",
+          ),
+        );
+      }
+      return fromUrl;
+    }
+    return typeof meta.namespace === "string" && meta.namespace
+      ? meta.namespace
+      : "default";
+  }
+
+  #validateName(info: ResourceInfo, meta: ObjectMeta, namespace: string): void {
+    const name = meta.name;
+    const fail = (field: string, reason: string, message: string): never => {
+      throw new FakeApiError(
+        invalid(info.kind, info.group, typeof name === "string" ? name : "", [{
+          reason,
+          message,
+          field,
+        }]),
+      );
+    };
+    if (typeof name !== "string" || name === "") {
+      fail(
+        "metadata.name",
+        "FieldValueRequired",
+        "Required value: name or generateName is required",
+      );
+    }
+    if ((name as string).length > 253 || !NAME.test(name as string)) {
+      fail(
+        "metadata.name",
+        "FieldValueInvalid",
+        `Invalid value: ${
+          JSON.stringify(name)
+        }: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
+      );
+    }
+    if (
+      info.namespaced && (namespace.length > 63 || !NAMESPACE.test(namespace))
+    ) {
+      fail(
+        "metadata.namespace",
+        "FieldValueInvalid",
+        `Invalid value: ${
+          JSON.stringify(namespace)
+        }: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
+      );
+    }
+  }
+
+  /** Five characters from Kubernetes' generateName alphabet, deterministic per store. */
+  #nameSuffix(): string {
+    let n = this.#generated++ * 7_919 + 104_729;
+    let suffix = "";
+    for (let i = 0; i < 5; i++) {
+      suffix += NAME_ALPHABET[n % NAME_ALPHABET.length];
+      n = Math.floor(n / NAME_ALPHABET.length);
+    }
+    return suffix;
+  }
+
+  #timestamp(): string {
+    return new Date(this.#clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+  }
+}
+
+function withTypeMeta(
+  info: ResourceInfo,
+  body: KubeObject,
+  metadata: ObjectMeta,
+): KubeObject {
+  const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = body;
+  return { apiVersion: info.apiVersion, kind: info.kind, metadata, ...rest };
+}
+
+/** Whether the desired state changed: `spec`, or for types without one, everything but metadata and status. */
+function desiredStateChanged(before: KubeObject, after: KubeObject): boolean {
+  if ("spec" in before || "spec" in after) {
+    return !jsonEqual(before.spec, after.spec);
+  }
+  const strip = (o: KubeObject) => {
+    const { metadata: _m, status: _s, ...rest } = o;
+    return rest;
+  };
+  return !jsonEqual(strip(before), strip(after));
+}

@@ -1,0 +1,496 @@
+import { type Clock, systemClock } from "../clock.ts";
+import type { KubeObject } from "../types.ts";
+import { FaultBook } from "./_faults.ts";
+import { type Listening, serveOn } from "./_listen.ts";
+import { gvrKey, ResourceRegistry } from "./_registry.ts";
+import { handleRequest, type ServerCore } from "./_routes.ts";
+import { failure, statusResponse } from "./_status.ts";
+import { ObjectStore } from "./_store.ts";
+import { WatchHub } from "./_watch.ts";
+import type { Fault, FaultHandle } from "./faults.ts";
+import type { RequestRecord } from "./request_record.ts";
+import {
+  builtinResources,
+  type ResourceDefinition,
+  type ResourceInfo,
+  type ResourceRef,
+} from "./resources.ts";
+
+/**
+ * Options for {@linkcode FakeApiServer}.
+ *
+ * @example
+ * ```ts
+ * import { FakeApiServer, FakeClock, type FakeApiServerOptions } from "@haptic/k8s-watcher/testing";
+ *
+ * const options: FakeApiServerOptions = { clock: new FakeClock(), historyLimit: 10, bookmarkIntervalMs: 5_000 };
+ * using server = new FakeApiServer(options);
+ * ```
+ */
+export interface FakeApiServerOptions {
+  /** Time for timestamps, bookmarks, watch timeouts and faults (default the system clock). */
+  clock?: Clock;
+  /**
+   * How many writes the server remembers (default 1000). Watches and
+   * continue tokens older than that get 410 Expired, as after an etcd
+   * compaction.
+   */
+  historyLimit?: number;
+  /** The base URL `mockFetch` answers for (default `http://k8s.fake`). */
+  url?: string;
+  /** Interval of BOOKMARK events on watches that allow them (default 60 000 ms). */
+  bookmarkIntervalMs?: number;
+  /**
+   * Whether watches accept `sendInitialEvents` (default true). When false,
+   * the server answers such watches with 422 Invalid like a server without
+   * the WatchList feature, so clients can test their fallback to LIST.
+   */
+  supportsWatchList?: boolean;
+  /** More resource types to serve besides the built-in ones (e.g. CRDs). */
+  resources?: ResourceDefinition[];
+}
+
+/**
+ * A server started by {@linkcode FakeApiServer.listen}.
+ *
+ * @example
+ * ```ts
+ * import { FakeApiServer, type FakeApiListener } from "@haptic/k8s-watcher/testing";
+ *
+ * await using server = new FakeApiServer();
+ * await using listener: FakeApiListener = await server.listen();
+ * const res = await fetch(`${listener.url}/version`);
+ * await res.body?.cancel();
+ * ```
+ */
+export interface FakeApiListener extends AsyncDisposable {
+  /** `http://127.0.0.1:<port>`. */
+  readonly url: string;
+  /** Ends the open watches and stops listening. */
+  close(): Promise<void>;
+}
+
+/**
+ * An in-process Kubernetes API server for tests: objects by resource type
+ * under one global resourceVersion, LIST with label and field selectors and
+ * pagination, WATCH with history, bookmarks, timeouts and initial events,
+ * GET/POST/PUT/PATCH/DELETE with Kubernetes-shaped `Status` errors, fault
+ * injection, discovery for kubectl, and a bounded history whose expiry
+ * gives 410 Expired like a compacted etcd.
+ *
+ * Talk to it through {@linkcode FakeApiServer.handle} (`Request` in,
+ * `Response` out), through `fetch` with `mockFetch(server)`, or over TCP
+ * with {@linkcode FakeApiServer.listen}. Set up state with the
+ * programmatic methods (`create`, `update`, `patch`, `delete`, …), which
+ * return copies and throw {@linkcode FakeApiError} like the HTTP API
+ * answers. Dispose of it (or `close()` it) so that no watch or timer
+ * outlives the test.
+ *
+ * @example A watch sees a write
+ * ```ts
+ * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * using server = new FakeApiServer();
+ * server.create("configmaps", { metadata: { name: "a", namespace: "default" }, data: { k: "v" } });
+ * const list = await (await server.handle(
+ *   new Request(`${server.url}/api/v1/namespaces/default/configmaps`),
+ * )).json();
+ * assert.equal(list.items.length, 1);
+ *
+ * const res = await server.handle(new Request(
+ *   `${server.url}/api/v1/namespaces/default/configmaps?watch=1&resourceVersion=${list.metadata.resourceVersion}`,
+ * ));
+ * const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+ * server.patch("configmaps", "default", "a", { data: { k: "w" } });
+ * const { value } = await reader.read();
+ * const event = JSON.parse(value!);
+ * assert.equal(event.type, "MODIFIED");
+ * assert.equal(event.object.data.k, "w");
+ * await reader.cancel();
+ * ```
+ */
+export class FakeApiServer implements Disposable, AsyncDisposable {
+  /** The base URL `mockFetch` answers for, without a trailing slash. */
+  readonly url: string;
+  /** The clock the server runs on. */
+  readonly clock: Clock;
+  #registry: ResourceRegistry;
+  #store: ObjectStore;
+  #hub: WatchHub;
+  #core: ServerCore;
+  #listeners = new Set<Listening>();
+  #closed = false;
+
+  /**
+   * Creates a server with the built-in resources and no objects.
+   *
+   * @param options Clock, history size, URL, bookmark interval, WatchList support and extra resources.
+   */
+  constructor(options: FakeApiServerOptions = {}) {
+    const url = new URL(options.url ?? "http://k8s.fake");
+    if (url.protocol !== "http:" && url.protocol !== "https:") {
+      throw new TypeError(
+        `FakeApiServer url must be http or https, got ${
+          JSON.stringify(options.url)
+        }`,
+      );
+    }
+    const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
+    if (!(bookmarkIntervalMs > 0)) {
+      throw new RangeError(
+        `bookmarkIntervalMs must be positive, got ${bookmarkIntervalMs}`,
+      );
+    }
+    this.url = url.origin;
+    this.clock = options.clock ?? systemClock;
+    this.#registry = new ResourceRegistry([
+      ...builtinResources,
+      ...(options.resources ?? []),
+    ]);
+    this.#hub = new WatchHub();
+    const hub = this.#hub;
+    this.#store = new ObjectStore({
+      clock: this.clock,
+      historyLimit: options.historyLimit ?? 1000,
+      onChange: (entry) => hub.dispatch(entry),
+    });
+    this.#core = {
+      registry: this.#registry,
+      store: this.#store,
+      hub,
+      faults: new FaultBook(this.clock),
+      clock: this.clock,
+      bookmarkIntervalMs,
+      supportsWatchList: options.supportsWatchList ?? true,
+      continueEpoch: 0,
+      requests: [],
+      stalls: new Set(),
+    };
+  }
+
+  /** The newest resourceVersion, as a string (`"0"` before any write). */
+  get resourceVersion(): string {
+    return String(this.#store.rv);
+  }
+
+  /** How many watch streams are open. */
+  get openWatchCount(): number {
+    return this.#hub.size;
+  }
+
+  /** Every request answered so far, oldest first. */
+  get requests(): readonly RequestRecord[] {
+    return this.#core.requests;
+  }
+
+  /** Forgets the request log. */
+  clearRequests(): void {
+    this.#core.requests.length = 0;
+  }
+
+  /** Every resource type served. */
+  get resources(): ResourceInfo[] {
+    return this.#registry.all();
+  }
+
+  /**
+   * Serves another resource type, e.g. a CRD; it appears in discovery and
+   * can be listed, watched and written at once.
+   *
+   * @example
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.registerResource({ group: "example.com", version: "v1", resource: "widgets", kind: "Widget", namespaced: true });
+   * const w = server.create("widgets", { metadata: { name: "w1", namespace: "default" }, spec: { size: 1 } });
+   * assert.equal(w.apiVersion, "example.com/v1");
+   * assert.equal(w.metadata.generation, 1);
+   * ```
+   *
+   * @param definition The resource type.
+   * @returns The definition with its defaults filled in.
+   */
+  registerResource(definition: ResourceDefinition): ResourceInfo {
+    const info = this.#registry.register(definition);
+    this.#store.table(info);
+    return info;
+  }
+
+  /**
+   * Looks a resource type up by GVR, plural, singular, short name or kind.
+   *
+   * @param resource The resource.
+   * @returns Its definition.
+   * @throws {TypeError} When no served type fits.
+   */
+  resourceInfo(resource: ResourceRef): ResourceInfo {
+    return this.#registry.resolve(resource);
+  }
+
+  /**
+   * Creates an object. Namespaced objects without a namespace go to
+   * `default`; `generateName` is honoured; the server sets `uid`,
+   * `resourceVersion`, `creationTimestamp` and `generation`.
+   *
+   * @param resource The resource type.
+   * @param object The object (copied; not modified).
+   * @returns A copy of the stored object.
+   * @throws {FakeApiError} 409 AlreadyExists, 422 Invalid.
+   */
+  create(resource: ResourceRef, object: KubeObject): KubeObject {
+    return structuredClone(this.#store.create(this.#info(resource), object));
+  }
+
+  /**
+   * Replaces an object (status included). A `metadata.resourceVersion` in
+   * `object` must match the stored one; leave it out for an unconditional
+   * update. A write that changes nothing keeps the version and sends no
+   * event, as in Kubernetes.
+   *
+   * @param resource The resource type.
+   * @param object The new state, identified by its namespace and name.
+   * @returns A copy of the stored object.
+   * @throws {FakeApiError} 404 NotFound, 409 Conflict.
+   */
+  update(resource: ResourceRef, object: KubeObject): KubeObject {
+    return structuredClone(this.#store.update(this.#info(resource), object));
+  }
+
+  /**
+   * Replaces only the `status` of an object, like a PUT to its `/status`
+   * subresource; the generation does not change.
+   *
+   * @param resource The resource type.
+   * @param object The object carrying the new status.
+   * @returns A copy of the stored object.
+   * @throws {FakeApiError} 404 NotFound, 409 Conflict.
+   */
+  updateStatus(resource: ResourceRef, object: KubeObject): KubeObject {
+    return structuredClone(
+      this.#store.update(this.#info(resource), object, {
+        subresource: "status",
+      }),
+    );
+  }
+
+  /**
+   * Applies a JSON merge patch (RFC 7386) to an object.
+   *
+   * @param resource The resource type.
+   * @param namespace The namespace (`""` for cluster-scoped types).
+   * @param name The object name.
+   * @param mergePatch The patch; `null` values remove fields.
+   * @returns A copy of the stored object.
+   * @throws {FakeApiError} 404 NotFound, 409 Conflict.
+   */
+  patch(
+    resource: ResourceRef,
+    namespace: string,
+    name: string,
+    mergePatch: Record<string, unknown>,
+  ): KubeObject {
+    return structuredClone(
+      this.#store.patch(this.#info(resource), namespace, name, mergePatch),
+    );
+  }
+
+  /**
+   * Deletes an object. One with `metadata.finalizers` is only marked with a
+   * `deletionTimestamp`, and goes once an update empties its finalizers.
+   *
+   * @param resource The resource type.
+   * @param namespace The namespace (`""` for cluster-scoped types).
+   * @param name The object name.
+   * @returns A copy of the object as deleted (or marked).
+   * @throws {FakeApiError} 404 NotFound.
+   */
+  delete(resource: ResourceRef, namespace: string, name: string): KubeObject {
+    return structuredClone(
+      this.#store.delete(this.#info(resource), namespace, name),
+    );
+  }
+
+  /**
+   * Reads an object.
+   *
+   * @param resource The resource type.
+   * @param namespace The namespace (`""` for cluster-scoped types).
+   * @param name The object name.
+   * @returns A copy of the stored object.
+   * @throws {FakeApiError} 404 NotFound.
+   */
+  get(resource: ResourceRef, namespace: string, name: string): KubeObject {
+    return structuredClone(
+      this.#store.get(this.#info(resource), namespace, name),
+    );
+  }
+
+  /**
+   * Lists objects, ordered by namespace, then name.
+   *
+   * @param resource The resource type.
+   * @param namespace Only this namespace; omit (or `""`) for all.
+   * @returns Copies of the stored objects.
+   */
+  list(resource: ResourceRef, namespace?: string): KubeObject[] {
+    const info = this.#info(resource);
+    const prefix = namespace && info.namespaced ? `${namespace}/` : "";
+    const out: KubeObject[] = [];
+    for (
+      const [, obj] of this.#store.snapshot(
+        this.#store.table(info),
+        this.#store.rv,
+        prefix,
+        undefined,
+      )
+    ) out.push(structuredClone(obj));
+    return out;
+  }
+
+  /**
+   * Answers one HTTP request, as a Kubernetes API server would. Only the
+   * path, query, method, `accept`/`content-type` headers and body matter;
+   * the origin is ignored. Watch answers are streams that end when the
+   * request's signal aborts (erroring the body), when the reader cancels,
+   * or when the server closes them.
+   *
+   * @param request The request.
+   * @returns The response.
+   */
+  handle(request: Request): Promise<Response> {
+    return this.#handle(request, undefined);
+  }
+
+  #handle(
+    request: Request,
+    closeSignal: AbortSignal | undefined,
+  ): Promise<Response> {
+    if (this.#closed) {
+      return Promise.resolve(
+        statusResponse(failure(503, "the fake API server is closed")),
+      );
+    }
+    return handleRequest(this.#core, request, closeSignal);
+  }
+
+  /**
+   * Arms a fault for the next matching requests.
+   *
+   * @example
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.injectFault({ verb: "list", kind: "status", code: 503, retryAfterSeconds: 2 });
+   * const res = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(res.status, 503);
+   * assert.equal(res.headers.get("retry-after"), "2");
+   * await res.body?.cancel();
+   * ```
+   *
+   * @param fault What to match and what to do.
+   * @returns A handle to check and cancel it.
+   * @throws {TypeError} For an invalid fault or an unknown resource.
+   */
+  injectFault(fault: Fault): FaultHandle {
+    const key = fault?.resource !== undefined
+      ? gvrKey(this.#info(fault.resource))
+      : undefined;
+    return this.#core.faults.inject(fault, key);
+  }
+
+  /** Disarms every fault. */
+  clearFaults(): void {
+    this.#core.faults.clear();
+  }
+
+  /**
+   * Forgets the write history, as an etcd compaction does: watches from
+   * (and continue tokens for) any version older than the current one get
+   * 410 Expired.
+   */
+  compactHistory(): void {
+    this.#store.compact();
+  }
+
+  /** Makes every continue token issued so far answer 410 Expired. */
+  expireContinueTokens(): void {
+    this.#core.continueEpoch++;
+  }
+
+  /** Closes every open watch stream cleanly, as an API server restart would. */
+  closeAllWatches(): void {
+    this.#hub.closeAll();
+    for (const stall of [...this.#core.stalls]) stall.close();
+  }
+
+  /**
+   * Serves the same API over HTTP on 127.0.0.1, for benchmarks and other
+   * clients (kubectl, `@kubernetes/client-node`). Needs Deno.
+   *
+   * @param options `port` (default 0: any free port).
+   * @returns The listener; close it (or let the server's `close()` do it).
+   */
+  listen(options: { port?: number } = {}): Promise<FakeApiListener> {
+    try {
+      if (this.#closed) throw new Error("The fake API server is closed");
+      const listening = serveOn(
+        options.port ?? 0,
+        (request, closeSignal) => this.#handle(request, closeSignal),
+      );
+      this.#listeners.add(listening);
+      const listeners = this.#listeners;
+      const close = async () => {
+        listeners.delete(listening);
+        await listening.close();
+      };
+      return Promise.resolve({
+        url: listening.url,
+        close,
+        [Symbol.asyncDispose]: close,
+      });
+    } catch (err) {
+      return Promise.reject(err);
+    }
+  }
+
+  /**
+   * Ends every watch and stalled answer, clears every timer and stops the
+   * listeners. Later requests get 503; the programmatic API keeps working.
+   */
+  async close(): Promise<void> {
+    this.#shutdown();
+    const listeners = [...this.#listeners];
+    this.#listeners.clear();
+    await Promise.all(listeners.map((l) => l.close()));
+  }
+
+  /**
+   * Like {@linkcode FakeApiServer.close} without waiting: use
+   * `await using` instead when the server listens on a port.
+   */
+  [Symbol.dispose](): void {
+    this.#shutdown();
+    for (const listener of this.#listeners) void listener.close();
+    this.#listeners.clear();
+  }
+
+  /** Same as {@linkcode FakeApiServer.close}. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.close();
+  }
+
+  #shutdown(): void {
+    this.#closed = true;
+    this.closeAllWatches();
+    this.#core.faults.clear();
+  }
+
+  #info(resource: ResourceRef): ResourceInfo {
+    return this.#registry.resolve(resource);
+  }
+}
