@@ -12,3 +12,4 @@ export * from "./client/mod.ts";
 export * from "./indexer/mod.ts";
 export * from "./store/mod.ts";
 export * from "./indextracker/mod.ts";
+export * from "./watcher/mod.ts";

@@ -7,3 +7,4 @@
 export * from "./jsonpath.ts";
 export * from "./indexer.ts";
 export * from "./field_selector.ts";
+export * from "./label_selector.ts";

@@ -197,6 +197,26 @@ export class Debouncer {
   }
 
   /**
+   * Whether changes are waiting for the next call.
+   *
+   * @example
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const debouncer = new Debouncer({ interval: 1_000, clock: new FakeClock(), onChange: () => {} });
+   * debouncer.setSyncMode(true);
+   * debouncer.recordCreate();
+   * assert.equal(debouncer.hasPending, true);
+   * await debouncer.stop();
+   * ```
+   */
+  get hasPending(): boolean {
+    return !this.#isEmpty();
+  }
+
+  /**
    * Fires now with whatever accumulated, even nothing, in sync mode too.
    * `onChange` starts before this returns when no call is running; else it
    * starts right after the running call ends. Resolves when it has ended.

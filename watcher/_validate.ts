@@ -1,0 +1,58 @@
+import type { Gvr } from "../types.ts";
+import { WatcherConfigError } from "./watcher_config.ts";
+
+/** Default debounce interval of the bulk watcher, as in the seed. */
+export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
+/** Default TTL of a `CachedStore` entry. */
+export const DEFAULT_CACHE_TTL = 130_000;
+
+/** Checks the part of the config both watchers share. */
+export function validateGvr(gvr: Gvr | undefined): void {
+  if (!gvr || typeof gvr !== "object") {
+    throw new WatcherConfigError("gvr", "is required");
+  }
+  if (typeof gvr.resource !== "string" || gvr.resource === "") {
+    throw new WatcherConfigError("gvr.resource", "must be a non-empty string");
+  }
+  if (typeof gvr.version !== "string" || gvr.version === "") {
+    throw new WatcherConfigError("gvr.version", "must be a non-empty string");
+  }
+  if (typeof gvr.group !== "string") {
+    throw new WatcherConfigError(
+      "gvr.group",
+      'must be a string ("" for the core group)',
+    );
+  }
+}
+
+/** Checks that an optional number option is a positive finite number. */
+export function validatePositive(field: string, value: unknown): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new WatcherConfigError(
+      field,
+      `must be a positive number, got ${String(value)}`,
+    );
+  }
+}
+
+/** Checks an optional `initialList` option. */
+export function validateInitialList(value: unknown): void {
+  if (value === undefined || value === "list" || value === "stream") return;
+  throw new WatcherConfigError(
+    "initialList",
+    `must be "list" or "stream", got ${String(value)}`,
+  );
+}
+
+/** Checks that the client looks like a `RestClient`. */
+export function validateClient(client: unknown): void {
+  const performRequest = (client as { performRequest?: unknown } | null)
+    ?.performRequest;
+  if (typeof performRequest !== "function") {
+    throw new WatcherConfigError(
+      "client",
+      "must be a RestClient with a performRequest method",
+    );
+  }
+}

@@ -1,0 +1,14 @@
+/**
+ * The watchers, their list-then-watch loop, and the debouncer.
+ *
+ * @module
+ */
+export * from "./bulk.ts";
+export * from "./single.ts";
+export * from "./watcher_config.ts";
+export * from "./sync_error.ts";
+export * from "./debouncer.ts";
+export * from "./change_stats.ts";
+export * from "./list_watch.ts";
+export * from "./list_watch_state.ts";
+export * from "./backoff.ts";
