@@ -62,11 +62,19 @@ type Route =
 const JSON_HEADERS = { "content-type": "application/json" };
 const TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
 
+/** How a request's streams end besides the reader cancelling. */
+export interface StreamSignals {
+  /** Aborting errors the answer's stream, as a client abort errors a fetch body. */
+  signal?: AbortSignal;
+  /** Aborting closes the answer's stream cleanly (server shutdown). */
+  closeSignal?: AbortSignal;
+}
+
 /** Answers one HTTP request against the server state. */
 export async function handleRequest(
   core: ServerCore,
   request: Request,
-  closeSignal: AbortSignal | undefined,
+  signals: StreamSignals,
 ): Promise<Response> {
   const url = new URL(request.url);
   let segments: string[];
@@ -96,7 +104,7 @@ export async function handleRequest(
     );
     if (action?.kind === "status") return faultResponse(action);
     if (action?.kind === "stall") {
-      return stall(core, request.signal, closeSignal);
+      return stall(core, signals);
     }
 
     let response: Response;
@@ -108,7 +116,7 @@ export async function handleRequest(
       });
     } else if (route.type === "resource") {
       if (verb === "watch") {
-        return watch(core, route, q, request, closeSignal, action);
+        return watch(core, route, q, request, signals, action);
       }
       response = await resourceRequest(core, verb, route, q, request);
     } else {
@@ -251,17 +259,14 @@ function faultResponse(
 }
 
 /** A response whose body never arrives, until the client aborts or the server closes. */
-function stall(
-  core: ServerCore,
-  signal: AbortSignal,
-  closeSignal: AbortSignal | undefined,
-): Response {
+function stall(core: ServerCore, signals: StreamSignals): Response {
+  const { signal, closeSignal } = signals;
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let done = false;
   const end = () => {
     done = true;
     core.stalls.delete(handle);
-    signal.removeEventListener("abort", onAbort);
+    signal?.removeEventListener("abort", onAbort);
     closeSignal?.removeEventListener("abort", onClose);
   };
   const handle = {
@@ -277,7 +282,7 @@ function stall(
     if (done) return;
     end();
     try {
-      controller.error(signal.reason);
+      controller.error(signal?.reason);
     } catch { /* cancelled */ }
   };
   const onClose = () => handle.close();
@@ -288,9 +293,9 @@ function stall(
     cancel: end,
   });
   core.stalls.add(handle);
-  signal.addEventListener("abort", onAbort, { once: true });
+  signal?.addEventListener("abort", onAbort, { once: true });
   closeSignal?.addEventListener("abort", onClose, { once: true });
-  if (signal.aborted) onAbort();
+  if (signal?.aborted) onAbort();
   else if (closeSignal?.aborted) handle.close();
   return new Response(stream, { headers: JSON_HEADERS });
 }
@@ -531,7 +536,7 @@ function watch(
   route: Extract<Route, { type: "resource" }>,
   q: URLSearchParams,
   request: Request,
-  closeSignal: AbortSignal | undefined,
+  signals: StreamSignals,
   action: FaultAction | undefined,
 ): Response {
   const info = route.info;
@@ -610,8 +615,8 @@ function watch(
       ? timeoutSeconds * 1000
       : undefined,
     currentRv: () => store.rv,
-    signal: request.signal,
-    closeSignal,
+    signal: signals.signal,
+    closeSignal: signals.closeSignal,
     transform: table
       ? (obj) => toTable([obj], clock.now(), include)
       : undefined,

@@ -3,7 +3,11 @@ import type { KubeObject } from "../types.ts";
 import { FaultBook } from "./_faults.ts";
 import { type Listening, serveOn } from "./_listen.ts";
 import { gvrKey, ResourceRegistry } from "./_registry.ts";
-import { handleRequest, type ServerCore } from "./_routes.ts";
+import {
+  handleRequest,
+  type ServerCore,
+  type StreamSignals,
+} from "./_routes.ts";
 import { failure, statusResponse } from "./_status.ts";
 import { ObjectStore } from "./_store.ts";
 import { WatchHub } from "./_watch.ts";
@@ -361,19 +365,16 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * @returns The response.
    */
   handle(request: Request): Promise<Response> {
-    return this.#handle(request, undefined);
+    return this.#handle(request, { signal: request.signal });
   }
 
-  #handle(
-    request: Request,
-    closeSignal: AbortSignal | undefined,
-  ): Promise<Response> {
+  #handle(request: Request, signals: StreamSignals): Promise<Response> {
     if (this.#closed) {
       return Promise.resolve(
         statusResponse(failure(503, "the fake API server is closed")),
       );
     }
-    return handleRequest(this.#core, request, closeSignal);
+    return handleRequest(this.#core, request, signals);
   }
 
   /**
@@ -440,7 +441,13 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
       if (this.#closed) throw new Error("The fake API server is closed");
       const listening = serveOn(
         options.port ?? 0,
-        (request, closeSignal) => this.#handle(request, closeSignal),
+        // Deno.serve cancels the body when the client goes away; its
+        // request.signal also fires after every complete answer, so it
+        // is not used here.
+        // Deno.serve cancels the body when the client goes away; its
+        // request.signal also fires after every complete answer, so it
+        // is not used here.
+        (request, closeSignal) => this.#handle(request, { closeSignal }),
       );
       this.#listeners.add(listening);
       const listeners = this.#listeners;

@@ -1,0 +1,228 @@
+// Fidelity check with a real client: kubectl against FakeApiServer.listen().
+import assert from "node:assert/strict";
+import { FakeApiServer } from "./fake_api_server.ts";
+
+const KUBECTL = "/usr/bin/kubectl";
+const hasKubectl = (() => {
+  try {
+    return Deno.statSync(KUBECTL).isFile;
+  } catch {
+    return false;
+  }
+})();
+if (!hasKubectl) {
+  console.log(`Skipping kubectl fidelity tests: ${KUBECTL} is not installed`);
+}
+
+/** How long one kubectl invocation may take before the test fails. */
+const COMMAND_DEADLINE_MS = 20_000;
+
+interface Cluster extends AsyncDisposable {
+  server: FakeApiServer;
+  env: Record<string, string>;
+  args: string[];
+}
+
+async function startCluster(): Promise<Cluster> {
+  const server = new FakeApiServer();
+  const listener = await server.listen();
+  const dir = await Deno.makeTempDir({ prefix: "fake-api-kubectl-" });
+  const kubeconfig = `${dir}/kubeconfig`;
+  await Deno.writeTextFile(
+    kubeconfig,
+    JSON.stringify({
+      apiVersion: "v1",
+      kind: "Config",
+      clusters: [{ name: "fake", cluster: { server: listener.url } }],
+      users: [{ name: "tester", user: {} }],
+      contexts: [{
+        name: "fake",
+        context: { cluster: "fake", user: "tester", namespace: "default" },
+      }],
+      "current-context": "fake",
+    }),
+  );
+  return {
+    server,
+    env: { HOME: dir, KUBECONFIG: kubeconfig },
+    args: ["--kubeconfig", kubeconfig, "--cache-dir", `${dir}/cache`],
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      await Deno.remove(dir, { recursive: true });
+    },
+  };
+}
+
+async function kubectl(cluster: Cluster, ...args: string[]): Promise<string> {
+  const command = new Deno.Command(KUBECTL, {
+    args: [...cluster.args, "--request-timeout=10s", ...args],
+    env: cluster.env,
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(COMMAND_DEADLINE_MS),
+  });
+  const { code, stdout, stderr } = await command.output();
+  const out = new TextDecoder().decode(stdout);
+  assert.equal(
+    code,
+    0,
+    `kubectl ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`,
+  );
+  return out;
+}
+
+function podsIn(server: FakeApiServer): void {
+  for (
+    const [namespace, name] of [["team-a", "api-1"], ["team-a", "api-2"], [
+      "team-b",
+      "db-1",
+    ]]
+  ) {
+    server.create("pods", {
+      metadata: { name, namespace },
+      spec: {},
+      status: { phase: "Running" },
+    });
+  }
+}
+
+function rows(output: string): string[][] {
+  return output.trim().split("\n").map((line) => line.trim().split(/\s+/));
+}
+
+Deno.test({
+  name: "kubectl get pods -A lists the created pods",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await startCluster();
+    podsIn(cluster.server);
+    const table = rows(await kubectl(cluster, "get", "pods", "-A"));
+    assert.deepEqual(table[0], ["NAMESPACE", "NAME", "AGE"]);
+    assert.deepEqual(table.slice(1).map((r) => `${r[0]}/${r[1]}`), [
+      "team-a/api-1",
+      "team-a/api-2",
+      "team-b/db-1",
+    ]);
+  },
+});
+
+Deno.test({
+  name: "kubectl get pods --chunk-size=2 -A pages through continue tokens",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await startCluster();
+    podsIn(cluster.server);
+    cluster.server.create("pods", {
+      metadata: { name: "web-1", namespace: "team-c" },
+    });
+    cluster.server.clearRequests();
+    const table = rows(
+      await kubectl(cluster, "get", "pods", "-A", "--chunk-size=2"),
+    );
+    assert.deepEqual(table.slice(1).map((r) => r[1]), [
+      "api-1",
+      "api-2",
+      "db-1",
+      "web-1",
+    ]);
+    const lists = cluster.server.requests.filter((r) => r.verb === "list");
+    assert.equal(lists.length, 2);
+    assert.equal(lists[0].query.limit, "2");
+    assert.ok(lists[1].query.continue, "the second page used a continue token");
+  },
+});
+
+Deno.test({
+  name: "kubectl get configmap -o json returns the object",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await startCluster();
+    const created = cluster.server.create("configmaps", {
+      metadata: { name: "settings", labels: { app: "web" } },
+      data: { mode: "fast" },
+    });
+    const obj = JSON.parse(
+      await kubectl(cluster, "get", "configmap", "settings", "-o", "json"),
+    );
+    assert.equal(obj.kind, "ConfigMap");
+    assert.deepEqual(obj.data, { mode: "fast" });
+    assert.equal(obj.metadata.uid, created.metadata.uid);
+    assert.equal(
+      obj.metadata.resourceVersion,
+      created.metadata.resourceVersion,
+    );
+    const names = await kubectl(
+      cluster,
+      "get",
+      "cm",
+      "-l",
+      "app=web",
+      "-o",
+      "name",
+    );
+    assert.equal(names.trim(), "configmap/settings");
+  },
+});
+
+Deno.test({
+  name: "kubectl get pods --watch sees a pod created after it started",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await startCluster();
+    podsIn(cluster.server);
+    const child = new Deno.Command(KUBECTL, {
+      args: [...cluster.args, "get", "pods", "-n", "team-a", "--watch"],
+      env: cluster.env,
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+    let stdout = "";
+    let stderr = "";
+    const pump = async (
+      stream: ReadableStream<Uint8Array>,
+      onText: (t: string) => void,
+    ) => {
+      for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+        onText(text);
+      }
+    };
+    const reading = Promise.all([
+      pump(child.stdout, (t) => stdout += t),
+      pump(child.stderr, (t) => stderr += t),
+    ]);
+    try {
+      await until(
+        () => cluster.server.openWatchCount === 1,
+        () => `watch never opened: ${stderr}`,
+      );
+      assert.match(stdout, /api-1/);
+      cluster.server.create("pods", {
+        metadata: { name: "late-1", namespace: "team-a" },
+      });
+      cluster.server.create("pods", {
+        metadata: { name: "elsewhere", namespace: "team-b" },
+      });
+      await until(
+        () => stdout.includes("late-1"),
+        () => `late pod not shown: ${stdout}${stderr}`,
+      );
+      assert.ok(!stdout.includes("elsewhere"));
+    } finally {
+      child.kill("SIGTERM");
+      await child.status;
+      await reading;
+    }
+  },
+});
+
+/** Polls (in real time, bounded) for something a separate process does. */
+async function until(
+  check: () => boolean,
+  describe: () => string,
+): Promise<void> {
+  const deadline = Date.now() + COMMAND_DEADLINE_MS;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`Timed out: ${describe()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
