@@ -99,10 +99,14 @@ export class ObjectStore {
   constructor(options: {
     clock: Clock;
     historyLimit: number;
+    initialRv: number;
     onChange: (entry: HistoryEntry) => void;
   }) {
     this.#clock = options.clock;
     this.history = new EventHistory(options.historyLimit);
+    this.#rv = options.initialRv;
+    // Nothing happened before the start, so nothing before it can be resumed.
+    this.history.compact(options.initialRv);
     this.#onChange = options.onChange;
   }
 

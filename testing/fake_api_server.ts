@@ -52,6 +52,12 @@ export interface FakeApiServerOptions {
   supportsWatchList?: boolean;
   /** More resource types to serve besides the built-in ones (e.g. CRDs). */
   resources?: ResourceDefinition[];
+  /**
+   * The resourceVersion before the first write (default 0, so the first
+   * write is version 1). A real cluster never lists at `"0"`, which means
+   * "any version" to a watch; start higher to rule that case out.
+   */
+  initialResourceVersion?: number;
 }
 
 /**
@@ -154,9 +160,16 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     ]);
     this.#hub = new WatchHub();
     const hub = this.#hub;
+    const initialRv = options.initialResourceVersion ?? 0;
+    if (!Number.isSafeInteger(initialRv) || initialRv < 0) {
+      throw new RangeError(
+        `initialResourceVersion must be a non-negative integer, got ${initialRv}`,
+      );
+    }
     this.#store = new ObjectStore({
       clock: this.clock,
       historyLimit: options.historyLimit ?? 1000,
+      initialRv,
       onChange: (entry) => hub.dispatch(entry),
     });
     this.#core = {

@@ -579,7 +579,22 @@ Deno.test("FakeApiServer answers 503 after close", async () => {
   server.create("pods", { metadata: { name: "late" } });
 });
 
+Deno.test("FakeApiServer can start at a resourceVersion other than 0", async () => {
+  using server = new FakeApiServer({ initialResourceVersion: 100 });
+  assert.equal(server.resourceVersion, "100");
+  const list = await call(server, "GET", "/api/v1/pods");
+  assert.equal(list.body.metadata.resourceVersion, "100");
+  assert.equal(
+    server.create("pods", { metadata: { name: "a" } }).metadata.resourceVersion,
+    "101",
+  );
+});
+
 Deno.test("FakeApiServer rejects bad options", () => {
+  assert.throws(
+    () => new FakeApiServer({ initialResourceVersion: -1 }),
+    RangeError,
+  );
   assert.throws(() => new FakeApiServer({ url: "ftp://x" }), TypeError);
   assert.throws(() => new FakeApiServer({ historyLimit: -1 }), RangeError);
   assert.throws(() => new FakeApiServer({ bookmarkIntervalMs: 0 }), RangeError);
