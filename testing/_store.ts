@@ -13,6 +13,7 @@ import {
 } from "./_status.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { ResourceInfo } from "./resources.ts";
+import { validateIdentity } from "./_validation.ts";
 
 /** The objects of one resource type, with their keys kept sortable. */
 export class ObjectTable {
@@ -77,9 +78,6 @@ export interface UpdateOptions {
   subresource?: string;
 }
 
-const NAME =
-  /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
-const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
 
 /**
@@ -164,7 +162,7 @@ export class ObjectStore {
     ) {
       meta.name = meta.generateName + this.#nameSuffix();
     }
-    this.#validateName(info, meta, namespace);
+    validateIdentity(info, meta, namespace);
     const name = meta.name as string;
     const table = this.table(info);
     const key = this.objectKey(info, namespace, name);
@@ -520,46 +518,6 @@ export class ObjectStore {
     return typeof meta.namespace === "string" && meta.namespace
       ? meta.namespace
       : "default";
-  }
-
-  #validateName(info: ResourceInfo, meta: ObjectMeta, namespace: string): void {
-    const name = meta.name;
-    const fail = (field: string, reason: string, message: string): never => {
-      throw new FakeApiError(
-        invalid(info.kind, info.group, typeof name === "string" ? name : "", [{
-          reason,
-          message,
-          field,
-        }]),
-      );
-    };
-    if (typeof name !== "string" || name === "") {
-      fail(
-        "metadata.name",
-        "FieldValueRequired",
-        "Required value: name or generateName is required",
-      );
-    }
-    if ((name as string).length > 253 || !NAME.test(name as string)) {
-      fail(
-        "metadata.name",
-        "FieldValueInvalid",
-        `Invalid value: ${
-          JSON.stringify(name)
-        }: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
-      );
-    }
-    if (
-      info.namespaced && (namespace.length > 63 || !NAMESPACE.test(namespace))
-    ) {
-      fail(
-        "metadata.namespace",
-        "FieldValueInvalid",
-        `Invalid value: ${
-          JSON.stringify(namespace)
-        }: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
-      );
-    }
   }
 
   /** Five characters from Kubernetes' generateName alphabet, deterministic per store. */

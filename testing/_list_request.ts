@@ -1,0 +1,136 @@
+import type { KubeObject } from "../types.ts";
+import { decodeContinue, encodeContinue } from "./_continue_token.ts";
+import {
+  filterOf,
+  forbidden,
+  json,
+  nonNegativeInt,
+  type ResourceRoute,
+  resourceVersionParam,
+  type ServerCore,
+  tableResponse,
+} from "./_request_util.ts";
+import {
+  continueExpired,
+  invalid,
+  type StatusCause,
+  tooLarge,
+  tooOld,
+} from "./_status.ts";
+import { includeObjectParam, toTable } from "./_table.ts";
+import { FakeApiError } from "./fake_api_error.ts";
+
+export function list(
+  core: ServerCore,
+  route: ResourceRoute,
+  q: URLSearchParams,
+  wantTable: boolean,
+): Response {
+  const { info } = route;
+  const store = core.store;
+  const filter = filterOf(info, q);
+  const limit = nonNegativeInt(q, "limit") ?? 0;
+  const current = store.rv;
+  const cont = q.get("continue");
+  let snapshotRv = current;
+  let after: string | undefined;
+  if (cont) {
+    const token = decodeContinue(cont);
+    if (token.epoch !== core.continueEpoch || !store.history.covers(token.rv)) {
+      throw new FakeApiError(continueExpired(encodeContinue({
+        rv: current,
+        after: token.after,
+        epoch: core.continueEpoch,
+      })));
+    }
+    snapshotRv = token.rv;
+    after = token.after;
+  } else {
+    const rv = resourceVersionParam(q);
+    const match = q.get("resourceVersionMatch") ?? "";
+    validateListMatch(match, q.get("resourceVersion") ?? "");
+    if (rv !== undefined) {
+      if (rv > current) throw new FakeApiError(tooLarge(rv, current));
+      if (match === "Exact") {
+        if (!store.history.covers(rv)) {
+          throw new FakeApiError(tooOld(rv, store.history.compactedThrough));
+        }
+        snapshotRv = rv;
+      }
+    }
+  }
+  const prefix = route.namespace !== undefined ? `${route.namespace}/` : "";
+  const items: KubeObject[] = [];
+  let lastKey: string | undefined;
+  let more = false;
+  for (
+    const [key, obj] of store.snapshot(
+      store.table(info),
+      snapshotRv,
+      prefix,
+      after,
+    )
+  ) {
+    if (!filter.matches(obj)) continue;
+    if (limit > 0 && items.length === limit) {
+      more = true;
+      break;
+    }
+    items.push(obj);
+    lastKey = key;
+  }
+  const metadata: Record<string, unknown> = {
+    resourceVersion: String(snapshotRv),
+  };
+  if (more) {
+    metadata.continue = encodeContinue({
+      rv: snapshotRv,
+      after: lastKey!,
+      epoch: core.continueEpoch,
+    });
+  }
+  if (wantTable) {
+    return tableResponse(
+      toTable(
+        items,
+        core.clock.now(),
+        includeObjectParam(q.get("includeObject")),
+        metadata,
+      ),
+    );
+  }
+  return json(200, {
+    kind: info.listKind,
+    apiVersion: info.apiVersion,
+    metadata,
+    items,
+  });
+}
+
+function validateListMatch(match: string, rv: string): void {
+  if (!match) return;
+  const causes: Required<StatusCause>[] = [];
+  if (!rv) {
+    causes.push(forbidden(
+      "resourceVersionMatch",
+      "resourceVersionMatch is forbidden unless resourceVersion is provided",
+    ));
+  }
+  if (match !== "Exact" && match !== "NotOlderThan") {
+    causes.push({
+      reason: "FieldValueNotSupported",
+      field: "resourceVersionMatch",
+      message:
+        `Unsupported value: "${match}": supported values: "Exact", "NotOlderThan", ""`,
+    });
+  }
+  if (match === "Exact" && rv === "0") {
+    causes.push(forbidden(
+      "resourceVersionMatch",
+      'resourceVersionMatch "exact" is forbidden for resourceVersion "0"',
+    ));
+  }
+  if (causes.length > 0) {
+    throw new FakeApiError(invalid("ListOptions", "meta.k8s.io", "", causes));
+  }
+}

@@ -1,0 +1,119 @@
+import type { Clock } from "../clock.ts";
+import type { FaultBook } from "./_faults.ts";
+import { buildFilter, type ObjectFilter } from "./_object_filter.ts";
+import type { ResourceRegistry } from "./_registry.ts";
+import { badRequest, type StatusCause } from "./_status.ts";
+import type { ObjectStore } from "./_store.ts";
+import { TABLE_CONTENT_TYPE } from "./_table.ts";
+import type { WatchHub } from "./_watch.ts";
+import { FakeApiError } from "./fake_api_error.ts";
+import type { RequestRecord } from "./request_record.ts";
+import type { ResourceInfo } from "./resources.ts";
+
+/** The server state the HTTP layer works on. */
+export interface ServerCore {
+  readonly registry: ResourceRegistry;
+  readonly store: ObjectStore;
+  readonly hub: WatchHub;
+  readonly faults: FaultBook;
+  readonly clock: Clock;
+  readonly bookmarkIntervalMs: number;
+  readonly supportsWatchList: boolean;
+  continueEpoch: number;
+  readonly requests: RequestRecord[];
+  /** Streams that answer nothing (stall faults), closed with the server. */
+  readonly stalls: Set<{ close(): void }>;
+}
+
+/** How a request's streams end besides the reader cancelling. */
+export interface StreamSignals {
+  /** Aborting errors the answer's stream, as a client abort errors a fetch body. */
+  signal?: AbortSignal;
+  /** Aborting closes the answer's stream cleanly (server shutdown). */
+  closeSignal?: AbortSignal;
+}
+
+export type Route =
+  | { type: "discovery"; body: unknown }
+  | { type: "health" }
+  | {
+    type: "resource";
+    info: ResourceInfo;
+    namespace: string | undefined;
+    name: string | undefined;
+    subresource: string | undefined;
+  }
+  | { type: "unknown" };
+
+/** A request for a resource (collection, object or subresource). */
+export type ResourceRoute = Extract<Route, { type: "resource" }>;
+
+export const JSON_HEADERS = { "content-type": "application/json" };
+
+/** The spellings Go's strconv.ParseBool takes as true. */
+export const TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
+
+export function filterOf(info: ResourceInfo, q: URLSearchParams): ObjectFilter {
+  return buildFilter(info, q.get("labelSelector"), q.get("fieldSelector"));
+}
+
+export function forbidden(
+  field: string,
+  detail: string,
+): Required<StatusCause> {
+  return {
+    reason: "FieldValueForbidden",
+    field,
+    message: `Forbidden: ${detail}`,
+  };
+}
+
+export async function readJson(request: Request): Promise<unknown> {
+  const text = await request.text();
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new FakeApiError(badRequest(
+      `the body of the request was in an unknown format - accepted media types include: application/json (body starts with ${
+        JSON.stringify(text.slice(0, 80))
+      })`,
+    ));
+  }
+}
+
+export function resourceVersionParam(q: URLSearchParams): number | undefined {
+  const raw = q.get("resourceVersion") ?? "";
+  if (raw === "" || raw === "0") return undefined;
+  if (!/^\d+$/.test(raw) || !Number.isSafeInteger(Number(raw))) {
+    throw new FakeApiError(
+      badRequest(`invalid resource version: ${JSON.stringify(raw)}`),
+    );
+  }
+  return Number(raw);
+}
+
+export function nonNegativeInt(
+  q: URLSearchParams,
+  name: string,
+): number | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^\d+$/.test(raw)) {
+    throw new FakeApiError(
+      badRequest(
+        `${name} must be a non-negative integer, got ${JSON.stringify(raw)}`,
+      ),
+    );
+  }
+  return Number(raw);
+}
+
+export function json(status: number, body: unknown): Response {
+  return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
+}
+
+export function tableResponse(body: unknown): Response {
+  return new Response(JSON.stringify(body), {
+    headers: { "content-type": TABLE_CONTENT_TYPE },
+  });
+}
