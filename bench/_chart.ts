@@ -1,0 +1,225 @@
+/**
+ * A dependency-free SVG chart of the side-by-side results: initial sync
+ * time and sync throughput against object count (log scales), and watch
+ * flood events/s, for the three contenders.
+ *
+ * @module
+ */
+
+/** One contender's series. */
+export interface ChartSeries {
+  label: string;
+  color: string;
+  /** Sync time in ms by object count. */
+  syncMs: Map<number, number>;
+  /** Flood events per second. */
+  floodEventsPerSec: number | undefined;
+}
+
+const W = 960;
+const H = 360;
+const PANEL_W = 280;
+const PANEL_H = 220;
+const TOP = 60;
+const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
+
+function esc(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(
+    />/g,
+    "&gt;",
+  );
+}
+
+function fmt(value: number): string {
+  if (value >= 1e6) return `${(value / 1e6).toFixed(value >= 1e7 ? 0 : 1)}M`;
+  if (value >= 1e3) return `${(value / 1e3).toFixed(value >= 1e4 ? 0 : 1)}k`;
+  if (value >= 10) return value.toFixed(0);
+  return value.toPrecision(2);
+}
+
+function logTicks(min: number, max: number): number[] {
+  const ticks: number[] = [];
+  for (
+    let p = Math.floor(Math.log10(min));
+    p <= Math.ceil(Math.log10(max));
+    p++
+  ) ticks.push(10 ** p);
+  return ticks;
+}
+
+/** A log-log line panel. */
+function linePanel(
+  x0: number,
+  title: string,
+  yLabel: string,
+  counts: number[],
+  series: { label: string; color: string; points: [number, number][] }[],
+): string {
+  const ys = series.flatMap((s) => s.points.map((p) => p[1])).filter((v) =>
+    v > 0
+  );
+  if (ys.length === 0) return "";
+  const yTicks = logTicks(Math.min(...ys), Math.max(...ys));
+  const [yMin, yMax] = [yTicks[0], yTicks[yTicks.length - 1]];
+  const [xMin, xMax] = [Math.min(...counts), Math.max(...counts)];
+  const sx = (v: number) =>
+    x0 + (Math.log10(v) - Math.log10(xMin)) /
+      (Math.log10(xMax) - Math.log10(xMin) || 1) * PANEL_W;
+  const sy = (v: number) =>
+    TOP + PANEL_H -
+    (Math.log10(v) - Math.log10(yMin)) /
+      (Math.log10(yMax) - Math.log10(yMin) || 1) * PANEL_H;
+  const out: string[] = [];
+  out.push(
+    `<text x="${x0 + PANEL_W / 2}" y="${
+      TOP - 24
+    }" text-anchor="middle" font-size="14" font-weight="600" ${FONT}>${
+      esc(title)
+    }</text>`,
+  );
+  for (const t of yTicks) {
+    out.push(
+      `<line x1="${x0}" x2="${x0 + PANEL_W}" y1="${sy(t)}" y2="${
+        sy(t)
+      }" stroke="#e5e7eb"/>`,
+      `<text x="${x0 - 6}" y="${
+        sy(t) + 4
+      }" text-anchor="end" font-size="11" fill="#4b5563" ${FONT}>${
+        fmt(t)
+      }</text>`,
+    );
+  }
+  for (const c of counts) {
+    out.push(
+      `<line x1="${sx(c)}" x2="${sx(c)}" y1="${TOP}" y2="${
+        TOP + PANEL_H
+      }" stroke="#f3f4f6"/>`,
+      `<text x="${sx(c)}" y="${
+        TOP + PANEL_H + 16
+      }" text-anchor="middle" font-size="11" fill="#4b5563" ${FONT}>${
+        fmt(c)
+      }</text>`,
+    );
+  }
+  out.push(
+    `<rect x="${x0}" y="${TOP}" width="${PANEL_W}" height="${PANEL_H}" fill="none" stroke="#9ca3af"/>`,
+    `<text x="${x0 + PANEL_W / 2}" y="${
+      TOP + PANEL_H + 34
+    }" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>objects listed</text>`,
+    `<text transform="translate(${x0 - 44} ${
+      TOP + PANEL_H / 2
+    }) rotate(-90)" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>${
+      esc(yLabel)
+    }</text>`,
+  );
+  for (const s of series) {
+    const pts = s.points.filter((p) => p[1] > 0);
+    if (pts.length === 0) continue;
+    out.push(
+      `<polyline fill="none" stroke="${s.color}" stroke-width="2.5" points="${
+        pts.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(
+          " ",
+        )
+      }"/>`,
+    );
+    for (const [x, y] of pts) {
+      out.push(
+        `<circle cx="${sx(x).toFixed(1)}" cy="${
+          sy(y).toFixed(1)
+        }" r="3.5" fill="${s.color}"/>`,
+      );
+    }
+  }
+  return out.join("\n");
+}
+
+/** A bar panel of flood events/s. */
+function barPanel(x0: number, series: ChartSeries[]): string {
+  const bars = series.filter((s) => s.floodEventsPerSec);
+  if (bars.length === 0) return "";
+  const max = Math.max(...bars.map((s) => s.floodEventsPerSec!)) * 1.15;
+  const out: string[] = [
+    `<text x="${x0 + PANEL_W / 2}" y="${
+      TOP - 24
+    }" text-anchor="middle" font-size="14" font-weight="600" ${FONT}>Watch flood (higher is better)</text>`,
+    `<rect x="${x0}" y="${TOP}" width="${PANEL_W}" height="${PANEL_H}" fill="none" stroke="#9ca3af"/>`,
+    `<text x="${x0 + PANEL_W / 2}" y="${
+      TOP + PANEL_H + 34
+    }" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>100k MODIFIED events over 5k objects</text>`,
+    `<text transform="translate(${x0 - 44} ${
+      TOP + PANEL_H / 2
+    }) rotate(-90)" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>events/s</text>`,
+  ];
+  const slot = PANEL_W / bars.length;
+  bars.forEach((s, i) => {
+    const v = s.floodEventsPerSec!;
+    const h = v / max * PANEL_H;
+    const x = x0 + i * slot + slot * 0.2;
+    out.push(
+      `<rect x="${x.toFixed(1)}" y="${(TOP + PANEL_H - h).toFixed(1)}" width="${
+        (slot * 0.6).toFixed(1)
+      }" height="${h.toFixed(1)}" fill="${s.color}"/>`,
+      `<text x="${(x + slot * 0.3).toFixed(1)}" y="${
+        (TOP + PANEL_H - h - 6).toFixed(1)
+      }" text-anchor="middle" font-size="12" fill="#111827" ${FONT}>${
+        fmt(v)
+      }</text>`,
+    );
+  });
+  return out.join("\n");
+}
+
+/** The whole chart as an SVG document. */
+export function renderChart(series: ChartSeries[], subtitle: string): string {
+  const counts = [...new Set(series.flatMap((s) => [...s.syncMs.keys()]))]
+    .sort((a, b) => a - b);
+  const timeSeries = series.map((s) => ({
+    label: s.label,
+    color: s.color,
+    points: counts.filter((c) => s.syncMs.has(c)).map((
+      c,
+    ) => [c, s.syncMs.get(c)! / 1000] as [number, number]),
+  }));
+  const rateSeries = series.map((s) => ({
+    label: s.label,
+    color: s.color,
+    points: counts.filter((c) => s.syncMs.has(c)).map((
+      c,
+    ) => [c, c / (s.syncMs.get(c)! / 1000)] as [number, number]),
+  }));
+  const legend = series.map((s, i) =>
+    `<rect x="${70 + i * 230}" y="${
+      H - 22
+    }" width="14" height="14" fill="${s.color}"/>` +
+    `<text x="${90 + i * 230}" y="${
+      H - 10
+    }" font-size="12" fill="#111827" ${FONT}>${esc(s.label)}</text>`
+  ).join("\n");
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
+<rect width="${W}" height="${H}" fill="#ffffff"/>
+<text x="16" y="20" font-size="13" fill="#6b7280" ${FONT}>${
+    esc(subtitle)
+  }</text>
+${
+    linePanel(
+      70,
+      "Initial sync time (lower is better)",
+      "seconds",
+      counts,
+      timeSeries,
+    )
+  }
+${
+    linePanel(
+      390,
+      "Sync throughput (higher is better)",
+      "objects/s",
+      counts,
+      rateSeries,
+    )
+  }
+${barPanel(680, series)}
+${legend}
+</svg>
+`;
+}

@@ -1,0 +1,97 @@
+/**
+ * The bytes the bench server serves, built once per server process: every
+ * pod serialized once into one buffer (pages are views into it), and every
+ * watch-flood event serialized once into another.
+ *
+ * @module
+ */
+
+import { makePod } from "./_pods.ts";
+
+/** resourceVersion of the `i`-th pod in the list. */
+export function listItemVersion(i: number): number {
+  return 1_000 + i;
+}
+
+/** Pre-serialized pods, joined by commas. */
+export interface ItemBytes {
+  /** `{…},{…},…` for every pod. */
+  readonly bytes: Uint8Array;
+  /** Byte offset where pod `i` starts. */
+  readonly starts: Uint32Array;
+  /** Byte offset just past pod `i`. */
+  readonly ends: Uint32Array;
+  /** Number of pods. */
+  readonly count: number;
+}
+
+/** Pre-serialized newline-delimited watch events. */
+export interface EventBytes {
+  /** Every event line, `\n`-terminated, back to back. */
+  readonly bytes: Uint8Array;
+  /** Number of events. */
+  readonly count: number;
+}
+
+const encoder = new TextEncoder();
+
+/** Appends encoded text to a growable buffer. */
+class ByteWriter {
+  #buf: Uint8Array;
+  length = 0;
+
+  constructor(initial: number) {
+    this.#buf = new Uint8Array(initial);
+  }
+
+  write(text: string): void {
+    // UTF-8 needs at most three bytes per UTF-16 code unit.
+    const need = this.length + text.length * 3;
+    if (need > this.#buf.length) {
+      const grown = new Uint8Array(Math.max(need, this.#buf.length * 2));
+      grown.set(this.#buf.subarray(0, this.length));
+      this.#buf = grown;
+    }
+    this.length += encoder.encodeInto(text, this.#buf.subarray(this.length))
+      .written;
+  }
+
+  finish(): Uint8Array {
+    return this.#buf.subarray(0, this.length);
+  }
+}
+
+/** Serializes pods `0 … count-1` at their list versions. */
+export function buildItems(count: number): ItemBytes {
+  const out = new ByteWriter(count * 3_600);
+  const starts = new Uint32Array(count);
+  const ends = new Uint32Array(count);
+  for (let i = 0; i < count; i++) {
+    if (i > 0) out.write(",");
+    starts[i] = out.length;
+    out.write(JSON.stringify(makePod(i, listItemVersion(i))));
+    ends[i] = out.length;
+  }
+  return { bytes: out.finish(), starts, ends, count };
+}
+
+/**
+ * `count` MODIFIED events spread round-robin over pods `0 … objects-1`,
+ * with resourceVersions counting up from `fromVersion + 1`.
+ */
+export function buildFlood(
+  objects: number,
+  count: number,
+  fromVersion: number,
+): EventBytes {
+  const out = new ByteWriter(count * 3_700);
+  for (let k = 0; k < count; k++) {
+    const pod = makePod(
+      k % objects,
+      fromVersion + k + 1,
+      1 + Math.floor(k / objects),
+    );
+    out.write(`{"type":"MODIFIED","object":${JSON.stringify(pod)}}\n`);
+  }
+  return { bytes: out.finish(), count };
+}

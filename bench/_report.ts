@@ -1,0 +1,561 @@
+/**
+ * Turns the raw runs of `compare.ts` into figures, target verdicts, the
+ * Markdown of bench/RESULTS.md and the JSON of bench/results.json.
+ *
+ * @module
+ */
+
+import type { Outcome } from "./_contender.ts";
+import type { ScenarioStats } from "./_protocol.ts";
+import type { StoreCosts } from "./_store_costs.ts";
+import type { ChartSeries } from "./_chart.ts";
+
+/** The three contenders. */
+export type ContenderName = "ours" | "peer" | "floor";
+
+/** One contender process. */
+export interface RunRecord {
+  contender: ContenderName;
+  workload: "sync" | "flood" | "latency";
+  label: string;
+  objects: number;
+  repeat: number;
+  outcome?: Outcome;
+  server?: ScenarioStats;
+  error?: string;
+  wallMs: number;
+}
+
+/** Everything `compare.ts` collected. */
+export interface Report {
+  preliminary: boolean;
+  date: string;
+  machine: {
+    cpu: string;
+    cores: number;
+    memoryGiB: number;
+    os: string;
+    deno: string;
+    v8: string;
+    loadAverageAtStart: number[];
+    loadAverageAtEnd: number[];
+  };
+  config: {
+    quick: boolean;
+    repeats: number;
+    sizes: number[];
+    heapSize: number;
+    floodObjects: number;
+    floodEvents: number;
+    latency: { objects: number; warmup: number; count: number; gapMs: number };
+    peer: string;
+  };
+  server: { buildMs?: number; bytesPerObject?: number; floodBytes?: number };
+  runs: RunRecord[];
+  storeCosts: StoreCosts[];
+  totalSeconds: number;
+}
+
+/** A target of the benchmark issue and how it went. */
+export interface Verdict {
+  target: string;
+  measured: string;
+  met: boolean | undefined;
+}
+
+const NAMES: Record<ContenderName, string> = {
+  ours: "ours (Watcher)",
+  peer: "client-node 2.0.1 informer",
+  floor: "raw floor",
+};
+const COLORS: Record<ContenderName, string> = {
+  ours: "#2563eb",
+  peer: "#dc2626",
+  floor: "#6b7280",
+};
+const ORDER: ContenderName[] = ["ours", "peer", "floor"];
+
+function median(values: number[]): number | undefined {
+  if (values.length === 0) return undefined;
+  const s = [...values].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+function quantile(values: number[], q: number): number | undefined {
+  if (values.length === 0) return undefined;
+  const s = [...values].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
+}
+
+const dash = "–";
+function ms(v: number | undefined): string {
+  if (v === undefined) return dash;
+  return v >= 100 ? `${v.toFixed(0)} ms` : `${v.toFixed(v >= 10 ? 1 : 2)} ms`;
+}
+function num(v: number | undefined, digits = 0): string {
+  return v === undefined ? dash : v.toLocaleString("en-US", {
+    maximumFractionDigits: digits,
+    minimumFractionDigits: digits,
+  });
+}
+function ratio(v: number | undefined): string {
+  return v === undefined || !Number.isFinite(v) ? dash : `${v.toFixed(2)}x`;
+}
+function ns(v: number | undefined): string {
+  if (v === undefined) return dash;
+  if (v >= 1e6) return `${(v / 1e6).toFixed(2)} ms`;
+  if (v >= 1e3) return `${(v / 1e3).toFixed(2)} µs`;
+  return `${v.toFixed(0)} ns`;
+}
+function size(n: number): string {
+  return n >= 1000 ? `${n / 1000}k` : String(n);
+}
+function verdict(met: boolean | undefined): string {
+  return met === undefined ? "not measured" : met ? "met" : "**missed**";
+}
+
+/** Aggregates the runs and renders every output. */
+export function renderMarkdown(report: Report): {
+  markdown: string;
+  table: string;
+  json: unknown;
+  chartSeries: ChartSeries[];
+} {
+  const { config } = report;
+  const ok = (r: RunRecord) => r.outcome !== undefined && !r.error;
+  const runs = report.runs.filter(ok);
+  const failures = report.runs.filter((r) => !ok(r));
+
+  // Initial sync, by contender and size (the main sync runs only).
+  const sync: Record<string, Record<number, number | undefined>> = {};
+  const syncRuns = (c: ContenderName, n: number) =>
+    runs.filter((r) =>
+      r.contender === c && r.workload === "sync" && r.label === `sync ${n}`
+    );
+  for (const c of ORDER) {
+    sync[c] = {};
+    for (const n of config.sizes) {
+      sync[c][n] = median(syncRuns(c, n).map((r) => r.outcome!.syncMs!));
+    }
+  }
+
+  // Heap per object at the largest size.
+  const heapOf = (c: ContenderName, label: string) =>
+    median(
+      runs.filter((r) => r.contender === c && r.label === label).map((r) =>
+        r.outcome!.heapPerObject
+      ).filter((v): v is number => v !== undefined),
+    );
+  const H = config.heapSize;
+  const heap = {
+    ours: heapOf("ours", `sync ${H}`),
+    oursWithoutIgnoreFields: heapOf("ours", `heap ${H} without ignoreFields`),
+    peer: heapOf("peer", `sync ${H}`),
+    floorKeptInMap: heapOf("floor", `heap ${H} kept in a Map`),
+  };
+
+  // Watch flood: from the server sending the first byte to the last event
+  // applied, corrected by the measured clock offset.
+  const flood: Record<string, { ms?: number; eventsPerSec?: number }> = {};
+  for (const c of ORDER) {
+    const times = runs.filter((r) =>
+      r.contender === c && r.workload === "flood" &&
+      r.server?.floodStartedAt !== undefined
+    ).map((r) =>
+      r.outcome!.lastAppliedAt! -
+      (r.server!.floodStartedAt! - (r.outcome!.clockOffset ?? 0))
+    );
+    const m = median(times);
+    flood[c] = {
+      ms: m,
+      eventsPerSec: m === undefined ? undefined : config.floodEvents / m * 1000,
+    };
+  }
+
+  // Latency after the warm-up events.
+  const latency: Record<
+    string,
+    { p50?: number; p90?: number; p99?: number; max?: number; n: number }
+  > = {};
+  for (const c of ORDER) {
+    const samples = runs.filter((r) =>
+      r.contender === c && r.workload === "latency"
+    ).flatMap((r) => r.outcome!.latencies!.slice(config.latency.warmup));
+    latency[c] = {
+      p50: quantile(samples, 0.5),
+      p90: quantile(samples, 0.9),
+      p99: quantile(samples, 0.99),
+      max: quantile(samples, 1),
+      n: samples.length,
+    };
+  }
+
+  const big = config.sizes[config.sizes.length - 1];
+  const small = config.sizes[0];
+  const costs = (n: number) => report.storeCosts.find((c) => c.size === n);
+  const div = (a?: number, b?: number) =>
+    a === undefined || b === undefined ? undefined : a / b;
+  const ratios = {
+    syncOursVsFloor: div(sync.ours[big], sync.floor[big]),
+    syncOursVsPeer: div(sync.ours[big], sync.peer[big]),
+    floodOursVsFloor: div(flood.ours.eventsPerSec, flood.floor.eventsPerSec),
+    floodOursVsPeer: div(flood.ours.eventsPerSec, flood.peer.eventsPerSec),
+    heapOursVsPeer: div(heap.ours, heap.peer),
+    heapOursWithoutIgnoreFieldsVsPeer: div(
+      heap.oursWithoutIgnoreFields,
+      heap.peer,
+    ),
+  };
+  const prefixGrowth = div(costs(big)?.getPrefixNs, costs(small)?.getPrefixNs);
+
+  const cmp = (v: number | undefined, f: (v: number) => boolean) =>
+    v === undefined ? undefined : f(v);
+  const verdicts: Verdict[] = [
+    {
+      target: "Watch flood ≥ 1.5x the peer's events/s",
+      measured: `${ratio(ratios.floodOursVsPeer)} (${
+        num(flood.ours.eventsPerSec)
+      } vs ${num(flood.peer.eventsPerSec)} events/s)`,
+      met: cmp(ratios.floodOursVsPeer, (v) => v >= 1.5),
+    },
+    {
+      target: "Watch flood ≥ 0.75x the raw floor's events/s",
+      measured: `${ratio(ratios.floodOursVsFloor)} (floor ${
+        num(flood.floor.eventsPerSec)
+      } events/s)`,
+      met: cmp(ratios.floodOursVsFloor, (v) => v >= 0.75),
+    },
+    {
+      target: `Initial sync of ${size(big)} ≤ 1.3x the raw floor's time`,
+      measured: `${ratio(ratios.syncOursVsFloor)} (${ms(sync.ours[big])} vs ${
+        ms(sync.floor[big])
+      })`,
+      met: cmp(ratios.syncOursVsFloor, (v) => v <= 1.3),
+    },
+    {
+      target: `Initial sync of ${size(big)} faster than the peer`,
+      measured: `${ratio(ratios.syncOursVsPeer)} of the peer's time (${
+        ms(sync.peer[big])
+      })`,
+      met: cmp(ratios.syncOursVsPeer, (v) => v < 1),
+    },
+    {
+      target: "Retained heap per object ≤ the peer's (all fields kept)",
+      measured: `${ratio(ratios.heapOursWithoutIgnoreFieldsVsPeer)} (${
+        num(heap.oursWithoutIgnoreFields)
+      } vs ${num(heap.peer)} B)`,
+      met: cmp(ratios.heapOursWithoutIgnoreFieldsVsPeer, (v) => v <= 1),
+    },
+    {
+      target: "Retained heap with managedFields ignored ≤ 0.6x the peer's",
+      measured: `${ratio(ratios.heapOursVsPeer)} (${num(heap.ours)} B)`,
+      met: cmp(ratios.heapOursVsPeer, (v) => v <= 0.6),
+    },
+    {
+      target: `Store exact get < 1 µs (${size(big)} objects)`,
+      measured: ns(costs(big)?.getExactNs),
+      met: cmp(costs(big)?.getExactNs, (v) => v < 1000),
+    },
+    {
+      target: `Prefix get of a 100-object namespace < 20 µs in a ${
+        size(big)
+      } store`,
+      measured: ns(costs(big)?.getPrefixNs),
+      met: cmp(costs(big)?.getPrefixNs, (v) => v < 20_000),
+    },
+    {
+      target: "… and not growing with store size",
+      measured: `${ratio(prefixGrowth)} from ${size(small)} to ${size(big)}`,
+      met: cmp(prefixGrowth, (v) => v <= 2),
+    },
+    {
+      target: "Leading-edge latency p99 < 2 ms",
+      measured: `p99 ${ms(latency.ours.p99)}, p50 ${ms(latency.ours.p50)}`,
+      met: cmp(latency.ours.p99, (v) => v < 2),
+    },
+  ];
+
+  // What the peer did on the wire, from the server's records.
+  const peerLimits = runs.find((r) =>
+    r.contender === "peer" && r.workload === "sync" && r.objects === big
+  )?.server;
+  const oursLimits = runs.find((r) =>
+    r.contender === "ours" && r.workload === "sync" && r.objects === big
+  )?.server;
+  const wire = (s?: ScenarioStats) =>
+    s === undefined
+      ? dash
+      : `${s.lists} list request(s), limit ${
+        s.listLimits[0] === null ? "none" : s.listLimits[0]
+      }; ${s.watches} watch request(s)`;
+
+  const m = report.machine;
+  const lines: string[] = [];
+  const p = (s = "") => lines.push(s);
+  p("# Benchmark results");
+  p();
+  if (report.preliminary) {
+    p(
+      "> **Preliminary.** Measured while other jobs shared this 2-core machine; the figures move by tens of percent between runs. Re-run `deno task bench:compare` on a quiet machine for numbers to quote.",
+    );
+    p();
+  }
+  p(
+    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Deno ${m.deno} (V8 ${m.v8}).`,
+  );
+  p(
+    `Date: ${report.date}. Load average at start ${
+      m.loadAverageAtStart.map((v) => v.toFixed(2)).join(" ")
+    }, at end ${
+      m.loadAverageAtEnd.map((v) => v.toFixed(2)).join(" ")
+    }. Whole run: ${report.totalSeconds} s.`,
+  );
+  p(
+    `Objects: Pod-like, ${
+      report.server.bytesPerObject ?? dash
+    } bytes of JSON each, of which about 1.4 KB is \`metadata.managedFields\`. Medians of ${config.repeats} runs (at least 3 below ${
+      size(big)
+    }), each in a fresh process.`,
+  );
+  p();
+
+  const headline: string[] = [];
+  const h = (s: string) => headline.push(s);
+  h("| Measure | Ours | Peer | Floor | Ours vs floor | Ours vs peer |");
+  h("| --- | ---: | ---: | ---: | ---: | ---: |");
+  h(
+    `| Initial sync, ${size(big)} objects | ${ms(sync.ours[big])} | ${
+      ms(sync.peer[big])
+    } | ${ms(sync.floor[big])} | ${ratio(ratios.syncOursVsFloor)} time | ${
+      ratio(ratios.syncOursVsPeer)
+    } time |`,
+  );
+  h(
+    `| Watch flood, ${size(config.floodEvents)} events | ${
+      num(flood.ours.eventsPerSec)
+    } ev/s | ${num(flood.peer.eventsPerSec)} ev/s | ${
+      num(flood.floor.eventsPerSec)
+    } ev/s | ${ratio(ratios.floodOursVsFloor)} rate | ${
+      ratio(ratios.floodOursVsPeer)
+    } rate |`,
+  );
+  h(
+    `| Retained heap per object (managedFields ignored) | ${
+      num(heap.ours)
+    } B | ${num(heap.peer)} B | ${dash} | ${dash} | ${
+      ratio(ratios.heapOursVsPeer)
+    } |`,
+  );
+  h(
+    `| Retained heap per object (all fields) | ${
+      num(heap.oursWithoutIgnoreFields)
+    } B | ${num(heap.peer)} B | ${
+      num(heap.floorKeptInMap)
+    } B (parsed, in a Map) | ${
+      ratio(div(heap.oursWithoutIgnoreFields, heap.floorKeptInMap))
+    } | ${ratio(ratios.heapOursWithoutIgnoreFieldsVsPeer)} |`,
+  );
+  h(
+    `| Isolated event → callback, p50 / p99 | ${ms(latency.ours.p50)} / ${
+      ms(latency.ours.p99)
+    } | ${ms(latency.peer.p50)} / ${ms(latency.peer.p99)} | ${
+      ms(latency.floor.p50)
+    } / ${ms(latency.floor.p99)} | | |`,
+  );
+  p("## Headline");
+  p();
+  lines.push(...headline);
+  p();
+  p("## Targets");
+  p();
+  const targets: string[] = [];
+  targets.push("| Target | Measured | Verdict |");
+  targets.push("| --- | --- | --- |");
+  for (const v of verdicts) {
+    targets.push(`| ${v.target} | ${v.measured} | ${verdict(v.met)} |`);
+  }
+  lines.push(...targets);
+  p();
+  if (failures.length > 0) {
+    p("## Failed runs");
+    p();
+    for (const f of failures) {
+      p(`- ${f.label} #${f.repeat + 1} ${NAMES[f.contender]}: ${f.error}`);
+    }
+    p();
+  }
+  p("## Initial sync");
+  p();
+  p(
+    "Time from starting the contender to the whole list being in its cache (ours: `waitForSync()` resolving; peer: the last `add` callback of the list; floor: the last page parsed).",
+  );
+  p();
+  p(
+    `| Objects | ${
+      ORDER.map((c) => NAMES[c]).join(" | ")
+    } | Ours vs floor | Ours vs peer | Ours objects/s |`,
+  );
+  p(`| ---: | ${ORDER.map(() => "---:").join(" | ")} | ---: | ---: | ---: |`);
+  for (const n of config.sizes) {
+    p(
+      `| ${size(n)} | ${ORDER.map((c) => ms(sync[c][n])).join(" | ")} | ${
+        ratio(div(sync.ours[n], sync.floor[n]))
+      } | ${ratio(div(sync.ours[n], sync.peer[n]))} | ${
+        num(div(n * 1000, sync.ours[n]))
+      } |`,
+    );
+  }
+  p();
+  p(
+    `On the wire at ${size(big)}: ours ${wire(oursLimits)}; peer ${
+      wire(peerLimits)
+    }. The peer's informer calls its list function once and does not follow \`continue\`, so it is used as its README shows, with \`listPodForAllNamespaces()\` and no limit: one response of the whole list, which its generated client reads as text, parses and converts into typed model objects.`,
+  );
+  p();
+  p("## Watch flood");
+  p();
+  p(
+    `${num(config.floodEvents)} MODIFIED events over ${
+      num(config.floodObjects)
+    } objects, written by the server as fast as the client reads; measured from the server sending the first byte to the last event applied (ours: the \`onChange\` batch that brings the count to ${
+      num(config.floodEvents)
+    }, with a 5 ms debounce interval; peer: the last \`update\` callback; floor: the last line parsed).`,
+  );
+  p();
+  p("| Contender | Time | Events/s | vs floor |");
+  p("| --- | ---: | ---: | ---: |");
+  for (const c of ORDER) {
+    p(
+      `| ${NAMES[c]} | ${ms(flood[c].ms)} | ${num(flood[c].eventsPerSec)} | ${
+        ratio(div(flood[c].eventsPerSec, flood.floor.eventsPerSec))
+      } |`,
+    );
+  }
+  p();
+  p("## Retained heap");
+  p();
+  p(
+    `\`heapUsed\` after forced full GCs (\`--expose-gc\`), after the sync of ${
+      size(H)
+    } objects minus before it, divided by the object count.`,
+  );
+  p();
+  p("| Contender | Bytes per object | vs peer |");
+  p("| --- | ---: | ---: |");
+  p(
+    `| ours, managedFields ignored | ${num(heap.ours)} | ${
+      ratio(ratios.heapOursVsPeer)
+    } |`,
+  );
+  p(
+    `| ours, all fields | ${num(heap.oursWithoutIgnoreFields)} | ${
+      ratio(ratios.heapOursWithoutIgnoreFieldsVsPeer)
+    } |`,
+  );
+  p(`| peer (typed model objects) | ${num(heap.peer)} | 1.00x |`);
+  p(
+    `| reference: JSON.parse results in a Map | ${num(heap.floorKeptInMap)} | ${
+      ratio(div(heap.floorKeptInMap, heap.peer))
+    } |`,
+  );
+  p();
+  p("## Leading-edge latency");
+  p();
+  p(
+    `${config.latency.count} isolated MODIFIED events (after ${config.latency.warmup} warm-up events), ${config.latency.gapMs} ms apart, in a watch over ${
+      num(config.latency.objects)
+    } objects; from the server writing the event to the callback (ours: \`onChange\`, debounce interval 5 ms so each event meets a quiet debouncer; the leading edge does not wait for the interval). Includes the loopback hop; server and contender clocks are aligned by an NTP-style exchange.`,
+  );
+  p();
+  p("| Contender | p50 | p90 | p99 | max | samples |");
+  p("| --- | ---: | ---: | ---: | ---: | ---: |");
+  for (const c of ORDER) {
+    const l = latency[c];
+    p(
+      `| ${NAMES[c]} | ${ms(l.p50)} | ${ms(l.p90)} | ${ms(l.p99)} | ${
+        ms(l.max)
+      } | ${l.n} |`,
+    );
+  }
+  p();
+  p("## Store costs");
+  p();
+  p(
+    "MemoryStore indexed by namespace+name, 100 objects per namespace; each operation timed alone over a batch (best of 5), per operation. Lookups stride through the store so each lands elsewhere in memory.",
+  );
+  p();
+  p(
+    `| Operation | ${report.storeCosts.map((c) => size(c.size)).join(" | ")} |`,
+  );
+  p(`| --- | ${report.storeCosts.map(() => "---:").join(" | ")} |`);
+  const row = (label: string, f: (c: StoreCosts) => number) =>
+    p(`| ${label} | ${report.storeCosts.map((c) => ns(f(c))).join(" | ")} |`);
+  row("get, exact (1 object)", (c) => c.getExactNs);
+  row("get, prefix (100-object namespace)", (c) => c.getPrefixNs);
+  row("get, prefix, first after a write there", (c) => c.getPrefixAfterWriteNs);
+  row("add (new identity)", (c) => c.addNs);
+  row("update (same keys)", (c) => c.updateNs);
+  row("delete", (c) => c.deleteNs);
+  row("list (everything)", (c) => c.listNs);
+  p();
+  p(
+    "`deno task bench` has the micro-benchmarks (JSONPath, key extraction, ignoreFields pruning, field selector, store, debouncer).",
+  );
+  p();
+  p("## Method");
+  p();
+  p(
+    "- **Server.** `bench/_server.ts`, in its own process so it never shares a contender's event loop. It speaks the list/watch subset the three contenders use (`GET /api/v1/pods` with `limit`/`continue`, and with `watch`) over plain HTTP/1.1 on 127.0.0.1, from bytes serialized once at start-up: every pod once (a page is a view of that buffer, sent in 1 MiB chunks) and every flood event once (sent in 64 KiB chunks, so events straddle chunk boundaries, as they do on a real connection under load). It does no per-request JSON work, so every contender reads the same bytes at the same cost to the server. It is not the `FakeApiServer` of `testing/`, whose per-request serialization would be the bottleneck at these sizes.",
+  );
+  p(
+    "- **Processes.** Each measurement is a fresh `deno run --no-lock --allow-all --v8-flags=--expose-gc,--max-old-space-size=8192` process; the repeats interleave floor, ours and peer so that load from other jobs spreads over all three. Timings start inside the process, after imports.",
+  );
+  p(
+    "- **Ours.** `new Watcher({ gvr: pods, indexBy: [metadata.namespace, metadata.name], ignoreFields: [metadata.managedFields] }, new FetchClient({ server }))`, memory store, default page size 500, default debounce interval for the sync runs.",
+  );
+  p(
+    '- **Peer.** `makeInformer(kc, "/api/v1/pods", () => coreV1.listPodForAllNamespaces())` from `npm:@kubernetes/client-node@2.0.1` under Deno; the KubeConfig names the `http://` server with `skipTLSVerify: true` (required for plain HTTP). Its HTTP goes through the npm `undici` package on Deno\'s `node:` compatibility layer; watch lines through `node:readline`.',
+  );
+  p(
+    '- **Floor.** `fetch` + `JSON.parse(await res.text())` per list page (same pages as ours); for the watch, `TextDecoder` + `indexOf("\\n")` + `JSON.parse` per line; nothing stored.',
+  );
+  p();
+
+  const json = {
+    preliminary: report.preliminary,
+    date: report.date,
+    machine: report.machine,
+    config: report.config,
+    server: report.server,
+    totalSeconds: report.totalSeconds,
+    summary: { sync, flood, heap, latency, ratios, prefixGrowth },
+    targets: verdicts,
+    storeCosts: report.storeCosts,
+    runs: report.runs.map((r) => ({
+      ...r,
+      outcome: r.outcome && {
+        ...r.outcome,
+        latencies: r.outcome.latencies?.map((v) => Math.round(v * 1000) / 1000),
+      },
+    })),
+  };
+
+  const chartSeries: ChartSeries[] = ORDER.map((c) => ({
+    label: NAMES[c],
+    color: COLORS[c],
+    syncMs: new Map(
+      config.sizes.filter((n) => sync[c][n] !== undefined).map((
+        n,
+      ) => [n, sync[c][n]!]),
+    ),
+    floodEventsPerSec: flood[c].eventsPerSec,
+  }));
+
+  return {
+    markdown: lines.join("\n"),
+    table: [...headline, "", ...targets].join("\n"),
+    json,
+    chartSeries,
+  };
+}

@@ -1,0 +1,271 @@
+/**
+ * The bench-only API server, run in its own process by `compare.ts` so that
+ * serving never competes with a contender's event loop. It speaks the part
+ * of the Kubernetes list/watch protocol that the three contenders use
+ * (`GET /api/v1/pods` with `limit`/`continue`, and with `watch`), from bytes
+ * serialized once at start-up, so every contender reads the same bytes and
+ * the server does no per-request JSON work.
+ *
+ * Control routes under `/_bench/` set the scenario for the next contender:
+ * how many pods the list holds, and what the next watch does (stay idle,
+ * deliver the pre-built flood as fast as the client reads, or carry isolated
+ * events on request for the latency test).
+ *
+ * Run: `deno run --allow-net bench/_server.ts <maxObjects> <floodObjects>
+ * <floodEvents>`; prints `{"port":…}` once ready, exits when stdin closes.
+ *
+ * @module
+ */
+
+import { buildFlood, buildItems, listItemVersion } from "./_dataset.ts";
+import { makePod, podName } from "./_pods.ts";
+import { now, SENT_AT } from "./_protocol.ts";
+
+const [maxObjects, floodObjects, floodEvents] = Deno.args.map(Number);
+if (!(maxObjects > 0 && floodObjects > 0 && floodEvents > 0)) {
+  throw new Error(
+    "Usage: _server.ts <maxObjects> <floodObjects> <floodEvents>",
+  );
+}
+
+const LIST_CHUNK = 1 << 20;
+const WATCH_CHUNK = 64 << 10;
+
+const started = now();
+const items = buildItems(maxObjects);
+const flood = buildFlood(
+  floodObjects,
+  floodEvents,
+  listItemVersion(floodObjects),
+);
+const buildMs = now() - started;
+
+type WatchMode = "idle" | "flood" | "latency";
+
+interface Scenario {
+  objects: number;
+  watch: WatchMode;
+  floodTaken: boolean;
+  floodStartedAt: number | undefined;
+  floodSentAt: number | undefined;
+  lists: number;
+  watches: number;
+  listLimits: (number | null)[];
+  latencySink: ReadableStreamDefaultController<Uint8Array> | undefined;
+  latencySent: number;
+  nextVersion: number;
+}
+
+function scenario(objects: number, watch: WatchMode): Scenario {
+  return {
+    objects,
+    watch,
+    floodTaken: false,
+    floodStartedAt: undefined,
+    floodSentAt: undefined,
+    lists: 0,
+    watches: 0,
+    listLimits: [],
+    latencySink: undefined,
+    latencySent: 0,
+    nextVersion: listItemVersion(objects) + 1,
+  };
+}
+
+let current = scenario(Math.min(1_000, maxObjects), "idle");
+const encoder = new TextEncoder();
+const timers = new Set<ReturnType<typeof setTimeout>>();
+
+/** A body that hands out `parts` (split into `size` views) on demand. */
+function bytesBody(
+  parts: Uint8Array[],
+  size: number,
+  onFirst?: () => void,
+  onLast?: () => void,
+  keepOpen = false,
+): ReadableStream<Uint8Array> {
+  let part = 0;
+  let offset = 0;
+  let first = true;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      while (part < parts.length && offset >= parts[part].length) {
+        part++;
+        offset = 0;
+      }
+      if (part >= parts.length) {
+        onLast?.();
+        onLast = undefined;
+        if (!keepOpen) {
+          controller.close();
+          return;
+        }
+        // A watch stays open, idle, until the client goes away.
+        return new Promise<void>(() => {});
+      }
+      if (first) {
+        first = false;
+        onFirst?.();
+      }
+      const bytes = parts[part];
+      const end = Math.min(offset + size, bytes.length);
+      // A copy, not a view: a transferred view would detach the shared
+      // buffer for every later request.
+      controller.enqueue(bytes.slice(offset, end));
+      offset = end;
+    },
+  }, { highWaterMark: 1 });
+}
+
+function listResponse(url: URL): Response {
+  const s = current;
+  const limitParam = Number(url.searchParams.get("limit") ?? 0);
+  const limit = limitParam > 0 ? limitParam : 0;
+  s.lists++;
+  s.listLimits.push(limit > 0 ? limit : null);
+  const token = url.searchParams.get("continue");
+  const from = token ? Number(token.slice(2)) : 0;
+  const to = limit > 0 ? Math.min(from + limit, s.objects) : s.objects;
+  const meta: Record<string, unknown> = {
+    resourceVersion: String(listItemVersion(s.objects)),
+  };
+  if (to < s.objects) {
+    meta.continue = `i=${to}`;
+    meta.remainingItemCount = s.objects - to;
+  }
+  const head = encoder.encode(
+    `{"kind":"PodList","apiVersion":"v1","metadata":${
+      JSON.stringify(meta)
+    },"items":[`,
+  );
+  const body = to > from
+    ? items.bytes.subarray(items.starts[from], items.ends[to - 1])
+    : new Uint8Array(0);
+  const tail = encoder.encode("]}");
+  return new Response(bytesBody([head, body, tail], LIST_CHUNK), {
+    headers: { "content-type": "application/json" },
+  });
+}
+
+function watchResponse(): Response {
+  const s = current;
+  s.watches++;
+  let body: ReadableStream<Uint8Array>;
+  if (s.watch === "flood" && !s.floodTaken) {
+    s.floodTaken = true;
+    body = bytesBody(
+      [flood.bytes],
+      WATCH_CHUNK,
+      () => s.floodStartedAt = now(),
+      () => s.floodSentAt = now(),
+      true,
+    );
+  } else if (s.watch === "latency") {
+    body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        s.latencySink = controller;
+      },
+      cancel() {
+        s.latencySink = undefined;
+      },
+    });
+  } else {
+    body = new ReadableStream<Uint8Array>();
+  }
+  return new Response(body, {
+    headers: { "content-type": "application/json" },
+  });
+}
+
+/** Sends `count` isolated MODIFIED events of pod 0, `gapMs` apart. */
+function sendIsolated(count: number, gapMs: number): void {
+  const s = current;
+  let sent = 0;
+  const tick = () => {
+    const sink = s.latencySink;
+    if (sink === undefined || sent >= count || s !== current) return;
+    const pod = makePod(0, s.nextVersion++, sent + 1);
+    (pod.metadata.annotations as Record<string, string>)[SENT_AT] = "@";
+    const [before, after] = JSON.stringify({ type: "MODIFIED", object: pod })
+      .split('"@"');
+    const line = encoder.encode(`${before}"${now()}"${after}\n`);
+    try {
+      sink.enqueue(line);
+    } catch {
+      return;
+    }
+    s.latencySent = ++sent;
+    if (sent < count) {
+      const id = setTimeout(() => {
+        timers.delete(id);
+        tick();
+      }, gapMs);
+      timers.add(id);
+    }
+  };
+  tick();
+}
+
+function json(value: unknown): Response {
+  return new Response(JSON.stringify(value), {
+    headers: { "content-type": "application/json" },
+  });
+}
+
+function handle(req: Request): Response {
+  const url = new URL(req.url);
+  const p = url.pathname;
+  if (p === "/api/v1/pods") {
+    const watch = url.searchParams.get("watch");
+    return watch === "1" || watch === "true"
+      ? watchResponse()
+      : listResponse(url);
+  }
+  if (p === "/_bench/now") return json({ now: now() });
+  if (p === "/_bench/scenario") {
+    const objects = Number(url.searchParams.get("objects"));
+    const watch = (url.searchParams.get("watch") ?? "idle") as WatchMode;
+    if (!(objects > 0 && objects <= maxObjects)) {
+      return json({ error: `objects must be in 1…${maxObjects}` });
+    }
+    if (watch === "flood" && objects !== floodObjects) {
+      return json({ error: `a flood needs objects=${floodObjects}` });
+    }
+    current.latencySink = undefined;
+    current = scenario(objects, watch);
+    return json({ objects, watch });
+  }
+  if (p === "/_bench/stats") {
+    const { latencySink: _, ...stats } = current;
+    return json({ ...stats, floodEvents: flood.count });
+  }
+  if (p === "/_bench/latency") {
+    const count = Number(url.searchParams.get("count"));
+    const gap = Number(url.searchParams.get("gap"));
+    if (current.latencySink === undefined) {
+      return json({ error: "no latency watch is open" });
+    }
+    sendIsolated(count, gap);
+    return json({ count, gap, pod: podName(0) });
+  }
+  return new Response("not found", { status: 404 });
+}
+
+const server = Deno.serve({
+  hostname: "127.0.0.1",
+  port: 0,
+  onListen: () => {},
+}, handle);
+console.log(JSON.stringify({
+  port: server.addr.port,
+  buildMs: Math.round(buildMs),
+  listBytes: items.bytes.length,
+  floodBytes: flood.bytes.length,
+}));
+
+// The orchestrator holds our stdin; when it closes (or the orchestrator
+// dies), shut down.
+for await (const _ of Deno.stdin.readable) { /* drain */ }
+for (const id of timers) clearTimeout(id);
+// Not server.shutdown(): it would wait for the idle watches to end.
+Deno.exit(0);

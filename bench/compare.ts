@@ -1,0 +1,368 @@
+/**
+ * Side-by-side benchmark: our `Watcher`, `@kubernetes/client-node` 2.0.1's
+ * informer (under Deno) and the raw floor (fetch + line split + JSON.parse),
+ * one after another in fresh processes, against one bench server process
+ * serving identical pre-serialized bytes on 127.0.0.1.
+ *
+ * Run with `deno task bench:compare`. Options:
+ * - `--quick`: 1k and 10k objects, a 20k-event flood, fewer repeats (smoke test).
+ * - `--repeats N`: runs per measurement (median reported); default 3.
+ * - `--out DIR`: where RESULTS.md, results.json and chart.svg go; default bench/.
+ *
+ * @module
+ */
+
+import type { Outcome, Task } from "./_contender.ts";
+import {
+  type ScenarioRequest,
+  type ScenarioStats,
+  scenarioStats,
+  setScenario,
+} from "./_protocol.ts";
+import type { StoreCosts } from "./_store_costs.ts";
+import { PEER_SPECIFIER } from "./_peer.ts";
+import { type ContenderName, renderMarkdown, type Report } from "./_report.ts";
+import { renderChart } from "./_chart.ts";
+
+const args = [...Deno.args];
+function flag(name: string): boolean {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+}
+function option(name: string, fallback: string): string {
+  const i = args.indexOf(name);
+  if (i < 0) return fallback;
+  const value = args[i + 1];
+  args.splice(i, 2);
+  return value;
+}
+
+const quick = flag("--quick");
+const repeats = Number(option("--repeats", quick ? "1" : "3"));
+const outDir = new URL(
+  option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
+  "file:///",
+);
+const SIZES = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];
+const HEAP_SIZE = SIZES[SIZES.length - 1];
+const FLOOD_OBJECTS = 5_000;
+const FLOOD_EVENTS = quick ? 20_000 : 100_000;
+const LATENCY_OBJECTS = 1_000;
+const LATENCY_WARMUP = 20;
+const LATENCY_COUNT = quick ? 100 : 300;
+const LATENCY_GAP_MS = 20;
+const RUN_TIMEOUT_MS = 180_000;
+
+const here = new URL(".", import.meta.url);
+const CONTENDERS: Record<ContenderName, URL> = {
+  floor: new URL("_contender_floor.ts", here),
+  ours: new URL("_contender_ours.ts", here),
+  peer: new URL("_contender_peer.ts", here),
+};
+const V8_FLAGS = "--v8-flags=--expose-gc,--max-old-space-size=8192";
+
+const started = performance.now();
+const log = (msg: string) =>
+  console.error(
+    `[${
+      ((performance.now() - started) / 1000).toFixed(1).padStart(6)
+    } s] ${msg}`,
+  );
+
+/** Runs a Deno script in a fresh process; returns its `RESULT` payload. */
+async function runScript(
+  script: URL,
+  scriptArgs: string[],
+  timeoutMs: number,
+  extraFlags: string[] = [],
+): Promise<unknown> {
+  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--no-lock",
+      "--allow-all",
+      ...extraFlags,
+      script.pathname,
+      ...scriptArgs,
+    ],
+    stdout: "piped",
+    stderr: "piped",
+    signal: AbortSignal.timeout(timeoutMs),
+  }).output();
+  const out = new TextDecoder().decode(stdout);
+  const line = out.split("\n").find((l) => l.startsWith("RESULT "));
+  if (code !== 0 || line === undefined) {
+    const err = new TextDecoder().decode(stderr).trim().split("\n").slice(-5)
+      .join(" | ");
+    throw new Error(`exit code ${code}: ${err || out.slice(-300)}`);
+  }
+  return JSON.parse(line.slice("RESULT ".length));
+}
+
+/** Machine facts for the report. */
+function machine(): Report["machine"] {
+  let cpu = "unknown";
+  try {
+    const info = Deno.readTextFileSync("/proc/cpuinfo");
+    cpu = info.match(/^model name\s*:\s*(.+)$/m)?.[1]?.trim() ?? cpu;
+  } catch { /* not Linux */ }
+  return {
+    cpu,
+    cores: navigator.hardwareConcurrency,
+    memoryGiB: Math.round(Deno.systemMemoryInfo().total / 2 ** 30 * 10) / 10,
+    os: `${Deno.build.os} ${Deno.osRelease()}`,
+    deno: Deno.version.deno,
+    v8: Deno.version.v8,
+    loadAverageAtStart: Deno.loadavg(),
+    loadAverageAtEnd: [],
+  };
+}
+
+// ---------------------------------------------------------------------------
+
+const report: Report = {
+  preliminary: true,
+  date: new Date().toISOString(),
+  machine: machine(),
+  config: {
+    quick,
+    repeats,
+    sizes: SIZES,
+    heapSize: HEAP_SIZE,
+    floodObjects: FLOOD_OBJECTS,
+    floodEvents: FLOOD_EVENTS,
+    latency: {
+      objects: LATENCY_OBJECTS,
+      warmup: LATENCY_WARMUP,
+      count: LATENCY_COUNT,
+      gapMs: LATENCY_GAP_MS,
+    },
+    peer: PEER_SPECIFIER,
+  },
+  server: {},
+  runs: [],
+  storeCosts: [],
+  totalSeconds: 0,
+};
+
+log(
+  `machine: ${report.machine.cpu}, ${report.machine.cores} cores, Deno ${report.machine.deno}`,
+);
+
+log(`preparing the peer (${PEER_SPECIFIER}) in Deno's cache`);
+{
+  const { code, stderr } = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      "--no-lock",
+      `await import(${JSON.stringify(PEER_SPECIFIER)})`,
+    ],
+    stdout: "null",
+    stderr: "piped",
+  }).output();
+  if (code !== 0) {
+    throw new Error(
+      `Cannot load ${PEER_SPECIFIER}: ${new TextDecoder().decode(stderr)}`,
+    );
+  }
+}
+
+log("store costs (fresh process)");
+report.storeCosts = await runScript(
+  new URL("_store_costs.ts", here),
+  [SIZES.join(",")],
+  RUN_TIMEOUT_MS,
+) as StoreCosts[];
+
+log("starting the bench server (pre-serializing the data set)");
+const server = new Deno.Command(Deno.execPath(), {
+  args: [
+    "run",
+    "--no-lock",
+    "--allow-net",
+    "--allow-read",
+    "--v8-flags=--max-old-space-size=4096",
+    new URL("_server.ts", here).pathname,
+    String(HEAP_SIZE),
+    String(FLOOD_OBJECTS),
+    String(FLOOD_EVENTS),
+  ],
+  stdin: "piped",
+  stdout: "piped",
+  stderr: "inherit",
+}).spawn();
+const serverInfo = await (async () => {
+  const reader = server.stdout.pipeThrough(new TextDecoderStream())
+    .getReader();
+  let text = "";
+  while (!text.includes("\n")) {
+    const { value, done } = await reader.read();
+    if (done) throw new Error("The bench server exited before it was ready");
+    text += value;
+  }
+  reader.releaseLock();
+  void server.stdout.cancel().catch(() => {});
+  return JSON.parse(text.slice(0, text.indexOf("\n"))) as {
+    port: number;
+    buildMs: number;
+    listBytes: number;
+    floodBytes: number;
+  };
+})();
+const base = `http://127.0.0.1:${serverInfo.port}`;
+report.server = {
+  buildMs: serverInfo.buildMs,
+  bytesPerObject: Math.round(serverInfo.listBytes / HEAP_SIZE),
+  floodBytes: serverInfo.floodBytes,
+};
+log(`server ready on ${base} after ${serverInfo.buildMs} ms`);
+
+async function measure(
+  contender: ContenderName,
+  scenario: ScenarioRequest,
+  task: Omit<Task, "server" | "timeoutMs" | "objects">,
+  label: string,
+  repeat: number,
+): Promise<void> {
+  await setScenario(base, scenario);
+  const t0 = performance.now();
+  let outcome: Outcome | undefined;
+  let error: string | undefined;
+  let stats: ScenarioStats | undefined;
+  try {
+    outcome = await runScript(
+      CONTENDERS[contender],
+      [JSON.stringify({
+        ...task,
+        server: base,
+        objects: scenario.objects,
+        timeoutMs: RUN_TIMEOUT_MS - 10_000,
+      })],
+      RUN_TIMEOUT_MS,
+      [V8_FLAGS],
+    ) as Outcome;
+    stats = await scenarioStats(base);
+  } catch (e) {
+    error = e instanceof Error ? e.message : String(e);
+  }
+  const wallMs = performance.now() - t0;
+  report.runs.push({
+    contender,
+    workload: task.workload,
+    label,
+    objects: scenario.objects,
+    repeat,
+    outcome,
+    server: stats,
+    error,
+    wallMs,
+  });
+  const summary = error
+    ? `FAILED: ${error}`
+    : task.workload === "sync"
+    ? `${outcome!.syncMs!.toFixed(0)} ms${
+      outcome!.heapPerObject
+        ? `, ${outcome!.heapPerObject.toFixed(0)} B/object`
+        : ""
+    }`
+    : task.workload === "flood"
+    ? `${
+      (outcome!.lastAppliedAt! - (stats!.floodStartedAt! -
+        (outcome!.clockOffset ?? 0))).toFixed(0)
+    } ms for ${outcome!.applied} events`
+    : `${outcome!.latencies!.length} samples`;
+  log(`${label} #${repeat + 1} ${contender}: ${summary}`);
+}
+
+const order: ContenderName[] = ["floor", "ours", "peer"];
+try {
+  for (const size of SIZES) {
+    const n = size === HEAP_SIZE ? repeats : Math.max(repeats, 3);
+    for (let r = 0; r < n; r++) {
+      for (const c of order) {
+        await measure(
+          c,
+          { objects: size, watch: "idle" },
+          { workload: "sync", heap: size === HEAP_SIZE },
+          `sync ${size}`,
+          r,
+        );
+      }
+    }
+  }
+  // Heap references: ours keeping managedFields, the floor keeping its parse.
+  await measure(
+    "ours",
+    { objects: HEAP_SIZE, watch: "idle" },
+    { workload: "sync", heap: true, ignoreFields: false },
+    `heap ${HEAP_SIZE} without ignoreFields`,
+    0,
+  );
+  await measure(
+    "floor",
+    { objects: HEAP_SIZE, watch: "idle" },
+    { workload: "sync", heap: true, keep: true },
+    `heap ${HEAP_SIZE} kept in a Map`,
+    0,
+  );
+  for (let r = 0; r < repeats; r++) {
+    for (const c of order) {
+      await measure(
+        c,
+        { objects: FLOOD_OBJECTS, watch: "flood" },
+        { workload: "flood", events: FLOOD_EVENTS },
+        "flood",
+        r,
+      );
+    }
+  }
+  for (const c of order) {
+    await measure(
+      c,
+      { objects: LATENCY_OBJECTS, watch: "latency" },
+      {
+        workload: "latency",
+        count: LATENCY_WARMUP + LATENCY_COUNT,
+        gapMs: LATENCY_GAP_MS,
+      },
+      "latency",
+      0,
+    );
+  }
+} finally {
+  server.stdin.close();
+  await server.status;
+}
+
+report.machine.loadAverageAtEnd = Deno.loadavg();
+report.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+
+const rendered = renderMarkdown(report);
+const { table, json, chartSeries } = rendered;
+let markdown = rendered.markdown;
+try {
+  // Hand-written analysis of what bounds the figures, kept beside the script.
+  markdown += "\n" + await Deno.readTextFile(new URL("ANALYSIS.md", here));
+} catch (error) {
+  if (!(error instanceof Deno.errors.NotFound)) throw error;
+}
+await Deno.mkdir(outDir, { recursive: true });
+await Deno.writeTextFile(new URL("RESULTS.md", outDir), markdown);
+await Deno.writeTextFile(
+  new URL("results.json", outDir),
+  JSON.stringify(json, null, 2) + "\n",
+);
+await Deno.writeTextFile(
+  new URL("chart.svg", outDir),
+  renderChart(
+    chartSeries,
+    `${report.machine.cpu}, ${report.machine.cores} cores, Deno ${report.machine.deno}, ${
+      report.date.slice(0, 10)
+    }`,
+  ),
+);
+console.log(table);
+log(
+  `wrote RESULTS.md, results.json and chart.svg to ${outDir.pathname} in ${report.totalSeconds} s`,
+);
