@@ -40,18 +40,17 @@ type Call =
  */
 class Harness implements AsyncDisposable {
   readonly clock = new FakeClock({ now: 1_000_000 });
-  readonly server = new FakeApiServer({ clock: this.clock });
+  // A fresh server at resourceVersion "0" would let a watch read it as
+  // "any version"; real servers never list at "0".
+  readonly server = new FakeApiServer({
+    clock: this.clock,
+    initialResourceVersion: 100,
+  });
   readonly logger = new RecordingLogger();
   readonly client = new FetchClient({ server: this.server.url });
   readonly calls: Call[] = [];
   #fetch = mockFetch(this.server);
   #watcher: SingleWatcher | undefined;
-
-  constructor() {
-    // A fresh fake server is at resourceVersion "0", which a watch reads as
-    // "any version" (Kubernetes semantics); real servers never list at "0".
-    this.server.create("namespaces", { metadata: { name: NS } });
-  }
 
   get changes(): (KubeObject | null)[] {
     return this.calls.filter((c) => c.kind === "change").map((c) => c.obj);
