@@ -1,0 +1,253 @@
+/**
+ * The errors `FetchClient` throws besides {@linkcode ApiError}. None of them
+ * ever contains a bearer token or private key.
+ *
+ * @module
+ */
+
+/**
+ * A client configuration that cannot be used: a missing server URL, an
+ * unreadable file, PEM data that is not PEM, an unsupported kubeconfig
+ * feature, a YAML kubeconfig without `kubectl` to convert it.
+ *
+ * @example
+ * ```ts
+ * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(
+ *   () => new FetchClient({ server: "not a url" }),
+ *   (err) => err instanceof KubeConfigError && /server URL/.test(err.message),
+ * );
+ * ```
+ */
+export class KubeConfigError extends Error {
+  /**
+   * Creates the error.
+   *
+   * @param message What is wrong, naming the setting or file.
+   * @param options The underlying cause.
+   */
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = "KubeConfigError";
+  }
+}
+
+/**
+ * One configuration source `FetchClient.fromEnv` looked at, and why it was
+ * not used.
+ *
+ * @example
+ * ```ts
+ * import type { ConfigAttempt } from "@haptic/k8s-watcher";
+ *
+ * const attempt: ConfigAttempt = {
+ *   source: "in-cluster",
+ *   reason: "KUBERNETES_SERVICE_HOST is not set",
+ * };
+ * ```
+ */
+export interface ConfigAttempt {
+  /** The source, e.g. `KUBECONFIG`, `in-cluster`, `~/.kube/config`. */
+  source: string;
+  /** Why it was rejected. */
+  reason: string;
+}
+
+/**
+ * No configuration source applied. The message and `attempts` list every
+ * source that was tried and why it was rejected.
+ *
+ * @example
+ * ```ts
+ * import { FetchClient, NoKubeConfigError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const empty = await Deno.makeTempDir();
+ * try {
+ *   assert.throws(
+ *     () => FetchClient.fromEnv({ env: { HOME: empty }, inClusterDir: empty, kubectl: false }),
+ *     (err) => err instanceof NoKubeConfigError && err.attempts.length === 4,
+ *   );
+ * } finally {
+ *   await Deno.remove(empty, { recursive: true });
+ * }
+ * ```
+ */
+export class NoKubeConfigError extends Error {
+  /** Every source tried, in order, with the reason it was rejected. */
+  readonly attempts: readonly ConfigAttempt[];
+
+  /**
+   * Creates the error.
+   *
+   * @param attempts The sources tried and why each was rejected.
+   */
+  constructor(attempts: readonly ConfigAttempt[]) {
+    super(
+      `No Kubernetes client configuration found: ${
+        attempts.map((a) => `${a.source}: ${a.reason}`).join("; ")
+      }`,
+    );
+    this.name = "NoKubeConfigError";
+    this.attempts = attempts;
+  }
+}
+
+/**
+ * Options for {@linkcode ResponseDecodeError}.
+ *
+ * @example
+ * ```ts
+ * import type { ResponseDecodeErrorOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: ResponseDecodeErrorOptions = {
+ *   code: 200,
+ *   contentType: "text/html",
+ *   preview: "<html>Sign in</html>",
+ *   method: "GET",
+ *   path: "/api/v1/pods",
+ * };
+ * ```
+ */
+export interface ResponseDecodeErrorOptions {
+  /** The HTTP status code of the answer. */
+  code: number;
+  /** Its `Content-Type`, when it had one. */
+  contentType?: string;
+  /** The start of the body, as text. */
+  preview: string;
+  /** The request method. */
+  method: string;
+  /** The request path, without the query string. */
+  path: string;
+  /** The parse error. */
+  cause?: unknown;
+}
+
+/**
+ * A successful answer whose body could not be decoded as the JSON that was
+ * expected: an HTML page from a proxy, an empty or truncated body. Non-2xx
+ * answers become {@linkcode ApiError} instead, whatever their body.
+ *
+ * @example
+ * ```ts
+ * import { ResponseDecodeError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new ResponseDecodeError({
+ *   code: 200,
+ *   contentType: "text/html",
+ *   preview: "<html>Sign in</html>",
+ *   method: "GET",
+ *   path: "/api/v1/pods",
+ * });
+ * assert.match(err.message, /not JSON/);
+ * assert.equal(err.contentType, "text/html");
+ * ```
+ */
+export class ResponseDecodeError extends Error {
+  /** The HTTP status code of the answer. */
+  readonly code: number;
+  /** Its `Content-Type`, when it had one. */
+  readonly contentType: string | undefined;
+  /** The start of the body, as text (at most 200 characters). */
+  readonly preview: string;
+  /** The request method. */
+  readonly method: string;
+  /** The request path, without the query string. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param options The answer that could not be decoded.
+   */
+  constructor(options: ResponseDecodeErrorOptions) {
+    const { code, contentType, preview, method, path } = options;
+    super(
+      `Kubernetes API answer to ${method} ${path} is not JSON (${code}, ${
+        contentType || "no content type"
+      }): ${preview === "" ? "empty body" : JSON.stringify(preview)}`,
+      { cause: options.cause },
+    );
+    this.name = "ResponseDecodeError";
+    this.code = code;
+    this.contentType = contentType;
+    this.preview = preview;
+    this.method = method;
+    this.path = path;
+  }
+}
+
+/**
+ * Options for {@linkcode ApiConnectionError}.
+ *
+ * @example
+ * ```ts
+ * import type { ApiConnectionErrorOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: ApiConnectionErrorOptions = {
+ *   server: "https://10.0.0.1:443",
+ *   method: "GET",
+ *   path: "/api/v1/pods",
+ *   detail: "connection refused",
+ * };
+ * ```
+ */
+export interface ApiConnectionErrorOptions {
+  /** The server URL. */
+  server: string;
+  /** The request method. */
+  method: string;
+  /** The request path, without the query string. */
+  path: string;
+  /** What went wrong, without credentials. */
+  detail: string;
+  /** The underlying error, with credentials removed. */
+  cause?: unknown;
+}
+
+/**
+ * The request got no HTTP answer: connection refused or reset, DNS or TLS
+ * failure, a closed client. Retrying later may help.
+ *
+ * @example
+ * ```ts
+ * import { ApiConnectionError, httpStatusOf } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new ApiConnectionError({
+ *   server: "https://10.0.0.1:443",
+ *   method: "GET",
+ *   path: "/api/v1/pods",
+ *   detail: "connection refused",
+ * });
+ * assert.deepEqual(httpStatusOf(err), {});
+ * ```
+ */
+export class ApiConnectionError extends Error {
+  /** The server URL. */
+  readonly server: string;
+  /** The request method. */
+  readonly method: string;
+  /** The request path, without the query string. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param options The request and what went wrong.
+   */
+  constructor(options: ApiConnectionErrorOptions) {
+    super(
+      `Cannot reach the Kubernetes API at ${options.server} for ${options.method} ${options.path}: ${options.detail}`,
+      { cause: options.cause },
+    );
+    this.name = "ApiConnectionError";
+    this.server = options.server;
+    this.method = options.method;
+    this.path = options.path;
+  }
+}

@@ -1,0 +1,607 @@
+import { type Clock, systemClock } from "../clock.ts";
+import { ApiError, type KubeStatus } from "./api_error.ts";
+import {
+  ApiConnectionError,
+  KubeConfigError,
+  ResponseDecodeError,
+} from "./errors.ts";
+import type { FetchClientConfig } from "./fetch_client_config.ts";
+import { readJsonLines } from "./json_lines.ts";
+import type { JsonValue, RequestOptions, RestClient } from "./rest_client.ts";
+import { parseRetryAfter } from "./_retry_after.ts";
+import { checkToken, TokenFile } from "./_token.ts";
+import { pemFrom } from "./_pem.ts";
+import {
+  detectConfig,
+  KUBECTL_PROXY_URL,
+  kubectlRunner,
+  readKubeconfig,
+} from "./_detect.ts";
+import { inClusterConfig, SERVICE_ACCOUNT_DIR } from "./_in_cluster.ts";
+import { kubectlConfigView } from "./_kubectl.ts";
+import { dirname } from "./_kubeconfig.ts";
+
+const DEFAULT_TOKEN_REFRESH_MS = 60_000;
+const ERROR_BODY_LIMIT = 64 * 1024;
+const PREVIEW_CHARS = 200;
+
+/**
+ * Runtime options of a {@linkcode FetchClient}.
+ *
+ * @example
+ * ```ts
+ * import type { FetchClientOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: FetchClientOptions = { tokenRefreshMs: 30_000 };
+ * ```
+ */
+export interface FetchClientOptions {
+  /** Clock for the token file refresh interval (default: the system clock). */
+  clock?: Clock;
+  /**
+   * How often, at most, a `tokenFile` is checked for changes (default
+   * 60 000 ms, as client-go). A 401 answer forces a re-read on the next
+   * request.
+   */
+  tokenRefreshMs?: number;
+  /** Describes where the configuration came from (default `explicit config`). */
+  source?: string;
+}
+
+/**
+ * Where {@linkcode FetchClient.fromEnv} and friends look. Every field
+ * defaults to the real environment; tests inject their own.
+ *
+ * @example
+ * ```ts
+ * import type { FromEnvOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: FromEnvOptions = { context: "kind-dev", kubectlProxy: true };
+ * ```
+ */
+export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
+  /**
+   * The environment variables to read instead of `Deno.env`
+   * (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `HOME`). When given,
+   * kubectl runs with exactly these variables (so `PATH` decides which
+   * kubectl runs).
+   */
+  env?: Record<string, string | undefined>;
+  /**
+   * The service account directory (default
+   * `/var/run/secrets/kubernetes.io/serviceaccount`).
+   */
+  inClusterDir?: string;
+  /**
+   * The kubectl command used to read YAML kubeconfigs and merge several
+   * `KUBECONFIG` files (default `kubectl`, looked up on `PATH`); `false`
+   * never runs it.
+   */
+  kubectl?: string | false;
+  /**
+   * Falls back to `kubectl proxy` (`true`: `http://127.0.0.1:8001`, or the
+   * given URL) when no other source applies. Off by default: it cannot be
+   * detected without a request.
+   */
+  kubectlProxy?: boolean | string;
+  /** The kubeconfig context to use instead of the current one. */
+  context?: string;
+}
+
+/**
+ * A {@linkcode RestClient} over the global `fetch` (looked up at every
+ * request, so tests can replace `globalThis.fetch`).
+ *
+ * TLS verification is always on: a custom CA or client certificate goes
+ * through `Deno.createHttpClient`, which {@linkcode FetchClient.close}
+ * releases. Bearer tokens travel only in the `Authorization` header and
+ * never appear in an error message or log line.
+ *
+ * Errors: a non-2xx answer is an {@linkcode ApiError} (code, parsed
+ * `Status`, `Retry-After`); a 2xx answer that is not the JSON expected is a
+ * {@linkcode ResponseDecodeError}; no answer at all is an
+ * {@linkcode ApiConnectionError}; an abort rejects with the signal's reason.
+ *
+ * @example Against a server that answers JSON
+ * ```ts
+ * import { FetchClient } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = Deno.serve(
+ *   { hostname: "127.0.0.1", port: 0, onListen() {} },
+ *   (req) => Response.json({ kind: "PodList", items: [], path: new URL(req.url).pathname }),
+ * );
+ * using client = new FetchClient({ server: `http://127.0.0.1:${server.addr.port}` });
+ * const list = await client.performRequest({
+ *   method: "GET",
+ *   path: "/api/v1/pods",
+ *   querystring: new URLSearchParams({ limit: "500" }),
+ *   expectJson: true,
+ * });
+ * assert.deepEqual(list, { kind: "PodList", items: [], path: "/api/v1/pods" });
+ * assert.equal(client.defaultNamespace, "default");
+ * ```
+ */
+export class FetchClient implements RestClient, Disposable {
+  /** Where the configuration came from, e.g. `kubeconfig ... (context "x")`. */
+  readonly source: string;
+  /** The API server URL. */
+  readonly server: string;
+  /** The configured namespace, or `default`. */
+  readonly defaultNamespace: string;
+  #base: string;
+  #token: string | undefined;
+  #tokenFile: TokenFile | undefined;
+  #httpClient: Deno.HttpClient | undefined;
+  #insecure: boolean;
+  #hasCa: boolean;
+  #closed = false;
+  /** Every token sent so far (normally one), to keep them out of errors. */
+  #sentTokens = new Set<string>();
+
+  /**
+   * Creates a client from an explicit configuration.
+   *
+   * @param config The server, credentials and TLS material.
+   * @param options Clock, token refresh interval and source description.
+   * @throws {KubeConfigError} When the server URL, token or PEM data is
+   * unusable, or a client certificate comes without its key.
+   */
+  constructor(config: FetchClientConfig, options: FetchClientOptions = {}) {
+    let url: URL;
+    try {
+      url = new URL(config.server);
+    } catch {
+      throw new KubeConfigError(
+        `The server URL ${JSON.stringify(config.server)} is not a valid URL`,
+      );
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw new KubeConfigError(
+        `The server URL ${
+          JSON.stringify(config.server)
+        } must start with https:// or http://`,
+      );
+    }
+    if (url.username || url.password || url.search || url.hash) {
+      throw new KubeConfigError(
+        "The server URL must not contain credentials, a query or a fragment",
+      );
+    }
+    this.source = options.source ?? "explicit config";
+    this.#base = url.href.replace(/\/+$/, "");
+    this.server = this.#base;
+    this.defaultNamespace = config.namespace || "default";
+    if (config.token !== undefined) {
+      this.#token = checkToken(config.token, "the token setting");
+    } else if (config.tokenFile) {
+      this.#tokenFile = new TokenFile(config.tokenFile, {
+        clock: options.clock ?? systemClock,
+        refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
+      });
+    }
+    this.#insecure = config.insecureSkipTlsVerify === true;
+    if (config.certData && !config.keyData) {
+      throw new KubeConfigError("A client certificate is set without its key");
+    }
+    if (config.keyData && !config.certData) {
+      throw new KubeConfigError("A client key is set without its certificate");
+    }
+    // kubectl refuses a CA together with insecure-skip-tls-verify; the flag
+    // wins here, as the CA could not make an unverifiable server pass.
+    const ca = config.caData && !this.#insecure
+      ? pemFrom(config.caData, "caData")
+      : undefined;
+    this.#hasCa = ca !== undefined;
+    const tls = config.certData && config.keyData
+      ? {
+        cert: pemFrom(config.certData, "certData"),
+        key: pemFrom(config.keyData, "keyData"),
+      }
+      : undefined;
+    if (ca || tls) {
+      try {
+        this.#httpClient = Deno.createHttpClient({
+          ...(ca ? { caCerts: [ca] } : {}),
+          ...tls,
+        });
+      } catch (error) {
+        throw new KubeConfigError(
+          `The TLS certificates or key are not usable: ${
+            error instanceof Error ? error.name : "unknown error"
+          }`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Picks the first configuration source that applies, in this order:
+   *
+   * 1. `KUBECONFIG` (one file read directly; several merged by kubectl);
+   * 2. in-cluster: `KUBERNETES_SERVICE_HOST`/`_PORT` and the service
+   *    account token, CA and namespace files;
+   * 3. `~/.kube/config`;
+   * 4. `kubectl proxy`, only when `kubectlProxy` is set.
+   *
+   * Kubeconfig files in JSON are read directly; YAML ones through
+   * `kubectl config view --raw --minify --flatten -o json` when kubectl is
+   * on `PATH`. A source that exists but cannot be used is skipped; its
+   * reason is listed in the {@linkcode NoKubeConfigError} thrown when none
+   * applies. The chosen one is described in `source`.
+   *
+   * @example
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const dir = await Deno.makeTempDir();
+   * try {
+   *   await Deno.writeTextFile(`${dir}/config.json`, JSON.stringify({
+   *     "current-context": "dev",
+   *     contexts: [{ name: "dev", context: { cluster: "c", user: "u", namespace: "web" } }],
+   *     clusters: [{ name: "c", cluster: { server: "https://127.0.0.1:6443" } }],
+   *     users: [{ name: "u", user: { token: "secret" } }],
+   *   }));
+   *   using client = FetchClient.fromEnv({ env: { KUBECONFIG: `${dir}/config.json` } });
+   *   assert.equal(client.defaultNamespace, "web");
+   *   assert.match(client.source, /context "dev"/);
+   * } finally {
+   *   await Deno.remove(dir, { recursive: true });
+   * }
+   * ```
+   *
+   * @param options Where to look (defaults: the real environment).
+   * @returns A client for the first source that applies.
+   * @throws {NoKubeConfigError} When none applies.
+   */
+  static fromEnv(options: FromEnvOptions = {}): FetchClient {
+    const { config, source } = detectConfig(options);
+    return new FetchClient(config, { ...options, source });
+  }
+
+  /**
+   * The client of a pod: `KUBERNETES_SERVICE_HOST`/`_PORT` and the service
+   * account's token (re-read when it changes), CA and namespace.
+   *
+   * @example
+   * ```ts
+   * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * assert.throws(() => FetchClient.inCluster({ env: {} }), KubeConfigError);
+   * ```
+   *
+   * @param options The environment and service account directory to read.
+   * @returns The client.
+   * @throws {KubeConfigError} When not running in a pod.
+   */
+  static inCluster(
+    options: Pick<
+      FromEnvOptions,
+      "env" | "inClusterDir" | "clock" | "tokenRefreshMs"
+    > = {},
+  ): FetchClient {
+    const env = options.env;
+    const { config, source } = inClusterConfig(
+      env ? (name) => env[name] : (name) => Deno.env.get(name),
+      options.inClusterDir ?? SERVICE_ACCOUNT_DIR,
+    );
+    return new FetchClient(config, { ...options, source });
+  }
+
+  /**
+   * A client for one kubeconfig file: JSON read directly, YAML through
+   * `kubectl config view`. Supports `token`, `tokenFile`, client
+   * certificates and keys (data or files), CA (data or file),
+   * `insecure-skip-tls-verify` and the context namespace.
+   *
+   * @example
+   * ```ts
+   * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * assert.throws(() => FetchClient.fromKubeconfig("/nonexistent/config"), KubeConfigError);
+   * ```
+   *
+   * @param path The kubeconfig file.
+   * @param options Context, kubectl command and environment.
+   * @returns The client.
+   * @throws {KubeConfigError} When the file cannot be used.
+   */
+  static fromKubeconfig(
+    path: string,
+    options: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy"> = {},
+  ): FetchClient {
+    const { config, source } = readKubeconfig(
+      path,
+      kubectlRunner(options),
+      options.context,
+    );
+    return new FetchClient(config, { ...options, source });
+  }
+
+  /**
+   * A client for the configuration kubectl itself would use, from
+   * `kubectl config view --raw --minify --flatten -o json`.
+   *
+   * @example
+   * ```ts
+   * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * assert.throws(
+   *   () => FetchClient.fromKubectl({ kubectl: "/nonexistent/kubectl" }),
+   *   KubeConfigError,
+   * );
+   * ```
+   *
+   * @param options Context, kubectl command and environment.
+   * @returns The client.
+   * @throws {KubeConfigError} When kubectl is missing, fails, or its
+   * configuration cannot be used.
+   */
+  static fromKubectl(
+    options:
+      & Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy" | "kubectl">
+      & {
+        kubectl?: string;
+      } = {},
+  ): FetchClient {
+    const home = options.env
+      ? options.env.HOME ?? options.env.USERPROFILE
+      : Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
+    const { config, source } = kubectlConfigView(kubectlRunner(options)!, {
+      baseDir: home ? `${home}/.kube` : dirname("."),
+      context: options.context,
+    });
+    return new FetchClient(config, { ...options, source });
+  }
+
+  /**
+   * A client for `kubectl proxy`, which adds the credentials itself.
+   *
+   * @example
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * using client = FetchClient.kubectlProxy();
+   * assert.equal(client.server, "http://127.0.0.1:8001");
+   * ```
+   *
+   * @param url The proxy address (default `http://127.0.0.1:8001`).
+   * @returns The client.
+   */
+  static kubectlProxy(url: string = KUBECTL_PROXY_URL): FetchClient {
+    return new FetchClient({ server: url }, {
+      source: `kubectl proxy at ${url}`,
+    });
+  }
+
+  /**
+   * Sends one request. Every parameter goes in `querystring`.
+   *
+   * @param opts The request; `expectStream` gives the body as a byte stream
+   * (aborting `abortSignal` cancels it), `expectJson` the parsed body, and
+   * both together a stream of parsed lines.
+   * @returns The answer, as asked for.
+   */
+  performRequest(
+    opts: RequestOptions & { expectStream: true; expectJson: true },
+  ): Promise<ReadableStream<JsonValue>>;
+  /** Sends one request; a stream of bytes. */
+  performRequest(
+    opts: RequestOptions & { expectStream: true; expectJson?: false },
+  ): Promise<ReadableStream<Uint8Array>>;
+  /** Sends one request; the body parsed as JSON. */
+  performRequest(
+    opts: RequestOptions & { expectJson: true; expectStream?: false },
+  ): Promise<JsonValue>;
+  /** Sends one request; the raw body. */
+  performRequest(opts: RequestOptions): Promise<Uint8Array>;
+  async performRequest(opts: RequestOptions): Promise<unknown> {
+    const { method, path } = opts;
+    if (this.#closed) {
+      throw new ApiConnectionError({
+        server: this.server,
+        method,
+        path,
+        detail: "the client was closed",
+      });
+    }
+    const query = opts.querystring?.toString();
+    const url = this.#base + path + (query ? `?${query}` : "");
+    const headers = new Headers();
+    const token = this.#token ?? await this.#tokenFile?.read();
+    if (token) {
+      if (!this.#sentTokens.has(token)) {
+        if (this.#sentTokens.size >= 4) this.#sentTokens.clear();
+        this.#sentTokens.add(token);
+      }
+      headers.set("authorization", `Bearer ${token}`);
+    }
+    const accept = opts.accept ??
+      (opts.expectJson ? "application/json" : undefined);
+    if (accept) headers.set("accept", accept);
+    let body: BodyInit | undefined;
+    if (opts.bodyStream) body = opts.bodyStream;
+    else if (opts.bodyRaw) body = opts.bodyRaw as Uint8Array<ArrayBuffer>;
+    else if (opts.bodyJson !== undefined) body = JSON.stringify(opts.bodyJson);
+    const contentType = opts.contentType ??
+      (opts.bodyJson !== undefined ? "application/json" : undefined);
+    if (contentType) headers.set("content-type", contentType);
+
+    let response: Response;
+    try {
+      // fetch checks this too; mocks of fetch may not.
+      opts.abortSignal?.throwIfAborted();
+      response = await globalThis.fetch(url, {
+        method,
+        headers,
+        body,
+        signal: opts.abortSignal,
+        // A redirect could carry the token elsewhere; the API never sends one.
+        redirect: "manual",
+        client: this.#httpClient,
+      });
+    } catch (error) {
+      throw this.#failure(opts, error);
+    }
+    if (response.status < 200 || response.status >= 300) {
+      if (response.status === 401) this.#tokenFile?.invalidate();
+      throw await this.#apiError(opts, response);
+    }
+    if (opts.expectStream) {
+      const stream = response.body ?? new Blob([]).stream();
+      return opts.expectJson
+        ? ReadableStream.from(readJsonLines(stream))
+        : stream;
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = new Uint8Array(await response.arrayBuffer());
+    } catch (error) {
+      throw this.#failure(opts, error);
+    }
+    if (!opts.expectJson) return bytes;
+    const text = new TextDecoder().decode(bytes);
+    try {
+      return JSON.parse(text);
+    } catch (cause) {
+      throw new ResponseDecodeError({
+        code: response.status,
+        contentType: response.headers.get("content-type") ?? undefined,
+        preview: text.slice(0, PREVIEW_CHARS),
+        method,
+        path,
+        cause: this.#scrub(cause),
+      });
+    }
+  }
+
+  /**
+   * Releases the TLS client. Requests made afterwards fail; streams already
+   * returned may end. Idempotent.
+   *
+   * @example
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   *
+   * const client = FetchClient.kubectlProxy();
+   * client.close();
+   * ```
+   */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#httpClient?.close();
+    this.#httpClient = undefined;
+  }
+
+  /** Same as {@linkcode FetchClient.close}, for `using`. */
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  /** The error for a request that got no (complete) answer. */
+  #failure(opts: RequestOptions, error: unknown): unknown {
+    if (opts.abortSignal?.aborted) return opts.abortSignal.reason ?? error;
+    let detail = error instanceof Error ? error.message : String(error);
+    if (/certificate|UnknownIssuer|tls/i.test(detail)) {
+      detail += this.#insecure
+        ? "; insecure-skip-tls-verify needs Deno to run with --unsafely-ignore-certificate-errors"
+        : this.#hasCa
+        ? "; the server certificate does not verify against the configured CA"
+        : "; the server certificate does not verify against the system roots (set caData)";
+    }
+    return new ApiConnectionError({
+      server: this.server,
+      method: opts.method,
+      path: opts.path,
+      detail: this.#redact(detail),
+      cause: this.#scrub(error),
+    });
+  }
+
+  async #apiError(opts: RequestOptions, response: Response): Promise<ApiError> {
+    const { method, path } = opts;
+    const contentType = response.headers.get("content-type") ?? undefined;
+    const text = await readPrefix(response, ERROR_BODY_LIMIT);
+    let status: KubeStatus | undefined;
+    if (text.trimStart().startsWith("{")) {
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (typeof parsed === "object" && parsed !== null) {
+          status = parsed as KubeStatus;
+        }
+      } catch {
+        // A cut or broken body is described by its preview below.
+      }
+    }
+    const header = response.headers.get("retry-after");
+    const detailSeconds = status?.details?.retryAfterSeconds;
+    const retryAfterSeconds =
+      (header !== null ? parseRetryAfter(header) : undefined) ??
+        (typeof detailSeconds === "number" ? detailSeconds : undefined);
+    const preview = text.slice(0, PREVIEW_CHARS);
+    return new ApiError({
+      code: response.status,
+      status,
+      method,
+      path,
+      retryAfterSeconds,
+      message: status?.message || status?.reason ? undefined : this.#redact(
+        `Kubernetes API answered ${response.status} for ${method} ${path} (${
+          contentType || "no content type"
+        }): ${preview === "" ? "empty body" : JSON.stringify(preview)}`,
+      ),
+    });
+  }
+
+  #redact(text: string): string {
+    for (const token of this.#sentTokens) {
+      if (text.includes(token)) text = text.replaceAll(token, "[REDACTED]");
+    }
+    return text;
+  }
+
+  /** The error itself, or a copy without the token when it quotes it. */
+  #scrub(error: unknown): unknown {
+    if (!(error instanceof Error)) return error;
+    const text = `${error.message}\n${error.stack ?? ""}`;
+    if (this.#redact(text) === text) return error;
+    const copy = new Error(this.#redact(error.message));
+    copy.name = error.name;
+    copy.stack = this.#redact(error.stack ?? "");
+    return copy;
+  }
+}
+
+/** Up to `limit` bytes of the body as text; the rest is cancelled. */
+async function readPrefix(response: Response, limit: number): Promise<string> {
+  if (!response.body) return "";
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    while (size < limit) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      chunks.push(value);
+      size += value.byteLength;
+    }
+  } catch {
+    // Whatever arrived before the failure still describes the answer.
+  } finally {
+    await reader.cancel().catch(() => {});
+    reader.releaseLock();
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return new TextDecoder().decode(bytes.subarray(0, limit));
+}
