@@ -202,7 +202,12 @@ export class Watcher {
       : new MemoryStore({ keyCount });
     this.#debouncer = new Debouncer({
       interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
-      onChange: (stats) => config.onChange(this.#store, stats),
+      onChange: (stats) => {
+        // stop() flushes what was pending when it began; when the end of a
+        // running call delivered that already, the flush finds nothing.
+        if (stats.isEmpty && this.#controller.signal.aborted) return;
+        return config.onChange(this.#store, stats);
+      },
       suppressDuringSync: !config.callOnChangeDuringSync,
       clock,
       logger: this.#logger,
