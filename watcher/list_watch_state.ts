@@ -1,0 +1,1404 @@
+/**
+ * The list-then-watch loop as a pure state machine, in the style of
+ * kube-rs's `watcher`: {@linkcode transition} takes the current state and the
+ * result of one piece of I/O and returns the next state, what to hand to the
+ * consumer, and the next piece of I/O to perform. `ListWatch` performs that
+ * I/O; here nothing talks to a server, sleeps or reads a clock except through
+ * the {@linkcode ListWatchContext}, so every transition is testable alone.
+ *
+ * @module
+ */
+import type { KubeObject } from "../types.ts";
+import type { LogLevel } from "../logger.ts";
+import { ApiError, type KubeStatus } from "../client/api_error.ts";
+import { httpStatusOf } from "../client/http_status.ts";
+import { JsonLinesError } from "../client/json_lines.ts";
+
+/**
+ * How the initial list (and every relist) is obtained: paginated LIST
+ * requests, or one watch with `sendInitialEvents=true`.
+ *
+ * @example
+ * ```ts
+ * import type { InitialListMode } from "@haptic/k8s-watcher";
+ *
+ * const mode: InitialListMode = "stream";
+ * ```
+ */
+export type InitialListMode = "list" | "stream";
+
+/**
+ * The watch event types handed to the consumer. `BOOKMARK` and `ERROR`
+ * events are handled by the loop itself.
+ *
+ * @example
+ * ```ts
+ * import type { WatchEventType } from "@haptic/k8s-watcher";
+ *
+ * const type: WatchEventType = "MODIFIED";
+ * ```
+ */
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
+
+/**
+ * What every state carries across phases.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchStateCommon } from "@haptic/k8s-watcher";
+ *
+ * const common: ListWatchStateCommon = { synced: false, initialList: "list" };
+ * ```
+ */
+export interface ListWatchStateCommon {
+  /** Whether a first complete list has been delivered. */
+  readonly synced: boolean;
+  /**
+   * How lists are obtained; turns from `"stream"` to `"list"` for good when
+   * the server does not support streaming the initial list.
+   */
+  readonly initialList: InitialListMode;
+}
+
+/**
+ * Before the first step: nothing requested yet.
+ *
+ * @example
+ * ```ts
+ * import { initialListWatchState } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(initialListWatchState().phase, "idle");
+ * ```
+ */
+export interface IdleState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "idle";
+}
+
+/**
+ * Paging through a LIST. `items` is owned by the state machine and grows in
+ * place page by page, so a large list is never copied.
+ *
+ * @example
+ * ```ts
+ * import type { ListingState } from "@haptic/k8s-watcher";
+ *
+ * const state: ListingState = {
+ *   phase: "listing",
+ *   synced: false,
+ *   initialList: "list",
+ *   continueToken: "page-2",
+ *   items: [],
+ *   paginate: true,
+ * };
+ * ```
+ */
+export interface ListingState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "listing";
+  /** The token of the page requested next, `undefined` for the first. */
+  readonly continueToken: string | undefined;
+  /** Objects received on earlier pages. */
+  readonly items: KubeObject[];
+  /**
+   * Whether pages are requested with `limit`; false for the one full list
+   * made after a continue token expired.
+   */
+  readonly paginate: boolean;
+}
+
+/**
+ * Receiving the initial list as watch events (`sendInitialEvents=true`),
+ * until the bookmark annotated `k8s.io/initial-events-end`.
+ *
+ * @example
+ * ```ts
+ * import type { StreamingInitialState } from "@haptic/k8s-watcher";
+ *
+ * const state: StreamingInitialState = {
+ *   phase: "streamingInitial",
+ *   synced: false,
+ *   initialList: "stream",
+ *   opened: false,
+ *   items: new Map(),
+ *   resourceVersion: undefined,
+ * };
+ * ```
+ */
+export interface StreamingInitialState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "streamingInitial";
+  /** Whether the server has answered the watch request. */
+  readonly opened: boolean;
+  /** Objects received so far, by `namespace/name`; updated in place. */
+  readonly items: Map<string, KubeObject>;
+  /** The resourceVersion of the latest event. */
+  readonly resourceVersion: string | undefined;
+}
+
+/**
+ * Watching from a resourceVersion.
+ *
+ * @example
+ * ```ts
+ * import type { WatchingState } from "@haptic/k8s-watcher";
+ *
+ * const state: WatchingState = {
+ *   phase: "watching",
+ *   synced: true,
+ *   initialList: "list",
+ *   resourceVersion: "42",
+ *   opened: true,
+ *   openedAt: 0,
+ *   eventCount: 0,
+ *   fromList: true,
+ * };
+ * ```
+ */
+export interface WatchingState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "watching";
+  /** The resourceVersion of the latest event (or list) seen. */
+  readonly resourceVersion: string;
+  /** Whether the server has answered the watch request. */
+  readonly opened: boolean;
+  /** When it answered, on the context's clock. */
+  readonly openedAt: number | undefined;
+  /** Events (bookmarks included) received on this connection. */
+  readonly eventCount: number;
+  /** Whether this watch started straight from a list result. */
+  readonly fromList: boolean;
+}
+
+/**
+ * Waiting after a failure; `next` is entered when the wait is over.
+ *
+ * @example
+ * ```ts
+ * import type { BackingOffState } from "@haptic/k8s-watcher";
+ *
+ * const state: BackingOffState = {
+ *   phase: "backingOff",
+ *   synced: true,
+ *   initialList: "list",
+ *   next: {
+ *     phase: "watching",
+ *     synced: true,
+ *     initialList: "list",
+ *     resourceVersion: "42",
+ *     opened: false,
+ *     openedAt: undefined,
+ *     eventCount: 0,
+ *     fromList: false,
+ *   },
+ * };
+ * ```
+ */
+export interface BackingOffState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "backingOff";
+  /** What to do once the wait is over. */
+  readonly next: ListingState | StreamingInitialState | WatchingState;
+}
+
+/**
+ * Every state of the list-then-watch loop.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchState } from "@haptic/k8s-watcher";
+ *
+ * function describe(state: ListWatchState): string {
+ *   return state.phase === "watching" ? `at ${state.resourceVersion}` : state.phase;
+ * }
+ * ```
+ */
+export type ListWatchState =
+  | IdleState
+  | ListingState
+  | StreamingInitialState
+  | WatchingState
+  | BackingOffState;
+
+/**
+ * The result of one piece of I/O, fed into {@linkcode transition}.
+ *
+ * - `start`: begin (only from `idle`).
+ * - `listPage` / `listFailed`: a LIST request answered (the parsed JSON) or
+ *   failed (the thrown error).
+ * - `watchOpened`: the server answered a watch request with a stream.
+ * - `watchEvent`: one decoded line of that stream.
+ * - `watchEnded`: the stream ended cleanly.
+ * - `watchFailed`: the request failed, or the stream broke or could not be
+ *   decoded.
+ * - `idleTimeout`: no bytes arrived for `idleMs`; the stream was aborted.
+ * - `initialStreamDeadline`: the initial-events-end bookmark did not come
+ *   within `afterMs`.
+ * - `backoffElapsed`: the wait asked for by a `backoff` command is over.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchInput } from "@haptic/k8s-watcher";
+ *
+ * const input: ListWatchInput = {
+ *   type: "watchEvent",
+ *   event: { type: "BOOKMARK", object: { metadata: { resourceVersion: "7" } } },
+ * };
+ * ```
+ */
+export type ListWatchInput =
+  | { readonly type: "start" }
+  | { readonly type: "listPage"; readonly list: unknown }
+  | { readonly type: "listFailed"; readonly error: unknown }
+  | { readonly type: "watchOpened" }
+  | { readonly type: "watchEvent"; readonly event: unknown }
+  | { readonly type: "watchEnded" }
+  | { readonly type: "watchFailed"; readonly error: unknown }
+  | { readonly type: "idleTimeout"; readonly idleMs: number }
+  | { readonly type: "initialStreamDeadline"; readonly afterMs: number }
+  | { readonly type: "backoffElapsed" };
+
+/**
+ * Something to hand over without I/O, in order, before the step's command:
+ *
+ * - `deliverList`: a complete (re)list, to apply as one atomic diff.
+ * - `deliverEvent`: one watch event.
+ * - `progress`: objects received so far while paging.
+ * - `log`: a message for the logger.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchOutput } from "@haptic/k8s-watcher";
+ *
+ * const output: ListWatchOutput = {
+ *   type: "deliverEvent",
+ *   eventType: "ADDED",
+ *   object: { metadata: { name: "web", namespace: "default" } },
+ * };
+ * ```
+ */
+export type ListWatchOutput =
+  | {
+    readonly type: "deliverList";
+    readonly objects: KubeObject[];
+    readonly resourceVersion: string;
+    readonly initial: boolean;
+  }
+  | {
+    readonly type: "deliverEvent";
+    readonly eventType: WatchEventType;
+    readonly object: KubeObject;
+  }
+  | { readonly type: "progress"; readonly listedSoFar: number }
+  | {
+    readonly type: "log";
+    readonly level: LogLevel;
+    readonly message: string;
+    readonly fields: Record<string, unknown>;
+  };
+
+/**
+ * The next piece of I/O. A command issued while a watch stream is open ends
+ * that stream first.
+ *
+ * - `list`: GET the collection with `query`; answer with `listPage` or
+ *   `listFailed`.
+ * - `watch`: GET the collection with `query` as a stream; answer with
+ *   `watchOpened`, then `watchEvent`s, then `watchEnded` or `watchFailed`
+ *   (or `idleTimeout`, and `initialStreamDeadline` when `initialStream`).
+ *   `reconnect` marks a watch resumed from an earlier resourceVersion.
+ * - `backoff`: log `message` at `level` with the delay, report `error`,
+ *   wait for the next backoff delay (at least `retryAfterMs`), then answer
+ *   `backoffElapsed`.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchCommand } from "@haptic/k8s-watcher";
+ *
+ * const command: ListWatchCommand = {
+ *   type: "list",
+ *   query: new URLSearchParams({ limit: "500" }),
+ * };
+ * ```
+ */
+export type ListWatchCommand =
+  | { readonly type: "list"; readonly query: URLSearchParams }
+  | {
+    readonly type: "watch";
+    readonly query: URLSearchParams;
+    readonly initialStream: boolean;
+    readonly reconnect: boolean;
+  }
+  | {
+    readonly type: "backoff";
+    readonly error: unknown;
+    readonly retryAfterMs: number | undefined;
+    readonly level: LogLevel;
+    readonly message: string;
+    readonly fields: Record<string, unknown>;
+  };
+
+/**
+ * What {@linkcode transition} returns.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchStep } from "@haptic/k8s-watcher";
+ *
+ * function isIdle(step: ListWatchStep): boolean {
+ *   return step.outputs.length === 0 && step.command === undefined;
+ * }
+ * ```
+ */
+export interface ListWatchStep {
+  /** The next state. */
+  readonly state: ListWatchState;
+  /** What to hand over, in order, before the command. */
+  readonly outputs: readonly ListWatchOutput[];
+  /** The next I/O, or `undefined` to keep reading the open watch stream. */
+  readonly command: ListWatchCommand | undefined;
+}
+
+/**
+ * The fixed parameters of one list-then-watch loop, and its only sources of
+ * time and randomness.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchContext } from "@haptic/k8s-watcher";
+ *
+ * const context: ListWatchContext = {
+ *   path: "/api/v1/namespaces/default/configmaps",
+ *   pageSize: 500,
+ *   labelSelector: "app=web",
+ *   random: () => 0.5,
+ *   now: () => 0,
+ * };
+ * ```
+ */
+export interface ListWatchContext {
+  /** The collection path, for messages. */
+  readonly path: string;
+  /** The `limit` of each LIST page. */
+  readonly pageSize: number;
+  /** The server-side label selector. */
+  readonly labelSelector?: string | undefined;
+  /** The server-side field selector, e.g. `metadata.name=web`. */
+  readonly fieldSelector?: string | undefined;
+  /** Numbers in `[0, 1)`, for the watch `timeoutSeconds`. */
+  random(): number;
+  /** The current time in milliseconds. */
+  now(): number;
+}
+
+/**
+ * A LIST answer that is not a Kubernetes list (no `items` array or no
+ * `metadata.resourceVersion`).
+ *
+ * @example
+ * ```ts
+ * import { MalformedListError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new MalformedListError("/api/v1/pods", "it has no metadata.resourceVersion");
+ * assert.equal(err.name, "MalformedListError");
+ * assert.match(err.message, /not a Kubernetes list/);
+ * ```
+ */
+export class MalformedListError extends Error {
+  /** The collection path listed. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The collection path listed.
+   * @param problem What is wrong with the answer.
+   */
+  constructor(path: string, problem: string) {
+    super(`List answer for ${path} is not a Kubernetes list: ${problem}`);
+    this.name = "MalformedListError";
+    this.path = path;
+  }
+}
+
+/**
+ * A watch that the server closed at once, before sending any event: retried
+ * with backoff, since re-watching at once could spin.
+ *
+ * @example
+ * ```ts
+ * import { WatchClosedError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new WatchClosedError("/api/v1/pods", 12);
+ * assert.equal(err.name, "WatchClosedError");
+ * assert.match(err.message, /closed after 12 ms without any event/);
+ * ```
+ */
+export class WatchClosedError extends Error {
+  /** The collection path watched. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The collection path watched.
+   * @param afterMs How long the watch was open.
+   */
+  constructor(path: string, afterMs: number) {
+    super(`Watch of ${path} closed after ${afterMs} ms without any event`);
+    this.name = "WatchClosedError";
+    this.path = path;
+  }
+}
+
+/**
+ * The state a loop starts in.
+ *
+ * @example
+ * ```ts
+ * import { initialListWatchState, transition } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const context = { path: "/api/v1/pods", pageSize: 500, random: () => 0, now: () => 0 };
+ * const step = transition(initialListWatchState(), { type: "start" }, context);
+ * assert.equal(step.state.phase, "listing");
+ * assert.equal(step.command?.type, "list");
+ * ```
+ *
+ * @param options The initial-list mode, and whether a list was delivered
+ * before (when a loop is restarted).
+ * @returns An idle state.
+ */
+export function initialListWatchState(
+  options: { initialList?: InitialListMode; synced?: boolean } = {},
+): IdleState {
+  return {
+    phase: "idle",
+    synced: options.synced ?? false,
+    initialList: options.initialList ?? "list",
+  };
+}
+
+/** The bookmark annotation that ends an initial event stream. */
+const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
+/** Watch `timeoutSeconds` is drawn from this range, as client-go does. */
+const MIN_WATCH_SECONDS = 300;
+const MAX_WATCH_SECONDS = 600;
+/** A watch closed sooner than this without events counts as a failure. */
+const SHORT_WATCH_MS = 1_000;
+const NONE: readonly ListWatchOutput[] = Object.freeze([]);
+
+/**
+ * Computes the next step of the list-then-watch loop. Inputs that do not
+ * fit the current phase (a stale timer, say) change nothing.
+ *
+ * Pure apart from the context's `now()` and `random()`, except that list
+ * items accumulate in place in the `items` of `listing` and
+ * `streamingInitial` states.
+ *
+ * @example Paging, then watching from the list's resourceVersion
+ * ```ts
+ * import { initialListWatchState, transition } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const context = { path: "/api/v1/pods", pageSize: 2, random: () => 0, now: () => 0 };
+ * let step = transition(initialListWatchState(), { type: "start" }, context);
+ * assert.equal(step.command?.type === "list" && step.command.query.get("limit"), "2");
+ *
+ * const pod = (name: string) => ({ metadata: { name, namespace: "default" } });
+ * step = transition(step.state, {
+ *   type: "listPage",
+ *   list: { metadata: { resourceVersion: "10", continue: "next" }, items: [pod("a"), pod("b")] },
+ * }, context);
+ * assert.equal(step.command?.type === "list" && step.command.query.get("continue"), "next");
+ *
+ * step = transition(step.state, {
+ *   type: "listPage",
+ *   list: { metadata: { resourceVersion: "10" }, items: [pod("c")] },
+ * }, context);
+ * const delivered = step.outputs.find((o) => o.type === "deliverList");
+ * assert.equal(delivered?.type === "deliverList" && delivered.objects.length, 3);
+ * assert.equal(step.state.phase, "watching");
+ * assert.equal(step.command?.type === "watch" && step.command.query.get("resourceVersion"), "10");
+ * ```
+ *
+ * @param state The current state.
+ * @param input What the last I/O produced.
+ * @param context The loop's parameters, clock and random source.
+ * @returns The next state, the outputs and the next command.
+ */
+export function transition(
+  state: ListWatchState,
+  input: ListWatchInput,
+  context: ListWatchContext,
+): ListWatchStep {
+  switch (input.type) {
+    case "watchEvent":
+      if (state.phase === "watching") {
+        return onWatchEvent(state, input.event, context);
+      }
+      if (state.phase === "streamingInitial") {
+        return onInitialEvent(state, input.event, context);
+      }
+      return stay(state);
+    case "start":
+      return state.phase === "idle"
+        ? enter(freshListState(state), context)
+        : stay(state);
+    case "listPage":
+      return state.phase === "listing"
+        ? onListPage(state, input.list, context)
+        : stay(state);
+    case "listFailed":
+      return state.phase === "listing"
+        ? onListFailed(state, input.error, context)
+        : stay(state);
+    case "watchOpened":
+      if (state.phase === "watching") {
+        return stay(watching(state, state.resourceVersion, {
+          opened: true,
+          openedAt: context.now(),
+          eventCount: 0,
+          fromList: state.fromList,
+        }));
+      }
+      if (state.phase === "streamingInitial") {
+        return stay({ ...state, opened: true });
+      }
+      return stay(state);
+    case "watchEnded":
+      if (state.phase === "watching") return onWatchEnded(state, context);
+      if (state.phase === "streamingInitial") {
+        return fallBackToList(
+          state,
+          "the server closed the initial event stream before its end bookmark",
+          context,
+        );
+      }
+      return stay(state);
+    case "watchFailed":
+      if (state.phase === "watching") {
+        return onWatchFailed(state, input.error, context);
+      }
+      if (state.phase === "streamingInitial") {
+        return onInitialStreamFailed(state, input.error, context);
+      }
+      return stay(state);
+    case "idleTimeout":
+      if (state.phase === "watching") {
+        return enter(
+          rewatch(state),
+          context,
+          [log(
+            "warn",
+            `Watch of ${context.path} received no bytes for ${input.idleMs} ms; reconnecting from resourceVersion ${state.resourceVersion}`,
+            {
+              path: context.path,
+              resourceVersion: state.resourceVersion,
+              idleMs: input.idleMs,
+            },
+          )],
+        );
+      }
+      if (state.phase === "streamingInitial") {
+        return enter(streaming(state), context, [log(
+          "warn",
+          `Initial event stream of ${context.path} received no bytes for ${input.idleMs} ms; starting it again`,
+          { path: context.path, idleMs: input.idleMs },
+        )]);
+      }
+      return stay(state);
+    case "initialStreamDeadline":
+      return state.phase === "streamingInitial"
+        ? fallBackToList(
+          state,
+          `the initial-events-end bookmark did not arrive within ${input.afterMs} ms`,
+          context,
+        )
+        : stay(state);
+    case "backoffElapsed":
+      return state.phase === "backingOff"
+        ? enter(state.next, context)
+        : stay(state);
+  }
+}
+
+// --- Listing ---------------------------------------------------------------
+
+function onListPage(
+  state: ListingState,
+  list: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  if (!isRecord(list)) {
+    return listMalformed(state, "it is not an object", context);
+  }
+  const pageItems = list.items ?? [];
+  if (!Array.isArray(pageItems)) {
+    return listMalformed(state, "its items are not an array", context);
+  }
+  const meta = isRecord(list.metadata) ? list.metadata : undefined;
+  const resourceVersion = meta?.resourceVersion;
+  if (typeof resourceVersion !== "string" || resourceVersion === "") {
+    return listMalformed(state, "it has no metadata.resourceVersion", context);
+  }
+
+  let items = state.items;
+  let skipped = 0;
+  if (items.length === 0 && countWithoutMetadata(pageItems) === 0) {
+    // The first page's array is ours: adopt it rather than copy it.
+    items = pageItems as KubeObject[];
+  } else {
+    for (const item of pageItems) {
+      if (hasMetadata(item)) items.push(item);
+      else skipped++;
+    }
+  }
+  const outputs: ListWatchOutput[] = [];
+  if (skipped > 0) {
+    outputs.push(log(
+      "warn",
+      `List of ${context.path} returned ${skipped} object(s) without metadata; skipped`,
+      { path: context.path, skipped },
+    ));
+  }
+  outputs.push({ type: "progress", listedSoFar: items.length });
+
+  const token = meta?.continue;
+  if (typeof token === "string" && token !== "") {
+    return enter(
+      listing(state, token, items, state.paginate),
+      context,
+      outputs,
+    );
+  }
+  outputs.push({
+    type: "deliverList",
+    objects: items,
+    resourceVersion,
+    initial: !state.synced,
+  });
+  const common = { synced: true, initialList: state.initialList };
+  return enter(
+    watching(common, resourceVersion, {
+      opened: false,
+      openedAt: undefined,
+      eventCount: 0,
+      fromList: true,
+    }),
+    context,
+    outputs,
+  );
+}
+
+function onListFailed(
+  state: ListingState,
+  error: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const fault = faultOf(error);
+  const url = urlOf(context.path, listQuery(state, context));
+  if (fault.code === 410 && state.continueToken !== undefined) {
+    // As client-go's pager does: one unpaginated list instead of paging
+    // from a snapshot the server no longer holds.
+    return enter(
+      listing(state, undefined, [], false),
+      context,
+      [log(
+        "info",
+        `Continue token expired while paging ${context.path}; listing again in one request`,
+        { url },
+      )],
+    );
+  }
+  const fields = { url, code: fault.code, reason: fault.reason, error };
+  const hint = hintFor(fault.code);
+  if (hint !== undefined) {
+    return backoff(state, state, {
+      error,
+      retryAfterMs: fault.retryAfterMs,
+      level: "error",
+      message: `List of ${url} failed with ${fault.code}${
+        fault.reason ? ` ${fault.reason}` : ""
+      }: ${hint}`,
+      fields: { ...fields, hint },
+    });
+  }
+  return backoff(state, state, {
+    error,
+    retryAfterMs: fault.retryAfterMs,
+    level: "warn",
+    message: `List of ${url} failed: ${messageOf(error)}`,
+    fields,
+  });
+}
+
+function listMalformed(
+  state: ListingState,
+  problem: string,
+  context: ListWatchContext,
+): ListWatchStep {
+  const error = new MalformedListError(context.path, problem);
+  return backoff(state, state, {
+    error,
+    retryAfterMs: undefined,
+    level: "warn",
+    message: error.message,
+    fields: { path: context.path },
+  });
+}
+
+// --- Streaming the initial list -------------------------------------------
+
+function onInitialEvent(
+  state: StreamingInitialState,
+  event: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const type = isRecord(event) ? event.type : undefined;
+  const object = isRecord(event) ? event.object : undefined;
+  switch (type) {
+    case "ADDED":
+    case "MODIFIED":
+    case "DELETED": {
+      if (!hasMetadata(object)) return skipEvent(state, type, context);
+      const meta = object.metadata;
+      const key = `${meta.namespace ?? ""}/${meta.name ?? ""}`;
+      if (type === "DELETED") state.items.delete(key);
+      else state.items.set(key, object);
+      return stay(streamingAt(state, meta.resourceVersion));
+    }
+    case "BOOKMARK": {
+      if (!hasMetadata(object)) return skipEvent(state, type, context);
+      const meta = object.metadata;
+      const rv = stringOr(meta.resourceVersion, state.resourceVersion);
+      if (meta.annotations?.[INITIAL_EVENTS_END] !== "true") {
+        return stay(streamingAt(state, rv));
+      }
+      if (rv === undefined) {
+        return skip(state, "end bookmark without resourceVersion", context);
+      }
+      const next = watching(
+        { synced: true, initialList: state.initialList },
+        rv,
+        {
+          opened: true,
+          openedAt: context.now(),
+          eventCount: 1,
+          fromList: true,
+        },
+      );
+      return {
+        state: next,
+        outputs: [{
+          type: "deliverList",
+          objects: Array.from(state.items.values()),
+          resourceVersion: rv,
+          initial: !state.synced,
+        }],
+        command: undefined,
+      };
+    }
+    case "ERROR": {
+      const error = errorEventError(object, context);
+      return backoff(state, streaming(state), {
+        error,
+        retryAfterMs: undefined,
+        level: "warn",
+        message:
+          `Initial event stream of ${context.path} sent an ERROR event (${error.message}); starting it again`,
+        fields: { path: context.path, code: error.code, reason: error.reason },
+      });
+    }
+    default:
+      return skipEvent(state, type, context);
+  }
+}
+
+function onInitialStreamFailed(
+  state: StreamingInitialState,
+  error: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const { code, retryAfterMs } = faultOf(error);
+  // A server without the feature rejects the parameters (400, 422) or does
+  // not serve the path (404); auth failures and throttling are not that.
+  if (
+    !state.opened && code !== undefined && code >= 400 && code < 500 &&
+    code !== 401 && code !== 403 && code !== 408 && code !== 429
+  ) {
+    return fallBackToList(
+      state,
+      `the server rejected it with ${code}: ${messageOf(error)}`,
+      context,
+    );
+  }
+  const hint = hintFor(code);
+  return backoff(state, streaming(state), {
+    error,
+    retryAfterMs,
+    level: hint === undefined ? "warn" : "error",
+    message: `Initial event stream of ${context.path} failed: ${
+      messageOf(error)
+    }${hint === undefined ? "" : ` (${hint})`}`,
+    fields: { path: context.path, code, hint, error },
+  });
+}
+
+function fallBackToList(
+  state: StreamingInitialState,
+  why: string,
+  context: ListWatchContext,
+): ListWatchStep {
+  const common = { synced: state.synced, initialList: "list" as const };
+  return enter(listing(common, undefined, [], true), context, [log(
+    "info",
+    `Streaming the initial list of ${context.path} is not supported (${why}); using LIST from now on`,
+    { path: context.path },
+  )]);
+}
+
+// --- Watching --------------------------------------------------------------
+
+function onWatchEvent(
+  state: WatchingState,
+  event: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const type = isRecord(event) ? event.type : undefined;
+  if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") {
+    const object = (event as { object?: unknown }).object;
+    if (!hasMetadata(object)) return skipEvent(counted(state), type, context);
+    return {
+      state: watching(
+        state,
+        stringOr(object.metadata.resourceVersion, state.resourceVersion),
+        {
+          opened: state.opened,
+          openedAt: state.openedAt,
+          eventCount: state.eventCount + 1,
+          fromList: state.fromList,
+        },
+      ),
+      outputs: [{ type: "deliverEvent", eventType: type, object }],
+      command: undefined,
+    };
+  }
+  const object = isRecord(event) ? event.object : undefined;
+  if (type === "BOOKMARK") {
+    const rv = hasMetadata(object)
+      ? stringOr(object.metadata.resourceVersion, state.resourceVersion)
+      : state.resourceVersion;
+    return stay(counted(state, rv));
+  }
+  if (type === "ERROR") return onErrorEvent(state, object, context);
+  return skipEvent(counted(state), type, context);
+}
+
+function onErrorEvent(
+  state: WatchingState,
+  object: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const error = errorEventError(object, context);
+  const status = error.status ?? {};
+  const fields = {
+    path: context.path,
+    resourceVersion: state.resourceVersion,
+    code: error.code,
+    reason: error.reason,
+  };
+  if (error.code === 410) {
+    return relist(
+      state,
+      error,
+      "info",
+      `Watch history of ${context.path} expired at resourceVersion ${state.resourceVersion} (410); relisting`,
+      fields,
+      context,
+    );
+  }
+  if (isTooLarge(error.code, status, error.message)) {
+    return relist(
+      state,
+      error,
+      "warn",
+      tooLargeMessage(state, context),
+      fields,
+      context,
+    );
+  }
+  const hint = hintFor(error.code);
+  return backoff(state, rewatch(state), {
+    error,
+    retryAfterMs: undefined,
+    level: hint === undefined ? "warn" : "error",
+    message:
+      `${error.message}; re-watching from resourceVersion ${state.resourceVersion}${
+        hint === undefined ? "" : ` (${hint})`
+      }`,
+    fields,
+  });
+}
+
+function onWatchFailed(
+  state: WatchingState,
+  error: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const fault = faultOf(error);
+  const fields = {
+    path: context.path,
+    resourceVersion: state.resourceVersion,
+    code: fault.code,
+    reason: fault.reason,
+    error,
+  };
+  if (fault.code === 410) {
+    return relist(
+      state,
+      error,
+      "info",
+      `Watch history of ${context.path} expired at resourceVersion ${state.resourceVersion} (410); relisting`,
+      fields,
+      context,
+    );
+  }
+  if (fault.tooLarge) {
+    return relist(
+      state,
+      error,
+      "warn",
+      tooLargeMessage(state, context),
+      fields,
+      context,
+    );
+  }
+  const what = fault.decode
+    ? "Watch stream of " + context.path + " could not be decoded"
+    : "Watch of " + context.path + " failed";
+  const hint = hintFor(fault.code);
+  return backoff(state, rewatch(state), {
+    error,
+    retryAfterMs: fault.retryAfterMs,
+    level: hint === undefined ? "warn" : "error",
+    message: `${what}: ${
+      messageOf(error)
+    }; re-watching from resourceVersion ${state.resourceVersion}${
+      hint === undefined ? "" : ` (${hint})`
+    }`,
+    fields: hint === undefined ? fields : { ...fields, hint },
+  });
+}
+
+function onWatchEnded(
+  state: WatchingState,
+  context: ListWatchContext,
+): ListWatchStep {
+  const openMs = state.openedAt === undefined
+    ? 0
+    : context.now() - state.openedAt;
+  if (state.eventCount === 0 && openMs < SHORT_WATCH_MS) {
+    // A proxy or server that closes every watch at once would otherwise
+    // have us reconnect in a tight loop.
+    const error = new WatchClosedError(context.path, openMs);
+    return backoff(state, rewatch(state), {
+      error,
+      retryAfterMs: undefined,
+      level: "warn",
+      message:
+        `${error.message}; re-watching from resourceVersion ${state.resourceVersion}`,
+      fields: { path: context.path, resourceVersion: state.resourceVersion },
+    });
+  }
+  return enter(rewatch(state), context, [log(
+    "debug",
+    `Watch of ${context.path} ended; resuming from resourceVersion ${state.resourceVersion}`,
+    { path: context.path, resourceVersion: state.resourceVersion },
+  )]);
+}
+
+/**
+ * Starts a new (re)list. A relist demanded by a watch that had not yet
+ * received anything since the list it started from waits first: relisting
+ * at once could loop when, say, API servers behind a balancer disagree.
+ */
+function relist(
+  state: WatchingState,
+  error: unknown,
+  level: LogLevel,
+  message: string,
+  fields: Record<string, unknown>,
+  context: ListWatchContext,
+): ListWatchStep {
+  const next = freshListState(state);
+  if (state.fromList && state.eventCount === 0) {
+    return backoff(state, next, {
+      error,
+      retryAfterMs: undefined,
+      level,
+      message: `${message} (right after a list, so after a pause)`,
+      fields,
+    });
+  }
+  return enter(next, context, [log(level, message, fields)]);
+}
+
+function tooLargeMessage(
+  state: WatchingState,
+  context: ListWatchContext,
+): string {
+  return `The API server has not caught up with resourceVersion ${state.resourceVersion} of ${context.path} (too large resource version); relisting without a resourceVersion`;
+}
+
+// --- Steps and states ------------------------------------------------------
+
+function stay(state: ListWatchState): ListWatchStep {
+  return { state, outputs: NONE, command: undefined };
+}
+
+function enter(
+  state: ListingState | StreamingInitialState | WatchingState,
+  context: ListWatchContext,
+  outputs: readonly ListWatchOutput[] = NONE,
+): ListWatchStep {
+  let command: ListWatchCommand;
+  if (state.phase === "listing") {
+    command = { type: "list", query: listQuery(state, context) };
+  } else if (state.phase === "streamingInitial") {
+    command = {
+      type: "watch",
+      query: streamQuery(context),
+      initialStream: true,
+      reconnect: false,
+    };
+  } else {
+    command = {
+      type: "watch",
+      query: watchQuery(state.resourceVersion, context),
+      initialStream: false,
+      reconnect: !state.fromList,
+    };
+  }
+  return { state, outputs, command };
+}
+
+function backoff(
+  state: ListWatchState,
+  next: ListingState | StreamingInitialState | WatchingState,
+  command: Omit<Extract<ListWatchCommand, { type: "backoff" }>, "type">,
+): ListWatchStep {
+  return {
+    state: {
+      phase: "backingOff",
+      synced: state.synced,
+      initialList: next.initialList,
+      next,
+    },
+    outputs: NONE,
+    command: { type: "backoff", ...command },
+  };
+}
+
+function freshListState(
+  common: ListWatchStateCommon,
+): ListingState | StreamingInitialState {
+  return common.initialList === "stream"
+    ? streaming(common)
+    : listing(common, undefined, [], true);
+}
+
+function listing(
+  common: ListWatchStateCommon,
+  continueToken: string | undefined,
+  items: KubeObject[],
+  paginate: boolean,
+): ListingState {
+  return {
+    phase: "listing",
+    synced: common.synced,
+    initialList: common.initialList,
+    continueToken,
+    items,
+    paginate,
+  };
+}
+
+function streaming(common: ListWatchStateCommon): StreamingInitialState {
+  return {
+    phase: "streamingInitial",
+    synced: common.synced,
+    initialList: common.initialList,
+    opened: false,
+    items: new Map(),
+    resourceVersion: undefined,
+  };
+}
+
+function streamingAt(
+  state: StreamingInitialState,
+  resourceVersion: unknown,
+): StreamingInitialState {
+  const rv = stringOr(resourceVersion, state.resourceVersion);
+  return rv === state.resourceVersion
+    ? state
+    : { ...state, resourceVersion: rv };
+}
+
+function watching(
+  common: ListWatchStateCommon,
+  resourceVersion: string,
+  connection: {
+    opened: boolean;
+    openedAt: number | undefined;
+    eventCount: number;
+    fromList: boolean;
+  },
+): WatchingState {
+  // One literal shape for every watching state keeps the hot path monomorphic.
+  return {
+    phase: "watching",
+    synced: common.synced,
+    initialList: common.initialList,
+    resourceVersion,
+    opened: connection.opened,
+    openedAt: connection.openedAt,
+    eventCount: connection.eventCount,
+    fromList: connection.fromList,
+  };
+}
+
+/** The same watch, one more event received, possibly at a new version. */
+function counted(
+  state: WatchingState,
+  resourceVersion: string = state.resourceVersion,
+): WatchingState {
+  return watching(state, resourceVersion, {
+    opened: state.opened,
+    openedAt: state.openedAt,
+    eventCount: state.eventCount + 1,
+    fromList: state.fromList,
+  });
+}
+
+function rewatch(state: WatchingState): WatchingState {
+  return watching(state, state.resourceVersion, {
+    opened: false,
+    openedAt: undefined,
+    eventCount: 0,
+    fromList: false,
+  });
+}
+
+function skipEvent(
+  state: WatchingState | StreamingInitialState,
+  type: unknown,
+  context: ListWatchContext,
+): ListWatchStep {
+  const what = type === "ADDED" || type === "MODIFIED" ||
+      type === "DELETED" || type === "BOOKMARK"
+    ? `${type} event without metadata`
+    : typeof type === "string"
+    ? `event of unknown type ${JSON.stringify(type)}`
+    : "line that is not a watch event";
+  return skip(state, what, context);
+}
+
+function skip(
+  state: WatchingState | StreamingInitialState,
+  what: string,
+  context: ListWatchContext,
+): ListWatchStep {
+  return {
+    state,
+    outputs: [log("warn", `Watch of ${context.path} sent a ${what}; skipped`, {
+      path: context.path,
+    })],
+    command: undefined,
+  };
+}
+
+function log(
+  level: LogLevel,
+  message: string,
+  fields: Record<string, unknown>,
+): ListWatchOutput {
+  return { type: "log", level, message, fields };
+}
+
+// --- Queries ---------------------------------------------------------------
+
+function listQuery(
+  state: ListingState,
+  context: ListWatchContext,
+): URLSearchParams {
+  const query = new URLSearchParams();
+  if (state.paginate) query.set("limit", String(context.pageSize));
+  if (state.continueToken !== undefined) {
+    query.set("continue", state.continueToken);
+  }
+  addSelectors(query, context);
+  return query;
+}
+
+function watchQuery(
+  resourceVersion: string,
+  context: ListWatchContext,
+): URLSearchParams {
+  const query = new URLSearchParams();
+  query.set("watch", "1");
+  query.set("resourceVersion", resourceVersion);
+  query.set("allowWatchBookmarks", "true");
+  addSelectors(query, context);
+  query.set("timeoutSeconds", String(watchSeconds(context)));
+  return query;
+}
+
+function streamQuery(context: ListWatchContext): URLSearchParams {
+  const query = new URLSearchParams();
+  query.set("watch", "1");
+  query.set("sendInitialEvents", "true");
+  query.set("resourceVersionMatch", "NotOlderThan");
+  query.set("allowWatchBookmarks", "true");
+  addSelectors(query, context);
+  query.set("timeoutSeconds", String(watchSeconds(context)));
+  return query;
+}
+
+function addSelectors(query: URLSearchParams, context: ListWatchContext): void {
+  if (context.labelSelector) query.set("labelSelector", context.labelSelector);
+  if (context.fieldSelector) query.set("fieldSelector", context.fieldSelector);
+}
+
+/** Random in [300, 600] so that many watchers do not reconnect in step. */
+function watchSeconds(context: ListWatchContext): number {
+  const span = MAX_WATCH_SECONDS - MIN_WATCH_SECONDS;
+  return Math.min(
+    MAX_WATCH_SECONDS,
+    MIN_WATCH_SECONDS + Math.floor(context.random() * (span + 1)),
+  );
+}
+
+function urlOf(path: string, query: URLSearchParams): string {
+  const qs = query.toString();
+  return qs === "" ? path : `${path}?${qs}`;
+}
+
+// --- Errors ----------------------------------------------------------------
+
+interface Fault {
+  code: number | undefined;
+  reason: string | undefined;
+  retryAfterMs: number | undefined;
+  tooLarge: boolean;
+  decode: boolean;
+}
+
+/** Classifies anything a client threw, ours or `@cloudydeno`'s. */
+function faultOf(error: unknown): Fault {
+  const info = httpStatusOf(error);
+  const status = error instanceof ApiError
+    ? error.status
+    : isRecord(error) && isRecord(error.status)
+    ? error.status as KubeStatus
+    : undefined;
+  return {
+    code: info.code,
+    reason: info.reason,
+    retryAfterMs: info.retryAfterSeconds === undefined
+      ? undefined
+      : info.retryAfterSeconds * 1000,
+    tooLarge: isTooLarge(info.code, status, messageOf(error)),
+    decode: error instanceof JsonLinesError,
+  };
+}
+
+/**
+ * "Too large resource version": the API server (or its watch cache) has not
+ * seen the version yet, e.g. behind a load balancer; Kubernetes answers 504
+ * Timeout with a `ResourceVersionTooLarge` cause.
+ */
+function isTooLarge(
+  code: number | undefined,
+  status: KubeStatus | undefined,
+  message: string,
+): boolean {
+  if (
+    message.includes("Too large resource version") ||
+    status?.message?.includes("Too large resource version")
+  ) {
+    return true;
+  }
+  if (code !== 504 || status?.reason !== "Timeout") return false;
+  const causes = status.details?.causes;
+  return Array.isArray(causes) &&
+    causes.some((c) => isRecord(c) && c.reason === "ResourceVersionTooLarge");
+}
+
+function errorEventError(object: unknown, context: ListWatchContext): ApiError {
+  const status: KubeStatus = isRecord(object) ? object as KubeStatus : {};
+  const code = typeof status.code === "number" ? status.code : undefined;
+  const detail = [
+    code === undefined ? "unknown code" : String(code),
+    status.reason,
+    status.message,
+  ].filter(Boolean).join(" ");
+  // ApiError needs a number; 0 stands for "the event carried no code".
+  return new ApiError({
+    code: code ?? 0,
+    status,
+    method: "GET",
+    path: context.path,
+    message: `Watch of ${context.path} sent an ERROR event: ${detail}`,
+  });
+}
+
+function hintFor(code: number | undefined): string | undefined {
+  switch (code) {
+    case 400:
+    case 422:
+      return "is the label or field selector valid?";
+    case 401:
+      return "credentials rejected: is the token expired or the client certificate wrong?";
+    case 403:
+      return "RBAC missing? The identity needs the list and watch verbs on this resource";
+    case 404:
+      return "CRD not installed, namespace missing, or a typo in the group/version/resource?";
+    case 405:
+      return "does this resource support list and watch?";
+    default:
+      return undefined;
+  }
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+// --- Shapes ----------------------------------------------------------------
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function hasMetadata(value: unknown): value is KubeObject {
+  return typeof value === "object" && value !== null &&
+    typeof (value as { metadata?: unknown }).metadata === "object" &&
+    (value as { metadata?: unknown }).metadata !== null;
+}
+
+function countWithoutMetadata(items: unknown[]): number {
+  let count = 0;
+  for (const item of items) if (!hasMetadata(item)) count++;
+  return count;
+}
+
+function stringOr<T extends string | undefined>(
+  value: unknown,
+  fallback: T,
+): string | T {
+  return typeof value === "string" && value !== "" ? value : fallback;
+}
