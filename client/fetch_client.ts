@@ -208,7 +208,7 @@ export class FetchClient implements RestClient, Disposable {
       } catch (error) {
         throw new KubeConfigError(
           `The TLS certificates or key are not usable: ${
-            error instanceof Error ? error.name : "unknown error"
+            error instanceof Error ? error.message : "unknown error"
           }`,
         );
       }
@@ -507,7 +507,7 @@ export class FetchClient implements RestClient, Disposable {
   /** The error for a request that got no (complete) answer. */
   #failure(opts: RequestOptions, error: unknown): unknown {
     if (opts.abortSignal?.aborted) return opts.abortSignal.reason ?? error;
-    let detail = error instanceof Error ? error.message : String(error);
+    let detail = describe(error);
     if (/certificate|UnknownIssuer|tls/i.test(detail)) {
       detail += this.#insecure
         ? "; insecure-skip-tls-verify needs Deno to run with --unsafely-ignore-certificate-errors"
@@ -566,16 +566,34 @@ export class FetchClient implements RestClient, Disposable {
     return text;
   }
 
-  /** The error itself, or a copy without the token when it quotes it. */
-  #scrub(error: unknown): unknown {
-    if (!(error instanceof Error)) return error;
+  /**
+   * The error itself, or a copy without the token when it (or its cause
+   * chain) quotes it.
+   */
+  #scrub(error: unknown, depth = 0): unknown {
+    if (!(error instanceof Error) || depth > 4) return error;
+    const cause = this.#scrub(error.cause, depth + 1);
     const text = `${error.message}\n${error.stack ?? ""}`;
-    if (this.#redact(text) === text) return error;
-    const copy = new Error(this.#redact(error.message));
+    if (cause === error.cause && this.#redact(text) === text) return error;
+    const copy = new Error(this.#redact(error.message), { cause });
     copy.name = error.name;
     copy.stack = this.#redact(error.stack ?? "");
     return copy;
   }
+}
+
+/** The messages down an error's cause chain (Deno puts the reason in `cause`). */
+function describe(error: unknown): string {
+  const messages: string[] = [];
+  let current = error;
+  for (let depth = 0; depth < 4 && current !== undefined; depth++) {
+    const message = current instanceof Error
+      ? current.message
+      : String(current);
+    if (message && !messages.includes(message)) messages.push(message);
+    current = current instanceof Error ? current.cause : undefined;
+  }
+  return messages.join(": ") || "unknown error";
 }
 
 /** Up to `limit` bytes of the body as text; the rest is cancelled. */

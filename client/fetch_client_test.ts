@@ -361,6 +361,11 @@ Deno.test("FetchClient keeps the bearer token out of every error", async (t) => 
     ["connection error quoting the header", () => {
       throw new TypeError(`Invalid header value: "Bearer ${TOKEN}"`);
     }],
+    ["connection error with the token in its cause", () => {
+      throw new TypeError("fetch failed", {
+        cause: new Error(`proxy rejected Authorization: Bearer ${TOKEN}`),
+      });
+    }],
   ];
   for (const [name, answer] of answers) {
     await t.step(name, async () => {

@@ -1,0 +1,510 @@
+import assert from "node:assert/strict";
+import { KubeConfigError, NoKubeConfigError } from "./errors.ts";
+import { FetchClient } from "./fetch_client.ts";
+
+// A throwaway self-signed EC certificate and key, only parsed here.
+const CERT = `-----BEGIN CERTIFICATE-----
+MIIBfDCCASGgAwIBAgIUMQmPtickzc0qiKKW+ttI76nqgB4wCgYIKoZIzj0EAwIw
+EjEQMA4GA1UEAwwHZml4dHVyZTAgFw0yNjExMzAwMDMxNTdaGA8yMTI2MTEwNjAw
+MzE1N1owEjEQMA4GA1UEAwwHZml4dHVyZTBZMBMGByqGSM49AgEGCCqGSM49AwEH
+A0IABCFDzCnpT6aeTtlsIq9jl+5+aqWHHnqkP7s3euuWlbwQDx8kPnQY4NlhQNFV
+SF6Z+rWYaXPSV/7SEsD300pDEh6jUzBRMB0GA1UdDgQWBBQJHOHwHm8FuKuw5cWA
+62PB4l/jqjAfBgNVHSMEGDAWgBQJHOHwHm8FuKuw5cWA62PB4l/jqjAPBgNVHRMB
+Af8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQChaSgrbN3nem4XI95cReUkdjlc
+Z98r8W9FtDBvODY+NAIhAPRsEmdOt7SL00VLG0PzIP+TZzD1e0/lxl8pS7W+EI04
+-----END CERTIFICATE-----
+`;
+const KEY = `-----BEGIN PRIVATE KEY-----
+MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQghX6w1Lx1c5Jbxe/8
+M4YkTyZrA9Rm23yHfbXuDuXVJNKhRANCAAQhQ8wp6U+mnk7ZbCKvY5fufmqlhx56
+pD+7N3rrlpW8EA8fJD50GODZYUDRVUhemfq1mGlz0lf+0hLA99NKQxIe
+-----END PRIVATE KEY-----
+`;
+const base64 = (text: string) => btoa(text);
+
+/** Replaces globalThis.fetch until disposed; records the headers sent. */
+function stubFetch(): Disposable & { auth: (string | null)[]; urls: string[] } {
+  const original = globalThis.fetch;
+  const auth: (string | null)[] = [];
+  const urls: string[] = [];
+  globalThis.fetch = (input, init) => {
+    const request = new Request(input, init);
+    auth.push(request.headers.get("authorization"));
+    urls.push(request.url);
+    return Promise.resolve(new Response("{}"));
+  };
+  return {
+    auth,
+    urls,
+    [Symbol.dispose]() {
+      globalThis.fetch = original;
+    },
+  };
+}
+
+async function sentAuth(client: FetchClient): Promise<string | null> {
+  using stub = stubFetch();
+  await client.performRequest({ method: "GET", path: "/version" });
+  return stub.auth[0];
+}
+
+async function withTempDir(
+  fn: (dir: string) => Promise<void> | void,
+): Promise<void> {
+  const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-client-" });
+  try {
+    await fn(dir);
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+}
+
+interface KubeconfigParts {
+  server?: string;
+  cluster?: Record<string, unknown>;
+  user?: Record<string, unknown>;
+  namespace?: string;
+}
+
+function kubeconfig(parts: KubeconfigParts = {}): Record<string, unknown> {
+  return {
+    apiVersion: "v1",
+    kind: "Config",
+    "current-context": "dev",
+    contexts: [
+      { name: "other", context: { cluster: "other", user: "other" } },
+      {
+        name: "dev",
+        context: {
+          cluster: "dev-cluster",
+          user: "dev-user",
+          namespace: parts.namespace,
+        },
+      },
+    ],
+    clusters: [
+      { name: "other", cluster: { server: "https://other.example" } },
+      {
+        name: "dev-cluster",
+        cluster: {
+          server: parts.server ?? "https://dev.example:6443",
+          ...parts.cluster,
+        },
+      },
+    ],
+    users: [
+      { name: "other", user: { token: "other-token" } },
+      { name: "dev-user", user: parts.user ?? { token: "dev-token" } },
+    ],
+  };
+}
+
+/** Writes a fake kubectl into `dir`/bin that logs its args and prints `output`. */
+async function fakeKubectl(
+  dir: string,
+  output: string,
+  exitCode = 0,
+): Promise<{ path: string; args: () => Promise<string> }> {
+  const bin = `${dir}/bin`;
+  await Deno.mkdir(bin, { recursive: true });
+  await Deno.writeTextFile(`${dir}/kubectl-output`, output);
+  await Deno.writeTextFile(
+    `${bin}/kubectl`,
+    `#!/bin/sh\necho "$@" >> '${dir}/kubectl-args'\n` +
+      (exitCode === 0
+        ? `cat '${dir}/kubectl-output'\n`
+        : `cat '${dir}/kubectl-output' >&2\nexit ${exitCode}\n`),
+  );
+  await Deno.chmod(`${bin}/kubectl`, 0o755);
+  return {
+    path: `${bin}:/usr/bin:/bin`,
+    args: () => Deno.readTextFile(`${dir}/kubectl-args`).catch(() => ""),
+  };
+}
+
+async function serviceAccount(
+  dir: string,
+  namespace?: string,
+): Promise<string> {
+  const sa = `${dir}/serviceaccount`;
+  await Deno.mkdir(sa, { recursive: true });
+  await Deno.writeTextFile(`${sa}/token`, "in-cluster-token\n");
+  await Deno.writeTextFile(`${sa}/ca.crt`, CERT);
+  if (namespace) await Deno.writeTextFile(`${sa}/namespace`, namespace);
+  return sa;
+}
+
+const IN_CLUSTER_ENV = {
+  KUBERNETES_SERVICE_HOST: "10.96.0.1",
+  KUBERNETES_SERVICE_PORT: "443",
+};
+
+Deno.test("fromKubeconfig() reads a JSON kubeconfig's current context", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config.json`;
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(kubeconfig({
+        namespace: "web",
+        cluster: { "certificate-authority-data": base64(CERT) },
+      })),
+    );
+    using client = FetchClient.fromKubeconfig(path, { kubectl: false });
+    assert.equal(client.server, "https://dev.example:6443");
+    assert.equal(client.defaultNamespace, "web");
+    assert.equal(client.source, `kubeconfig ${path} (context "dev")`);
+    assert.equal(await sentAuth(client), "Bearer dev-token");
+  });
+});
+
+Deno.test("fromKubeconfig() picks another context on request", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config.json`;
+    await Deno.writeTextFile(path, JSON.stringify(kubeconfig()));
+    using client = FetchClient.fromKubeconfig(path, { context: "other" });
+    assert.equal(client.server, "https://other.example");
+    assert.equal(client.defaultNamespace, "default");
+    assert.equal(await sentAuth(client), "Bearer other-token");
+    assert.throws(
+      () => FetchClient.fromKubeconfig(path, { context: "missing" }),
+      /has no context named "missing"/,
+    );
+  });
+});
+
+Deno.test("fromKubeconfig() resolves files relative to the kubeconfig", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/kube/certs`, { recursive: true });
+    await Deno.writeTextFile(`${dir}/kube/certs/ca.pem`, CERT);
+    await Deno.writeTextFile(`${dir}/kube/certs/client.pem`, CERT);
+    await Deno.writeTextFile(`${dir}/kube/certs/client.key`, KEY);
+    await Deno.writeTextFile(`${dir}/kube/token`, "file-token\n");
+    const path = `${dir}/kube/config`;
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(kubeconfig({
+        cluster: { "certificate-authority": "certs/ca.pem" },
+        user: {
+          tokenFile: "token",
+          "client-certificate": "certs/client.pem",
+          "client-key": `${dir}/kube/certs/client.key`,
+        },
+      })),
+    );
+    using client = FetchClient.fromKubeconfig(path);
+    assert.equal(await sentAuth(client), "Bearer file-token");
+  });
+});
+
+Deno.test("fromKubeconfig() accepts client certificate data as base64 or PEM", async () => {
+  await withTempDir(async (dir) => {
+    for (const encode of [base64, (text: string) => text]) {
+      const path = `${dir}/config.json`;
+      await Deno.writeTextFile(
+        path,
+        JSON.stringify(kubeconfig({
+          cluster: { "certificate-authority-data": encode(CERT) },
+          user: {
+            "client-certificate-data": encode(CERT),
+            "client-key-data": encode(KEY),
+          },
+        })),
+      );
+      using client = FetchClient.fromKubeconfig(path);
+      assert.equal(await sentAuth(client), null);
+    }
+  });
+});
+
+Deno.test("fromKubeconfig() names what is wrong, never the secret", async (t) => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config.json`;
+    const cases: [string, unknown, RegExp][] = [
+      [
+        "no current context",
+        { ...kubeconfig(), "current-context": "" },
+        /has no current context/,
+      ],
+      [
+        "no server",
+        kubeconfig({ server: "" }),
+        /cluster "dev-cluster" has no server URL/,
+      ],
+      [
+        "missing CA file",
+        kubeconfig({ cluster: { "certificate-authority": "nope.pem" } }),
+        /Cannot read .*certificate-authority file .*nope\.pem: NotFound/,
+      ],
+      [
+        "key that is not PEM",
+        kubeconfig({
+          user: {
+            "client-certificate-data": base64(CERT),
+            "client-key-data": "c2VjcmV0LWtleQ==",
+          },
+        }),
+        /client-key-data is neither PEM text nor base64-encoded PEM/,
+      ],
+      [
+        "exec plugin",
+        kubeconfig({
+          user: { exec: { command: "aws", args: ["eks", "get-token"] } },
+        }),
+        /exec credential plugin \(aws\).*kubectl proxy/,
+      ],
+      [
+        "tls-server-name",
+        kubeconfig({ cluster: { "tls-server-name": "x" } }),
+        /tls-server-name, which FetchClient does not support/,
+      ],
+    ];
+    for (const [name, doc, pattern] of cases) {
+      await t.step(name, async () => {
+        await Deno.writeTextFile(path, JSON.stringify(doc));
+        assert.throws(
+          () => FetchClient.fromKubeconfig(path, { kubectl: false }),
+          (err) => err instanceof KubeConfigError && pattern.test(err.message),
+        );
+      });
+    }
+    await t.step("broken JSON", async () => {
+      await Deno.writeTextFile(
+        path,
+        '{"users":[{"user":{"token":"tok-secret-1"}}',
+      );
+      try {
+        FetchClient.fromKubeconfig(path, { kubectl: false });
+        assert.fail("expected a KubeConfigError");
+      } catch (error) {
+        assert.ok(error instanceof KubeConfigError);
+        assert.match(error.message, /is not valid JSON/);
+        assert.ok(!Deno.inspect(error).includes("tok-secret-1"));
+      }
+    });
+  });
+});
+
+Deno.test("fromKubeconfig() converts a YAML kubeconfig with kubectl", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(path, "apiVersion: v1\nkind: Config\n");
+    await Deno.writeTextFile(`${dir}/token`, "yaml-token");
+    const kubectl = await fakeKubectl(
+      dir,
+      JSON.stringify(
+        kubeconfig({ user: { tokenFile: "token" }, namespace: "ops" }),
+      ),
+    );
+    using client = FetchClient.fromKubeconfig(path, {
+      env: { PATH: kubectl.path },
+    });
+    assert.equal(client.defaultNamespace, "ops");
+    assert.match(client.source, /kubectl config view/);
+    assert.equal(await sentAuth(client), "Bearer yaml-token");
+    assert.equal(
+      (await kubectl.args()).trim(),
+      `config view --raw --minify --flatten -o json --kubeconfig ${path}`,
+    );
+  });
+});
+
+Deno.test("fromKubeconfig() explains a YAML kubeconfig without kubectl", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(path, "apiVersion: v1\nkind: Config\n");
+    assert.throws(
+      () => FetchClient.fromKubeconfig(path, { env: { PATH: `${dir}/empty` } }),
+      (err) =>
+        err instanceof KubeConfigError &&
+        /is YAML/.test(err.message) &&
+        /kubectl was not found on PATH/.test(err.message) &&
+        /install kubectl or convert the file to JSON/.test(err.message),
+    );
+    assert.throws(
+      () => FetchClient.fromKubeconfig(path, { kubectl: false }),
+      /is YAML.*kubectl use is disabled/,
+    );
+  });
+});
+
+Deno.test("fromKubectl() uses kubectl's view and reports its failure", async () => {
+  await withTempDir(async (dir) => {
+    const ok = await fakeKubectl(dir, JSON.stringify(kubeconfig()));
+    using client = FetchClient.fromKubectl({
+      env: { PATH: ok.path, HOME: dir },
+      context: "dev",
+    });
+    assert.equal(await sentAuth(client), "Bearer dev-token");
+    assert.match(await ok.args(), /--context dev/);
+
+    const failing = await fakeKubectl(
+      `${dir}/second`,
+      "error: current-context must exist in order to minify\n",
+      1,
+    );
+    assert.throws(
+      () => FetchClient.fromKubectl({ env: { PATH: failing.path } }),
+      /kubectl config view failed with exit code 1: error: current-context must exist/,
+    );
+  });
+});
+
+Deno.test("inCluster() reads the service account and the service address", async () => {
+  await withTempDir(async (dir) => {
+    const sa = await serviceAccount(dir, "haptic");
+    using client = FetchClient.inCluster({
+      env: IN_CLUSTER_ENV,
+      inClusterDir: sa,
+    });
+    assert.equal(client.server, "https://10.96.0.1");
+    assert.equal(client.defaultNamespace, "haptic");
+    assert.equal(client.source, `in-cluster service account (${sa})`);
+    assert.equal(await sentAuth(client), "Bearer in-cluster-token");
+
+    using v6 = FetchClient.inCluster({
+      env: {
+        KUBERNETES_SERVICE_HOST: "fd00::1",
+        KUBERNETES_SERVICE_PORT: "6443",
+      },
+      inClusterDir: sa,
+    });
+    assert.equal(v6.server, "https://[fd00::1]:6443");
+  });
+});
+
+Deno.test("inCluster() says which part of the pod setup is missing", async () => {
+  await withTempDir(async (dir) => {
+    assert.throws(
+      () => FetchClient.inCluster({ env: {}, inClusterDir: dir }),
+      /KUBERNETES_SERVICE_HOST is not set/,
+    );
+    assert.throws(
+      () => FetchClient.inCluster({ env: IN_CLUSTER_ENV, inClusterDir: dir }),
+      /Service account token .*\/token does not exist/,
+    );
+    await Deno.writeTextFile(`${dir}/token`, "t");
+    assert.throws(
+      () => FetchClient.inCluster({ env: IN_CLUSTER_ENV, inClusterDir: dir }),
+      /Cannot read the service account CA .*ca\.crt: NotFound/,
+    );
+  });
+});
+
+Deno.test("fromEnv() prefers KUBECONFIG, then in-cluster, then ~/.kube/config", async () => {
+  await withTempDir(async (dir) => {
+    const sa = await serviceAccount(dir);
+    await Deno.mkdir(`${dir}/home/.kube`, { recursive: true });
+    await Deno.writeTextFile(
+      `${dir}/home/.kube/config`,
+      JSON.stringify(kubeconfig({ server: "https://home.example" })),
+    );
+    await Deno.writeTextFile(
+      `${dir}/explicit.json`,
+      JSON.stringify(kubeconfig({ server: "https://explicit.example" })),
+    );
+    const base = { HOME: `${dir}/home`, ...IN_CLUSTER_ENV };
+    const options = { inClusterDir: sa, kubectl: false } as const;
+
+    using explicit = FetchClient.fromEnv({
+      ...options,
+      env: { ...base, KUBECONFIG: `${dir}/missing:${dir}/explicit.json` },
+    });
+    assert.equal(explicit.server, "https://explicit.example");
+    assert.match(explicit.source, /explicit\.json/);
+
+    using inCluster = FetchClient.fromEnv({ ...options, env: base });
+    assert.equal(inCluster.server, "https://10.96.0.1");
+    assert.match(inCluster.source, /in-cluster/);
+
+    using home = FetchClient.fromEnv({
+      ...options,
+      env: { HOME: `${dir}/home` },
+    });
+    assert.equal(home.server, "https://home.example");
+    assert.match(home.source, /home\/\.kube\/config/);
+  });
+});
+
+Deno.test("fromEnv() lets kubectl merge several KUBECONFIG files", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/a.yaml`, "kind: Config\n");
+    await Deno.writeTextFile(`${dir}/b.yaml`, "kind: Config\n");
+    const kubectl = await fakeKubectl(
+      dir,
+      JSON.stringify(kubeconfig({ server: "https://merged.example" })),
+    );
+    using client = FetchClient.fromEnv({
+      env: { PATH: kubectl.path, KUBECONFIG: `${dir}/a.yaml:${dir}/b.yaml` },
+      inClusterDir: dir,
+    });
+    assert.equal(client.server, "https://merged.example");
+    assert.equal(
+      (await kubectl.args()).trim(),
+      "config view --raw --minify --flatten -o json",
+    );
+  });
+});
+
+Deno.test("fromEnv() falls back to kubectl proxy only when asked", async () => {
+  await withTempDir((dir) => {
+    const options = {
+      env: { HOME: dir },
+      inClusterDir: dir,
+      kubectl: false,
+    } as const;
+    using proxy = FetchClient.fromEnv({ ...options, kubectlProxy: true });
+    assert.equal(proxy.server, "http://127.0.0.1:8001");
+    assert.equal(proxy.source, "kubectl proxy at http://127.0.0.1:8001");
+    using custom = FetchClient.fromEnv({
+      ...options,
+      kubectlProxy: "http://localhost:9999",
+    });
+    assert.equal(custom.server, "http://localhost:9999");
+  });
+});
+
+Deno.test("fromEnv() lists why every source was rejected", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.mkdir(`${dir}/.kube`);
+    await Deno.writeTextFile(
+      `${dir}/.kube/config`,
+      JSON.stringify(
+        kubeconfig({ user: { exec: { command: "gke-gcloud-auth-plugin" } } }),
+      ),
+    );
+    try {
+      FetchClient.fromEnv({
+        env: {
+          HOME: dir,
+          KUBECONFIG: `${dir}/nope`,
+          KUBERNETES_SERVICE_HOST: "10.0.0.1",
+        },
+        inClusterDir: dir,
+        kubectl: false,
+      });
+      assert.fail("expected NoKubeConfigError");
+    } catch (error) {
+      assert.ok(error instanceof NoKubeConfigError, String(error));
+      assert.deepEqual(error.attempts.map((a) => a.source), [
+        "KUBECONFIG",
+        "in-cluster",
+        "~/.kube/config",
+        "kubectl proxy",
+      ]);
+      assert.match(error.attempts[0].reason, /no file exists among .*nope/);
+      assert.match(
+        error.attempts[1].reason,
+        /KUBERNETES_SERVICE_PORT is not set/,
+      );
+      assert.match(
+        error.attempts[2].reason,
+        /exec credential plugin \(gke-gcloud-auth-plugin\)/,
+      );
+      assert.match(error.attempts[3].reason, /kubectlProxy: true/);
+      assert.match(
+        error.message,
+        /^No Kubernetes client configuration found: KUBECONFIG: /,
+      );
+    }
+  });
+});
