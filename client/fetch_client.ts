@@ -1,5 +1,4 @@
 import { type Clock, systemClock } from "../clock.ts";
-import { ApiError, type KubeStatus } from "./api_error.ts";
 import {
   ApiConnectionError,
   KubeConfigError,
@@ -8,7 +7,7 @@ import {
 import type { FetchClientConfig } from "./fetch_client_config.ts";
 import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions, RestClient } from "./rest_client.ts";
-import { parseRetryAfter } from "./_retry_after.ts";
+import { apiErrorFrom, describe, PREVIEW_CHARS } from "./_responses.ts";
 import { checkToken, TokenFile } from "./_token.ts";
 import { pemFrom } from "./_pem.ts";
 import {
@@ -22,8 +21,6 @@ import { kubectlConfigView } from "./_kubectl.ts";
 import { dirname } from "./_kubeconfig.ts";
 
 const DEFAULT_TOKEN_REFRESH_MS = 60_000;
-const ERROR_BODY_LIMIT = 64 * 1024;
-const PREVIEW_CHARS = 200;
 
 /**
  * Runtime options of a {@linkcode FetchClient}.
@@ -450,7 +447,8 @@ export class FetchClient implements RestClient, Disposable {
     }
     if (response.status < 200 || response.status >= 300) {
       if (response.status === 401) this.#tokenFile?.invalidate();
-      throw await this.#apiError(opts, response);
+      // A proxy could echo the Authorization header back in its answer.
+      throw await apiErrorFrom(response, method, path, this.#redactor);
     }
     if (opts.expectStream) {
       const stream = response.body ?? new Blob([]).stream();
@@ -472,7 +470,8 @@ export class FetchClient implements RestClient, Disposable {
       throw new ResponseDecodeError({
         code: response.status,
         contentType: response.headers.get("content-type") ?? undefined,
-        preview: text.slice(0, PREVIEW_CHARS),
+        // Redacted before the cut, so no part of a token is left at the end.
+        preview: this.#redact(text).slice(0, PREVIEW_CHARS),
         method,
         path,
         cause: this.#scrub(cause),
@@ -524,40 +523,7 @@ export class FetchClient implements RestClient, Disposable {
     });
   }
 
-  async #apiError(opts: RequestOptions, response: Response): Promise<ApiError> {
-    const { method, path } = opts;
-    const contentType = response.headers.get("content-type") ?? undefined;
-    const text = await readPrefix(response, ERROR_BODY_LIMIT);
-    let status: KubeStatus | undefined;
-    if (text.trimStart().startsWith("{")) {
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (typeof parsed === "object" && parsed !== null) {
-          status = parsed as KubeStatus;
-        }
-      } catch {
-        // A cut or broken body is described by its preview below.
-      }
-    }
-    const header = response.headers.get("retry-after");
-    const detailSeconds = status?.details?.retryAfterSeconds;
-    const retryAfterSeconds =
-      (header !== null ? parseRetryAfter(header) : undefined) ??
-        (typeof detailSeconds === "number" ? detailSeconds : undefined);
-    const preview = text.slice(0, PREVIEW_CHARS);
-    return new ApiError({
-      code: response.status,
-      status,
-      method,
-      path,
-      retryAfterSeconds,
-      message: status?.message || status?.reason ? undefined : this.#redact(
-        `Kubernetes API answered ${response.status} for ${method} ${path} (${
-          contentType || "no content type"
-        }): ${preview === "" ? "empty body" : JSON.stringify(preview)}`,
-      ),
-    });
-  }
+  #redactor = (text: string): string => this.#redact(text);
 
   #redact(text: string): string {
     for (const token of this.#sentTokens) {
@@ -580,46 +546,4 @@ export class FetchClient implements RestClient, Disposable {
     copy.stack = this.#redact(error.stack ?? "");
     return copy;
   }
-}
-
-/** The messages down an error's cause chain (Deno puts the reason in `cause`). */
-function describe(error: unknown): string {
-  const messages: string[] = [];
-  let current = error;
-  for (let depth = 0; depth < 4 && current !== undefined; depth++) {
-    const message = current instanceof Error
-      ? current.message
-      : String(current);
-    if (message && !messages.includes(message)) messages.push(message);
-    current = current instanceof Error ? current.cause : undefined;
-  }
-  return messages.join(": ") || "unknown error";
-}
-
-/** Up to `limit` bytes of the body as text; the rest is cancelled. */
-async function readPrefix(response: Response, limit: number): Promise<string> {
-  if (!response.body) return "";
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  try {
-    while (size < limit) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
-    }
-  } catch {
-    // Whatever arrived before the failure still describes the answer.
-  } finally {
-    await reader.cancel().catch(() => {});
-    reader.releaseLock();
-  }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes.subarray(0, limit));
 }

@@ -357,6 +357,21 @@ Deno.test("FetchClient keeps the bearer token out of every error", async (t) => 
         }),
     ],
     ["500 HTML", () => new Response("<html>oops</html>", { status: 500 })],
+    [
+      "proxy page echoing the header",
+      () =>
+        new Response(`<pre>Authorization: Bearer ${TOKEN}</pre>`, {
+          status: 502,
+        }),
+    ],
+    ["Status echoing the token", () =>
+      Response.json(
+        {
+          ...status(401, "Unauthorized", `token ${TOKEN} expired`),
+          details: { causes: [{ message: TOKEN }] },
+        },
+        { status: 401 },
+      )],
     ["200 garbage", () => new Response("<html>login</html>")],
     ["connection error quoting the header", () => {
       throw new TypeError(`Invalid header value: "Bearer ${TOKEN}"`);
@@ -379,6 +394,22 @@ Deno.test("FetchClient keeps the bearer token out of every error", async (t) => 
       assert.ok(!everyText(error).includes(TOKEN), everyText(error));
     });
   }
+  await t.step("a JWT-sized token cut by the preview", async () => {
+    const jwt = "eyJ" + "a".repeat(300) + "." + "b".repeat(600) + ".sig";
+    const client = new FetchClient({ server: SERVER, token: jwt });
+    for (const code of [200, 500]) {
+      using _stub = stubFetch(() =>
+        new Response(`${"<p>".repeat(50)}Bearer ${jwt}</p>`, { status: code })
+      );
+      const error = await caught(client.performRequest({
+        method: "GET",
+        path: "/api/v1/pods",
+        expectJson: true,
+      }));
+      assert.ok(error instanceof Error);
+      assert.ok(!everyText(error).includes(jwt.slice(0, 40)), everyText(error));
+    }
+  });
   await t.step("the client itself", () => {
     assert.ok(!Deno.inspect(client, { depth: 10 }).includes(TOKEN));
     assert.ok(!JSON.stringify(client).includes(TOKEN));

@@ -176,6 +176,19 @@ Deno.test({
           /does not verify against the configured CA/,
         );
       });
+      await t.step(
+        "insecure-skip-tls-verify explains the Deno flag it needs",
+        async () => {
+          using client = new FetchClient({
+            server: url,
+            caData: pki.otherCaCert,
+            insecureSkipTlsVerify: true,
+          });
+          const error = await get(client).then(() => undefined, (e) => e);
+          assert.ok(error instanceof ApiConnectionError, String(error));
+          assert.match(error.message, /--unsafely-ignore-certificate-errors/);
+        },
+      );
     } finally {
       await Deno.remove(dir, { recursive: true });
     }
