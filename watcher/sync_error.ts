@@ -17,6 +17,8 @@ export class WatcherSyncError extends Error {
   readonly resource: string;
 
   /**
+   * Creates the error; the message names the resource and the last failure.
+   *
    * @param resource The resource that did not sync.
    * @param why Why the wait ended.
    * @param lastError The loop's last failure, if any.

@@ -141,6 +141,8 @@ export class WatcherConfigError extends Error {
   readonly field: string;
 
   /**
+   * Creates the error; the message names the option.
+   *
    * @param field The option that was wrong.
    * @param message What was wrong with it.
    * @param options The underlying parse error, if any.
