@@ -655,3 +655,58 @@ Deno.test("Watcher rejects unusable configurations naming the field", () => {
   // The valid base builds, and building requests nothing.
   new Watcher(valid, client, { logger: new RecordingLogger() });
 });
+
+Deno.test("Watcher streams the initial list when asked, and falls back to LIST", async (t) => {
+  await t.step("streamed, then relisted by stream after 410", async () => {
+    await using h = new Harness({
+      config: { initialList: "stream" },
+      seed: (server) => {
+        for (let i = 0; i < 4; i++) {
+          server.create("configmaps", configMap("shop", `cm-${i}`));
+        }
+      },
+    });
+    assert.equal(await h.watcher.waitForSync(), 4);
+    await h.waitForWatches(1);
+    assert.equal(h.requests("list").length, 0);
+    const [first] = h.requests("watch");
+    assert.equal(first.query.sendInitialEvents, "true");
+    assert.equal(first.query.resourceVersionMatch, "NotOlderThan");
+    assert.deepEqual(pick(h.recorded.batches[0]), stats(4, 0, 0, true));
+    assert.deepEqual(h.recorded.syncs, [4]);
+
+    // An event, so that the next watch is not straight after the list.
+    h.server.create("configmaps", configMap("shop", "x"));
+    await waitFor(() => h.watcher.store.size === 5, { description: "x" });
+    await h.clock.tick(5_000);
+    h.server.closeAllWatches();
+    h.server.delete("configmaps", "shop", "cm-2");
+    h.server.compactHistory();
+    await waitFor(() => h.watcher.health().relists === 1, {
+      description: "a relist",
+    });
+    await h.waitForBatches(3);
+    assert.deepEqual(pick(h.recorded.batches[2]), stats(0, 0, 1, false));
+    assert.equal(h.requests("list").length, 0, "relisted by stream too");
+    assert.deepEqual(
+      identities(await storeList(h.watcher.store)),
+      identities(h.server.list("configmaps")),
+    );
+    assert.deepEqual(h.recorded.syncs, [4]);
+  });
+
+  await t.step("a server without WatchList gets a LIST", async () => {
+    await using h = new Harness({
+      config: { initialList: "stream" },
+      server: { supportsWatchList: false },
+      seed: (server) => server.create("configmaps", configMap("shop", "a")),
+    });
+    assert.equal(await h.watcher.waitForSync(), 1);
+    await h.waitForWatches(1);
+    assert.equal(h.requests("list").length, 1);
+    const watches = h.requests("watch");
+    assert.equal(watches.length, 2);
+    assert.equal(watches[1].query.resourceVersion, "1");
+    assert.deepEqual(h.recorded.syncs, [1]);
+  });
+});
