@@ -240,4 +240,13 @@ Deno.test("Watcher.stop() is idempotent, and aborting start()'s signal stops too
     assert.equal(h.server.openWatchCount, 0);
     await stopAndCheckQuiet(h);
   });
+
+  await t.step("start() with an aborted signal", async () => {
+    await using h = new Harness({ start: false, seed: seedTwo });
+    h.running = h.watcher.start(AbortSignal.abort());
+    await h.running;
+    await assert.rejects(h.watcher.waitForSync(), WatcherSyncError);
+    assert.equal(h.server.requests.length, 0);
+    await stopAndCheckQuiet(h);
+  });
 });

@@ -710,3 +710,29 @@ Deno.test("Watcher streams the initial list when asked, and falls back to LIST",
     assert.deepEqual(h.recorded.syncs, [1]);
   });
 });
+
+Deno.test("Watcher.forceSync() delivers what the debouncer holds at once", async () => {
+  await using h = new Harness({
+    config: { debounceInterval: 10_000 },
+    seed: (server) => server.create("configmaps", configMap("shop", "a")),
+  });
+  assert.equal(await h.watcher.waitForSync(), 1);
+  await h.waitForWatches(1);
+  await h.waitForBatches(1);
+  h.server.create("configmaps", configMap("shop", "b"));
+  h.server.delete("configmaps", "shop", "a");
+  await waitFor(() => h.watcher.health().events === 2, {
+    description: "two events",
+  });
+  assert.equal(h.recorded.batches.length, 1, "held for the interval");
+  await h.watcher.forceSync();
+  assert.equal(h.recorded.batches.length, 2);
+  assert.deepEqual(pick(h.recorded.batches[1]), stats(1, 0, 1, false));
+  // Nothing is left for the interval's end.
+  await h.clock.tick(20_000);
+  assert.equal(h.recorded.batches.length, 2);
+  const health = h.watcher.health();
+  assert.equal(health.objects, 1);
+  assert.equal(health.events, 2);
+  assert.equal(health.resourceVersion, h.server.resourceVersion);
+});
