@@ -9,6 +9,7 @@ import { Backoff, type BackoffOptions } from "./backoff.ts";
 import {
   type InitialListMode,
   initialListWatchState,
+  ListTimeoutError,
   type ListWatchCommand,
   type ListWatchContext,
   type ListWatchInput,
@@ -417,20 +418,38 @@ export class ListWatch {
   }
 
   async #list(query: URLSearchParams): Promise<ListWatchCommand | undefined> {
+    const signal = this.#signal;
+    // A page that never completes (a half-open connection) is abandoned
+    // after the idle timeout, like a silent watch.
+    const controller = new AbortController();
+    const abortList = () => controller.abort(signal.reason);
+    signal.addEventListener("abort", abortList, { once: true });
+    const timeoutMs = this.#idleTimeoutMs;
+    let timedOut = false;
+    const timer = this.#clock.setTimeout(() => {
+      timedOut = true;
+      controller.abort(new ListTimeoutError(this.#path, timeoutMs));
+    }, timeoutMs);
     let list: unknown;
     try {
       list = await this.#client.performRequest({
         method: "GET",
         path: this.#path,
         querystring: query,
-        abortSignal: this.#signal,
+        abortSignal: controller.signal,
         expectJson: true,
       });
     } catch (error) {
-      if (this.#signal.aborted) return undefined;
-      return this.#step({ type: "listFailed", error });
+      if (signal.aborted) return undefined;
+      return this.#step({
+        type: "listFailed",
+        error: timedOut ? new ListTimeoutError(this.#path, timeoutMs) : error,
+      });
+    } finally {
+      this.#clock.clearTimeout(timer);
+      signal.removeEventListener("abort", abortList);
     }
-    if (this.#signal.aborted) return undefined;
+    if (signal.aborted) return undefined;
     return this.#step({ type: "listPage", list });
   }
 

@@ -455,6 +455,37 @@ export class WatchClosedError extends Error {
 }
 
 /**
+ * A LIST request that got no complete answer within the loop's idle
+ * timeout: a half-open connection must not hang a (re)list. Retried with
+ * backoff.
+ *
+ * @example
+ * ```ts
+ * import { ListTimeoutError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new ListTimeoutError("/api/v1/pods", 180_000);
+ * assert.match(err.message, /no answer within 180000 ms/);
+ * ```
+ */
+export class ListTimeoutError extends Error {
+  /** The collection path listed. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The collection path listed.
+   * @param afterMs How long the loop waited.
+   */
+  constructor(path: string, afterMs: number) {
+    super(`List of ${path} got no answer within ${afterMs} ms`);
+    this.name = "ListTimeoutError";
+    this.path = path;
+  }
+}
+
+/**
  * The state a loop starts in.
  *
  * @example
