@@ -16,9 +16,9 @@ export interface ChartSeries {
   floodEventsPerSec: number | undefined;
 }
 
-const W = 960;
+const W = 1080;
 const H = 360;
-const PANEL_W = 280;
+const PANEL_W = 250;
 const PANEL_H = 220;
 const TOP = 60;
 const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
@@ -134,7 +134,11 @@ function linePanel(
 }
 
 /** A bar panel of flood events/s. */
-function barPanel(x0: number, series: ChartSeries[]): string {
+function barPanel(
+  x0: number,
+  series: ChartSeries[],
+  floodLabel: string,
+): string {
   const bars = series.filter((s) => s.floodEventsPerSec);
   if (bars.length === 0) return "";
   const max = Math.max(...bars.map((s) => s.floodEventsPerSec!)) * 1.15;
@@ -145,7 +149,9 @@ function barPanel(x0: number, series: ChartSeries[]): string {
     `<rect x="${x0}" y="${TOP}" width="${PANEL_W}" height="${PANEL_H}" fill="none" stroke="#9ca3af"/>`,
     `<text x="${x0 + PANEL_W / 2}" y="${
       TOP + PANEL_H + 34
-    }" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>100k MODIFIED events over 5k objects</text>`,
+    }" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>${
+      esc(floodLabel)
+    }</text>`,
     `<text transform="translate(${x0 - 44} ${
       TOP + PANEL_H / 2
     }) rotate(-90)" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>events/s</text>`,
@@ -170,7 +176,11 @@ function barPanel(x0: number, series: ChartSeries[]): string {
 }
 
 /** The whole chart as an SVG document. */
-export function renderChart(series: ChartSeries[], subtitle: string): string {
+export function renderChart(
+  series: ChartSeries[],
+  subtitle: string,
+  floodLabel: string,
+): string {
   const counts = [...new Set(series.flatMap((s) => [...s.syncMs.keys()]))]
     .sort((a, b) => a - b);
   const timeSeries = series.map((s) => ({
@@ -202,7 +212,7 @@ export function renderChart(series: ChartSeries[], subtitle: string): string {
   }</text>
 ${
     linePanel(
-      70,
+      90,
       "Initial sync time (lower is better)",
       "seconds",
       counts,
@@ -211,14 +221,14 @@ ${
   }
 ${
     linePanel(
-      390,
+      450,
       "Sync throughput (higher is better)",
       "objects/s",
       counts,
       rateSeries,
     )
   }
-${barPanel(680, series)}
+${barPanel(810, series, floodLabel)}
 ${legend}
 </svg>
 `;

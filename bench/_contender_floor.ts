@@ -113,7 +113,11 @@ if (task.workload === "flood") {
   const want = task.events!;
   const done = deadline<void>(task.timeoutMs, `${want} flood events`);
   let applied = 0;
-  void watch(resourceVersion, stop.signal, () => {
+  void watch(resourceVersion, stop.signal, (event) => {
+    if (task.keep) {
+      const { namespace, name } = event.object.metadata;
+      kept.set(`${namespace}/${name}`, event.object);
+    }
     if (++applied === want) {
       outcome.lastAppliedAt = now();
       done.resolve();
