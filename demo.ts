@@ -1,0 +1,72 @@
+/**
+ * `deno task demo`: the watchers at work on an embedded simulated cluster
+ * (default), or on a real one with `--resource` and a client source. See
+ * `deno task demo --help`.
+ *
+ * @module
+ */
+import { DemoArgsError, parseDemoArgs, USAGE } from "./demo/args.ts";
+import { Printer } from "./demo/output.ts";
+import { runLive } from "./demo/live.ts";
+import { runSimulated } from "./demo/simulated.ts";
+
+/** Where the demo writes, and what stops it. */
+export interface DemoIo {
+  /** Receives each output line (default: `console.log`). */
+  write?: (line: string) => void;
+  /** Colours (default: when writing to a terminal and `NO_COLOR` is unset). */
+  color?: boolean;
+  /** Ends the run early, as Ctrl-C does (default: SIGINT). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Runs the demo with command line `argv`.
+ *
+ * @returns The exit code: 0 when all went well, 1 when the stores did not
+ * match the server (or a live watch never synced), 2 for a bad command line.
+ */
+export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
+  const write = io.write ?? ((line: string) => console.log(line));
+  let args;
+  try {
+    args = parseDemoArgs(argv);
+  } catch (error) {
+    if (!(error instanceof DemoArgsError)) throw error;
+    write(`error: ${error.message}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    write(USAGE);
+    return 0;
+  }
+  const color = io.color ??
+    (io.write === undefined && Deno.stdout.isTerminal() &&
+      !Deno.env.get("NO_COLOR"));
+  const printer = new Printer({ write, color });
+
+  let signal = io.signal;
+  let removeSigint = () => {};
+  if (!signal) {
+    const controller = new AbortController();
+    signal = controller.signal;
+    const onSigint = () => {
+      // A second Ctrl-C does not wait for the clean shutdown.
+      if (controller.signal.aborted) Deno.exit(130);
+      controller.abort();
+    };
+    Deno.addSignalListener("SIGINT", onSigint);
+    removeSigint = () => Deno.removeSignalListener("SIGINT", onSigint);
+  }
+  try {
+    return args.resource !== undefined
+      ? await runLive(args, printer, signal)
+      : await runSimulated(args, printer, signal);
+  } finally {
+    removeSigint();
+  }
+}
+
+if (import.meta.main) {
+  Deno.exitCode = await main(Deno.args);
+}

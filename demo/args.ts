@@ -1,0 +1,148 @@
+/** Command line of `deno task demo`. */
+export interface DemoArgs {
+  help: boolean;
+  /** Seconds to run; `undefined`: 25 simulated, until Ctrl-C live. */
+  duration: number | undefined;
+  /** Seed of the simulated churn. */
+  seed: number;
+  kubeconfig: string | undefined;
+  context: string | undefined;
+  inCluster: boolean;
+  /** `true` for the default proxy address, or a URL. */
+  proxy: boolean | string;
+  resource: string | undefined;
+  namespace: string | undefined;
+}
+
+/** A command line that cannot be run; the message says why. */
+export class DemoArgsError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "DemoArgsError";
+  }
+}
+
+export const USAGE = `Usage: deno task demo [options]
+
+Without cluster options: runs an embedded simulated cluster (a FakeApiServer
+on 127.0.0.1 with churn and injected faults), watches it through FetchClient
+and checks at the end that every watcher's store matches the server.
+
+Options:
+  --duration <seconds>   How long to run (simulated default 25; live: until Ctrl-C)
+  --seed <n>             Seed of the simulated churn (default 1)
+  -h, --help             Show this help
+
+Watch a real cluster instead (prints batches until Ctrl-C or --duration):
+  --resource <r>         What to watch: group/version/resource (networking.k8s.io/v1/ingresses,
+                         v1/pods) or resource.group (ingresses.networking.k8s.io, pods)
+  --namespace <ns>       Only this namespace (default: all)
+  --kubeconfig <path>    Use this kubeconfig file (JSON read directly, YAML via kubectl)
+  --context <name>       Kubeconfig context to use
+  --in-cluster           Use the pod's service account
+  --proxy [url]          Use kubectl proxy (default http://127.0.0.1:8001)
+  Without one of these three, the client is picked like kubectl does
+  (KUBECONFIG, in-cluster, ~/.kube/config).
+
+Examples:
+  deno task demo
+  deno task demo --duration 60
+  deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config.json
+  kubectl proxy & deno task demo --proxy --resource v1/services --namespace default`;
+
+/**
+ * Parses the demo's flags (`--flag value` or `--flag=value`).
+ *
+ * @throws {DemoArgsError} For an unknown flag or a bad value.
+ */
+export function parseDemoArgs(argv: readonly string[]): DemoArgs {
+  const args: DemoArgs = {
+    help: false,
+    duration: undefined,
+    seed: 1,
+    kubeconfig: undefined,
+    context: undefined,
+    inCluster: false,
+    proxy: false,
+    resource: undefined,
+    namespace: undefined,
+  };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const eq = arg.indexOf("=");
+    const flag = arg.startsWith("--") && eq > 0 ? arg.slice(0, eq) : arg;
+    const inline = flag === arg ? undefined : arg.slice(eq + 1);
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const next = argv[i + 1];
+      if (next === undefined || next.startsWith("--")) {
+        throw new DemoArgsError(`${flag} needs a value`);
+      }
+      i++;
+      return next;
+    };
+    switch (flag) {
+      case "-h":
+      case "--help":
+        args.help = true;
+        break;
+      case "--duration":
+        args.duration = positiveNumber(flag, value());
+        break;
+      case "--seed":
+        args.seed = Math.floor(positiveNumber(flag, value()));
+        break;
+      case "--kubeconfig":
+        args.kubeconfig = value();
+        break;
+      case "--context":
+        args.context = value();
+        break;
+      case "--in-cluster":
+        args.inCluster = true;
+        break;
+      case "--proxy": {
+        const next = argv[i + 1];
+        if (inline !== undefined) args.proxy = inline;
+        else if (next !== undefined && !next.startsWith("-")) {
+          args.proxy = next;
+          i++;
+        } else args.proxy = true;
+        break;
+      }
+      case "--resource":
+        args.resource = value();
+        break;
+      case "--namespace":
+      case "-n":
+        args.namespace = value();
+        break;
+      default:
+        throw new DemoArgsError(`Unknown option ${JSON.stringify(arg)}`);
+    }
+  }
+  const sources = [args.kubeconfig !== undefined, args.inCluster, args.proxy]
+    .filter(Boolean).length;
+  if (sources > 1) {
+    throw new DemoArgsError(
+      "Use only one of --kubeconfig, --in-cluster and --proxy",
+    );
+  }
+  if (sources > 0 && args.resource === undefined) {
+    throw new DemoArgsError("Watching a real cluster needs --resource");
+  }
+  if (args.namespace !== undefined && args.resource === undefined) {
+    throw new DemoArgsError("--namespace goes with --resource");
+  }
+  return args;
+}
+
+function positiveNumber(flag: string, text: string): number {
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) {
+    throw new DemoArgsError(
+      `${flag} must be a positive number, got ${JSON.stringify(text)}`,
+    );
+  }
+  return n;
+}

@@ -1,0 +1,150 @@
+import assert from "node:assert/strict";
+import { main } from "../demo.ts";
+import { FakeApiServer } from "../testing/mod.ts";
+import { DemoArgsError, parseDemoArgs } from "./args.ts";
+import { INGRESSES } from "./cluster.ts";
+
+// These run the demo for real (timers, HTTP on 127.0.0.1), a few seconds.
+
+Deno.test("demo: a short simulated run ends cleanly with every store matching the server", async () => {
+  const lines: string[] = [];
+  const code = await main(["--duration", "3", "--seed", "7"], {
+    write: (line) => lines.push(line),
+  });
+  const out = lines.join("\n");
+  assert.equal(code, 0, out);
+  assert.match(out, /all 3 indexes synchronized/);
+  assert.match(out, /haptic\/haproxy-config synced/);
+  assert.match(out, /fault +etcd compaction/);
+  assert.match(out, /recover +in \d+ ms: ingresses relisted/);
+  assert.match(out, /fault +API server overloaded/);
+  assert.match(out, /recover +in [\d.]+ s: \d+ × 503 answered/);
+  assert.match(out, /verify +every store matches the server/);
+  for (
+    const watcher of ["ingresses \\(haproxy\\)", "services", "endpointslices"]
+  ) {
+    // watcher  store  server  ✔ same  initial … ledger ✔  relists ≥ 1
+    const row = lines.find((l) => new RegExp(`^  ${watcher} +\\d`).test(l));
+    assert.ok(row, `summary row for ${watcher}`);
+    const [store, server] = row.replace(/^ +\S+( \(haproxy\))?/, "").trim()
+      .split(/ +/);
+    assert.equal(store, server, row);
+    assert.match(row, /✔ same .* ✔ +[1-9]\d* +[1-9]/);
+  }
+  assert.match(
+    out,
+    /Secret haptic\/haproxy-config: rv (\d+) in the watcher, rv \1 on the server ✔/,
+  );
+  assert.match(out, /all good$/);
+});
+
+Deno.test("demo: live mode watches a resource through kubectl proxy and prints batches", async () => {
+  await using server = new FakeApiServer({ initialResourceVersion: 100 });
+  for (const name of ["a", "b"]) {
+    server.create(INGRESSES, {
+      metadata: { name, namespace: "web" },
+      spec: { ingressClassName: "haproxy" },
+    });
+  }
+  await using listener = await server.listen();
+  const lines: string[] = [];
+  const code = await main([
+    "--proxy",
+    listener.url,
+    "--resource",
+    "ingresses.networking.k8s.io",
+    "--namespace",
+    "web",
+    "--duration",
+    "1",
+  ], {
+    write: (line) => {
+      lines.push(line);
+      // A change as soon as the watcher has synced: its batch must show.
+      if (line.includes("synced: 2 objects")) {
+        server.create(INGRESSES, { metadata: { name: "c", namespace: "web" } });
+      }
+    },
+  });
+  const out = lines.join("\n");
+  assert.equal(code, 0, out);
+  assert.match(
+    out,
+    /ingresses\.networking\.k8s\.io \(networking\.k8s\.io\/v1\) in namespace web/,
+  );
+  assert.match(out, /kubectl proxy at http:\/\/127\.0\.0\.1:\d+/);
+  assert.match(out, /batch +ingresses\.networking\.k8s\.io +\+1 /);
+  const row = lines.find((l) =>
+    /^ {2}ingresses\.networking\.k8s\.io +\d/.test(l)
+  );
+  // store 3, initial 2, one batch that created one
+  assert.match(row ?? "", /^ +\S+ +3 +2 +1 +1 +0 +0 /, out);
+  const watch = server.requests.find((r) => r.verb === "watch");
+  assert.equal(
+    watch?.path,
+    "/apis/networking.k8s.io/v1/namespaces/web/ingresses",
+  );
+});
+
+Deno.test("demo: live mode fails clearly for an unknown API group", async () => {
+  await using server = new FakeApiServer();
+  await using listener = await server.listen();
+  const lines: string[] = [];
+  const code = await main([
+    "--proxy",
+    listener.url,
+    "--resource",
+    "widgets.example.com",
+  ], { write: (line) => lines.push(line) });
+  assert.equal(code, 1);
+  assert.match(lines.join("\n"), /example\.com\/<version>\/widgets/);
+});
+
+Deno.test("demo: --help prints usage, a bad command line exits with 2", async () => {
+  const out: string[] = [];
+  assert.equal(await main(["--help"], { write: (l) => out.push(l) }), 0);
+  assert.match(out.join("\n"), /^Usage: deno task demo/);
+  out.length = 0;
+  assert.equal(
+    await main(["--duration", "soon"], { write: (l) => out.push(l) }),
+    2,
+  );
+  assert.match(out.join("\n"), /--duration must be a positive number/);
+});
+
+Deno.test("demo: command line parsing", () => {
+  assert.deepEqual(
+    parseDemoArgs(["--duration=60", "--seed", "3"]),
+    {
+      help: false,
+      duration: 60,
+      seed: 3,
+      kubeconfig: undefined,
+      context: undefined,
+      inCluster: false,
+      proxy: false,
+      resource: undefined,
+      namespace: undefined,
+    },
+  );
+  assert.equal(parseDemoArgs(["--proxy", "--resource", "pods"]).proxy, true);
+  assert.equal(
+    parseDemoArgs(["--proxy", "http://127.0.0.1:9999", "--resource", "pods"])
+      .proxy,
+    "http://127.0.0.1:9999",
+  );
+  for (
+    const [argv, message] of [
+      [["--bogus"], /Unknown option "--bogus"/],
+      [["--kubeconfig"], /--kubeconfig needs a value/],
+      [["--in-cluster"], /needs --resource/],
+      [["--in-cluster", "--proxy", "--resource", "pods"], /only one of/],
+      [["--namespace", "x"], /--namespace goes with --resource/],
+    ] as const
+  ) {
+    assert.throws(
+      () => parseDemoArgs(argv),
+      (e: unknown) => e instanceof DemoArgsError && message.test(e.message),
+    );
+  }
+});

@@ -1,0 +1,147 @@
+import {
+  type FetchClient,
+  type Gvr,
+  type KubeObject,
+  SingleWatcher,
+  Watcher,
+} from "../mod.ts";
+import type { FakeApiServer } from "../testing/mod.ts";
+import {
+  CONFIG_SECRET,
+  ENDPOINTSLICES,
+  INGRESSES,
+  OUR_CLASS,
+  SECRETS,
+  SERVICE_NAME_LABEL,
+  SERVICES,
+} from "./cluster.ts";
+import type { Printer } from "./output.ts";
+import { SecretReporter } from "./secret_reporter.ts";
+import { Tally } from "./tally.ts";
+
+/** One bulk watcher of the demo and how to check it against the server. */
+export interface Watched {
+  name: string;
+  label: string;
+  gvr: Gvr;
+  watcher: Watcher;
+  tally: Tally;
+  /** The objects on the server the watcher's store must hold. */
+  selects(obj: KubeObject): boolean;
+}
+
+/** Everything the simulated run watches. */
+export interface WatchSet {
+  watched: Watched[];
+  secret: SingleWatcher;
+  reporter: SecretReporter;
+}
+
+/**
+ * Creates (without starting) the three bulk watchers (ingresses of our
+ * class without managedFields, services, endpointslices indexed by
+ * service) and the SingleWatcher on the config Secret.
+ */
+export function createWatchers(
+  client: FetchClient,
+  printer: Printer,
+): WatchSet {
+  const watched: Watched[] = [];
+  // Paging progress of the initial sync only: relists page too, but would
+  // be noise.
+  const progress = new Map<string, string>();
+  const logger = printer.logger((resource, listed) => {
+    const label = progress.get(resource);
+    if (label) printer.line("sync", `${label.padEnd(22)} listing… ${listed}`);
+  });
+  const specs = [
+    {
+      name: "ingresses",
+      label: `ingresses (${OUR_CLASS})`,
+      gvr: INGRESSES,
+      indexBy: ["metadata.namespace", "metadata.name"],
+      ignoreFields: ["metadata.managedFields"],
+      fieldSelector: `spec.ingressClassName=${OUR_CLASS}`,
+      selects: (o: KubeObject) =>
+        (o.spec as { ingressClassName?: string }).ingressClassName ===
+          OUR_CLASS,
+    },
+    {
+      name: "services",
+      label: "services",
+      gvr: SERVICES,
+      indexBy: ["metadata.namespace", "metadata.name"],
+    },
+    {
+      name: "endpointslices",
+      label: "endpointslices",
+      gvr: ENDPOINTSLICES,
+      indexBy: [
+        "metadata.namespace",
+        `metadata.labels['${SERVICE_NAME_LABEL}']`,
+      ],
+    },
+  ];
+  for (const spec of specs) {
+    const { resource, group } = spec.gvr;
+    const logName = group ? `${resource}.${group}` : resource;
+    progress.set(logName, spec.label);
+    const tally = new Tally(spec.label, printer);
+    const watcher = new Watcher(
+      {
+        gvr: spec.gvr,
+        indexBy: spec.indexBy,
+        ignoreFields: spec.ignoreFields,
+        fieldSelector: spec.fieldSelector,
+        debounceInterval: 1_000,
+        // Small pages, so that paging shows in the sync progress.
+        pageSize: 10,
+        onChange: tally.onChange,
+        onSyncComplete: (_store, count) => {
+          progress.delete(logName);
+          printer.line("sync", `${spec.label.padEnd(22)} synced: ${count}`);
+        },
+      },
+      client,
+      { logger },
+    );
+    watched.push({
+      name: spec.name,
+      label: spec.label,
+      gvr: spec.gvr,
+      watcher,
+      tally,
+      selects: spec.selects ?? (() => true),
+    });
+  }
+  const reporter = new SecretReporter(printer);
+  const secret = new SingleWatcher(
+    {
+      gvr: SECRETS,
+      ...CONFIG_SECRET,
+      onSyncComplete: reporter.onSyncComplete,
+      onChange: reporter.onChange,
+    },
+    client,
+    { logger },
+  );
+
+  return { watched, secret, reporter };
+}
+
+/** Stops every watcher. */
+export async function stopAll(
+  server: FakeApiServer,
+  watched: Watched[],
+  secret: SingleWatcher | undefined,
+): Promise<void> {
+  const stopping = Promise.all([
+    ...watched.map((w) => w.watcher.stop()),
+    secret?.stop(),
+  ]);
+  // Deno 2.9 does not end a pending read of an aborted fetch's body unless
+  // it was the latest fetch started, so stop() would wait for the next
+  // bookmark; ending the streams on the server side releases them now.
+  server.closeAllWatches();
+  await stopping;
+}
