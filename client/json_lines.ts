@@ -85,6 +85,12 @@ export interface ReadJsonLinesOptions {
   onBytes?: (byteCount: number) => void;
   /** The longest line accepted, in bytes (default 64 MiB). */
   maxLineBytes?: number;
+  /**
+   * Cancels the stream when aborted; the iteration then throws the signal's
+   * reason. Needed because an aborted `fetch` does not always end a pending
+   * read of its body (seen with Deno 2.9 when several streams are open).
+   */
+  signal?: AbortSignal;
 }
 
 /**
@@ -130,11 +136,16 @@ export async function* readJsonLines(
   // newline arrives, so a megabyte line costs one concatenation.
   let parts: string[] = [];
   let partialBytes = 0;
+  const signal = options?.signal;
+  signal?.throwIfAborted();
   const reader = stream.getReader();
+  const onAbort = () => void reader.cancel(signal!.reason).catch(() => {});
+  signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;
   try {
     while (true) {
       const { done, value: chunk } = await reader.read();
+      if (signal?.aborted) throw signal.reason;
       if (done) break;
       onBytes?.(chunk.byteLength);
       const text = decoder.decode(chunk, { stream: true });
@@ -173,6 +184,7 @@ export async function* readJsonLines(
     const value = parseLine(parts.join(""), "truncated");
     if (value !== SKIP) yield value;
   } finally {
+    signal?.removeEventListener("abort", onAbort);
     if (!finished) {
       // Cancelling an errored stream rejects; the original error matters more.
       await reader.cancel().catch(() => {});

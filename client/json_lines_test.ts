@@ -353,3 +353,40 @@ Deno.test("readJsonLines() reads a real fetch body and closes it when stopped", 
   assert.equal(count, 500);
   assert.equal(response.bodyUsed, true);
 });
+
+Deno.test("readJsonLines() ends a pending read when its signal aborts", async () => {
+  let cancelledWith: unknown;
+  // A stream that sends one line, then nothing: like a quiet watch whose
+  // fetch abort does not reach the body.
+  const stream = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(encoder.encode('{"n":1}\n'));
+    },
+    cancel(reason) {
+      cancelledWith = reason;
+    },
+  });
+  const controller = new AbortController();
+  const seen: unknown[] = [];
+  const reason = new Error("stopped");
+  const reading = (async () => {
+    for await (
+      const value of readJsonLines(stream, { signal: controller.signal })
+    ) {
+      seen.push(value);
+      controller.abort(reason);
+    }
+  })();
+  await assert.rejects(reading, (e) => e === reason);
+  assert.deepEqual(seen, [{ n: 1 }]);
+  assert.equal(cancelledWith, reason);
+});
+
+Deno.test("readJsonLines() does not read at all with an aborted signal", async () => {
+  const { stream, pulls } = chunkStream([encoder.encode('{"n":1}\n')]);
+  const reason = new Error("already stopped");
+  const lines = readJsonLines(stream, { signal: AbortSignal.abort(reason) });
+  await assert.rejects(lines.next(), (e) => e === reason);
+  assert.equal(pulls(), 0);
+  await stream.cancel();
+});

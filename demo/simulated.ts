@@ -147,11 +147,11 @@ export async function runSimulated(
       // Also after Ctrl-C: the final check should see settled stores.
       new AbortController().signal,
     );
-    await stopAll(server, watched, secret);
+    await stopAll(watched, secret);
     return await report(server, watched, secret, reporter, caughtUp, printer);
   } finally {
     churn?.stop();
-    await stopAll(server, watched, secret);
+    await stopAll(watched, secret);
     client.close();
     await listener.close();
     await server.close();

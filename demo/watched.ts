@@ -5,7 +5,6 @@ import {
   SingleWatcher,
   Watcher,
 } from "../mod.ts";
-import type { FakeApiServer } from "../testing/mod.ts";
 import {
   CONFIG_SECRET,
   ENDPOINTSLICES,
@@ -131,17 +130,11 @@ export function createWatchers(
 
 /** Stops every watcher. */
 export async function stopAll(
-  server: FakeApiServer,
   watched: Watched[],
   secret: SingleWatcher | undefined,
 ): Promise<void> {
-  const stopping = Promise.all([
+  await Promise.all([
     ...watched.map((w) => w.watcher.stop()),
     secret?.stop(),
   ]);
-  // Deno 2.9 does not end a pending read of an aborted fetch's body unless
-  // it was the latest fetch started, so stop() would wait for the next
-  // bookmark; ending the streams on the server side releases them now.
-  server.closeAllWatches();
-  await stopping;
 }

@@ -554,6 +554,7 @@ export class ListWatch {
           lastBytesAt = clock.now();
         },
         maxLineBytes: this.#maxLineBytes,
+        signal: controller.signal,
       };
       try {
         // The hot path: synchronous unless the sink returns a promise.
