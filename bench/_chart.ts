@@ -207,7 +207,9 @@ export function renderChart(
   ).join("\n");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
 <rect width="${W}" height="${H}" fill="#ffffff"/>
-<text x="16" y="20" font-size="13" fill="#6b7280" ${FONT}>${
+<text x="${W - 16}" y="${
+    H - 10
+  }" text-anchor="end" font-size="12" fill="#6b7280" ${FONT}>${
     esc(subtitle)
   }</text>
 ${
