@@ -19,6 +19,7 @@ import {
 } from "./list_watch.ts";
 import type { WatchEventType } from "./list_watch_state.ts";
 import { SyncWaiters } from "./sync_waiters.ts";
+import { Lifecycle } from "./_lifecycle.ts";
 import {
   DEFAULT_CACHE_TTL,
   DEFAULT_DEBOUNCE_INTERVAL,
@@ -118,11 +119,8 @@ export class Watcher {
   #store: Store;
   #debouncer: Debouncer;
   #loop: ListWatch;
-  #controller = new AbortController();
   #sync: SyncWaiters<number>;
-  #loopDone: Promise<void> | undefined;
-  #running: Promise<void> | undefined;
-  #stopping: Promise<void> | undefined;
+  #lifecycle: Lifecycle;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -205,7 +203,7 @@ export class Watcher {
       onChange: (stats) => {
         // stop() flushes what was pending when it began; when the end of a
         // running call delivered that already, the flush finds nothing.
-        if (stats.isEmpty && this.#controller.signal.aborted) return;
+        if (stats.isEmpty && this.#lifecycle.stopping) return;
         return config.onChange(this.#store, stats);
       },
       suppressDuringSync: !config.callOnChangeDuringSync,
@@ -229,6 +227,10 @@ export class Watcher {
       logger: this.#logger,
       random: options.random,
     });
+    this.#lifecycle = new Lifecycle((signal) => {
+      this.#debouncer.setSyncMode(true);
+      return this.#loop.run(signal);
+    }, () => this.#shutdown());
   }
 
   /** The indexed store. Reads may return Promises with `storeType: "cached"`. */
@@ -245,17 +247,7 @@ export class Watcher {
    * @returns A promise that settles when the watcher has stopped.
    */
   start(signal?: AbortSignal): Promise<void> {
-    if (this.#running) return this.#running;
-    if (this.#stopping) return this.#stopping;
-    this.#debouncer.setSyncMode(true);
-    const onAbort = () => void this.stop();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    this.#loopDone = this.#loop.run(this.#controller.signal).finally(() =>
-      signal?.removeEventListener("abort", onAbort)
-    );
-    this.#running = this.#loopDone.then(() => this.stop());
-    return this.#running;
+    return this.#lifecycle.start(signal);
   }
 
   /**
@@ -294,8 +286,7 @@ export class Watcher {
    * @returns A promise that settles when everything has stopped.
    */
   stop(): Promise<void> {
-    this.#stopping ??= this.#shutdown();
-    return this.#stopping;
+    return this.#lifecycle.stop();
   }
 
   /** When the loop last failed (and retried), on the watcher's clock. */
@@ -322,9 +313,8 @@ export class Watcher {
     };
   }
 
+  /** After the loop ended: the last batch, then silence. */
   async #shutdown(): Promise<void> {
-    this.#controller.abort();
-    await this.#loopDone;
     const deliverable = this.#sync.done || this.#config.callOnChangeDuringSync;
     if (this.#debouncer.hasPending && deliverable) {
       await this.#debouncer.flush();

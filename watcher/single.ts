@@ -4,6 +4,7 @@ import type { RestClient } from "../client/rest_client.ts";
 import { ListWatch } from "./list_watch.ts";
 import type { WatchEventType } from "./list_watch_state.ts";
 import { SyncWaiters } from "./sync_waiters.ts";
+import { Lifecycle } from "./_lifecycle.ts";
 import { runGuarded } from "./run_guarded.ts";
 import {
   validateClient,
@@ -66,15 +67,12 @@ export class SingleWatcher {
   #what: string;
   #logger: Logger;
   #loop: ListWatch;
-  #controller = new AbortController();
   #sync: SyncWaiters<void>;
   #current: KubeObject | null = null;
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
-  #loopDone: Promise<void> | undefined;
-  #running: Promise<void> | undefined;
-  #stopping: Promise<void> | undefined;
+  #lifecycle: Lifecycle;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -127,6 +125,10 @@ export class SingleWatcher {
       logger: this.#logger,
       random: options.random,
     });
+    this.#lifecycle = new Lifecycle(
+      (signal) => this.#loop.run(signal),
+      () => this.#shutdown(),
+    );
   }
 
   /**
@@ -137,16 +139,7 @@ export class SingleWatcher {
    * @returns A promise that settles when the watcher has stopped.
    */
   start(signal?: AbortSignal): Promise<void> {
-    if (this.#running) return this.#running;
-    if (this.#stopping) return this.#stopping;
-    const onAbort = () => void this.stop();
-    signal?.addEventListener("abort", onAbort, { once: true });
-    if (signal?.aborted) onAbort();
-    this.#loopDone = this.#loop.run(this.#controller.signal).finally(() =>
-      signal?.removeEventListener("abort", onAbort)
-    );
-    this.#running = this.#loopDone.then(() => this.stop());
-    return this.#running;
+    return this.#lifecycle.start(signal);
   }
 
   /**
@@ -178,8 +171,7 @@ export class SingleWatcher {
    * @returns A promise that settles when everything has stopped.
    */
   stop(): Promise<void> {
-    this.#stopping ??= this.#shutdown();
-    return this.#stopping;
+    return this.#lifecycle.stop();
   }
 
   /** When the loop last failed (and retried), on the watcher's clock. */
@@ -197,9 +189,8 @@ export class SingleWatcher {
     return this.#loop.lastEventTime;
   }
 
+  /** After the loop ended: let a running callback finish, skip the rest. */
   async #shutdown(): Promise<void> {
-    this.#controller.abort();
-    await this.#loopDone;
     this.#stopped = true;
     await this.#callbacks;
     this.#sync.fail("the watcher was stopped");
