@@ -195,7 +195,11 @@ Deno.test({
         () => cluster.server.openWatchCount === 1,
         () => `watch never opened: ${stderr}`,
       );
-      assert.match(stdout, /api-1/);
+      // The watch opens before kubectl prints what it listed.
+      await until(
+        () => stdout.includes("api-1"),
+        () => `listed pods not shown: ${stdout}${stderr}`,
+      );
       cluster.server.create("pods", {
         metadata: { name: "late-1", namespace: "team-a" },
       });
