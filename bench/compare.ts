@@ -9,6 +9,7 @@
  * - `--repeats N`: runs per measurement (median reported); default 3.
  * - `--out DIR`: where RESULTS.md, results.json and chart.svg go; default bench/.
  * - `--rerender`: rebuild those three from the runs kept in results.json.
+ * - `--final`: drop the "preliminary" banner (for a run on a quiet machine).
  *
  * @module
  */
@@ -41,6 +42,7 @@ function option(name: string, fallback: string): string {
 
 const quick = flag("--quick");
 const rerender = flag("--rerender");
+const final = flag("--final");
 const repeats = Number(option("--repeats", quick ? "1" : "3"));
 const outDir = new URL(
   option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
@@ -135,7 +137,7 @@ if (rerender) {
 // ---------------------------------------------------------------------------
 
 const report: Report = {
-  preliminary: true,
+  preliminary: !final,
   date: new Date().toISOString(),
   machine: machine(),
   config: {
