@@ -310,17 +310,17 @@ export function renderMarkdown(report: Report): {
     p();
   }
   p(
-    `Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Deno ${m.deno} (V8 ${m.v8}).`,
+    `- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB} GiB; ${m.os}; Deno ${m.deno} (V8 ${m.v8}).`,
   );
   p(
-    `Date: ${report.date}. Load average at start ${
+    `- Date: ${report.date}. Load average at start ${
       m.loadAverageAtStart.map((v) => v.toFixed(2)).join(" ")
     }, at end ${
       m.loadAverageAtEnd.map((v) => v.toFixed(2)).join(" ")
     }. Whole run: ${report.totalSeconds} s.`,
   );
   p(
-    `Objects: Pod-like, ${
+    `- Objects: Pod-like, ${
       report.server.bytesPerObject ?? dash
     } bytes of JSON each, of which about 1.4 KB is \`metadata.managedFields\`. Medians of ${config.repeats} runs (at least 3 below ${
       size(big)
