@@ -214,6 +214,7 @@ export class Watcher {
     this.#loop = new ListWatch(client, {
       onList: (objects, info) => this.#applyList(objects, info),
       onEvent: (type, obj) => this.#applyEvent(type, obj),
+      prepareListItem: (obj) => this.#prepare(obj)?.obj,
       onProgress: (n) =>
         this.#logger.debug("Listing", { resource: this.#resource, listed: n }),
     }, {
@@ -326,6 +327,23 @@ export class Watcher {
   /** Brings the store to `objects` in one synchronous step (atomic for readers). */
   #applyList(objects: KubeObject[], info: ListInfo): Promise<void> | void {
     const store = this.#store;
+    if (store.size === 0) {
+      // Nothing to diff against (the initial sync, or a relist after
+      // everything went): no seen-set, no per-object lookups.
+      for (const raw of objects) {
+        const item = this.#prepare(raw);
+        if (item) store.add(item.obj, item.keys);
+      }
+      this.#debouncer.recordCreate(store.size);
+    } else {
+      this.#diffList(objects);
+    }
+    if (info.initial && !this.#sync.done) return this.#completeSync();
+  }
+
+  /** Applies a relist to a non-empty store; what the list lacks is deleted. */
+  #diffList(objects: KubeObject[]): void {
+    const store = this.#store;
     const seen = new Set<string>();
     let created = 0, modified = 0, deleted = 0;
     for (const raw of objects) {
@@ -351,7 +369,6 @@ export class Watcher {
     this.#debouncer.recordCreate(created);
     this.#debouncer.recordUpdate(modified);
     this.#debouncer.recordDelete(deleted);
-    if (info.initial && !this.#sync.done) return this.#completeSync();
   }
 
   #applyEvent(type: WatchEventType, raw: KubeObject): void {

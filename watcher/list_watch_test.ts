@@ -201,6 +201,7 @@ function bookmark(rv: string, end = false): unknown {
 // --- A recording sink ------------------------------------------------------
 
 class RecordingSink implements ListWatchSink {
+  prepareListItem?: (object: KubeObject) => KubeObject | undefined;
   lists: { names: string[]; resourceVersion: string; initial: boolean }[] = [];
   events: string[] = [];
   progress: number[] = [];
@@ -324,6 +325,40 @@ Deno.test("ListWatch follows every LIST page, delivers the list once, then watch
   assert.equal(t.loop.resourceVersion, "100");
   await t.stop();
   assert.equal(watch.state, "aborted");
+});
+
+Deno.test("ListWatch lets the sink prepare each page's items as the page arrives", async () => {
+  const t = setup({ pageSize: 2 });
+  const prepared: string[] = [];
+  t.sink.prepareListItem = (obj: KubeObject) => {
+    prepared.push(obj.metadata.name!);
+    if (obj.metadata.name === "b") return undefined; // dropped
+    if (obj.metadata.name === "c") throw new Error("cannot prepare c");
+    return {
+      ...obj,
+      metadata: { ...obj.metadata, labels: { prepared: "yes" } },
+    };
+  };
+  const seen: KubeObject[][] = [];
+  const onList = t.sink.onList.bind(t.sink);
+  t.sink.onList = (objects, info) => {
+    seen.push(objects);
+    onList(objects, info);
+  };
+  t.client.push(
+    list("100", [cm("a"), cm("b")], "c1"),
+    list("100", [cm("c"), cm("d")]),
+    stream(),
+  );
+  t.start();
+  await waitFor(() => t.sink.lists.length === 1);
+  // Page by page, before the list was complete.
+  assert.deepEqual(prepared, ["a", "b", "c", "d"]);
+  assert.deepEqual(t.sink.progress, [1, 2]);
+  assert.deepEqual(t.sink.lists[0].names, ["a", "d"]);
+  assert.ok(seen[0].every((o) => o.metadata.labels?.prepared === "yes"));
+  assert.match(t.logger.text(), /prepareListItem failed.*cannot prepare c/);
+  await t.stop();
 });
 
 Deno.test("ListWatch resumes from the last resourceVersion after a clean end, without relisting", async () => {
