@@ -121,6 +121,8 @@ export class Watcher {
   #loop: ListWatch;
   #sync: SyncWaiters<number>;
   #lifecycle: Lifecycle;
+  /** Keys of listed objects prepared page by page, until the list applies. */
+  #listedKeys = new WeakMap<KubeObject, string[]>();
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -214,7 +216,7 @@ export class Watcher {
     this.#loop = new ListWatch(client, {
       onList: (objects, info) => this.#applyList(objects, info),
       onEvent: (type, obj) => this.#applyEvent(type, obj),
-      prepareListItem: (obj) => this.#prepare(obj)?.obj,
+      prepareListItem: (obj) => this.#prepareListed(obj),
       onProgress: (n) =>
         this.#logger.debug("Listing", { resource: this.#resource, listed: n }),
     }, {
@@ -331,7 +333,7 @@ export class Watcher {
       // Nothing to diff against (the initial sync, or a relist after
       // everything went): no seen-set, no per-object lookups.
       for (const raw of objects) {
-        const item = this.#prepare(raw);
+        const item = this.#listed(raw);
         if (item) store.add(item.obj, item.keys);
       }
       this.#debouncer.recordCreate(store.size);
@@ -347,7 +349,7 @@ export class Watcher {
     const seen = new Set<string>();
     let created = 0, modified = 0, deleted = 0;
     for (const raw of objects) {
-      const item = this.#prepare(raw);
+      const item = this.#listed(raw);
       if (!item) continue;
       const { namespace = "", name = "", resourceVersion } = item.obj.metadata;
       seen.add(`${namespace}/${name}`);
@@ -397,6 +399,23 @@ export class Watcher {
       this.#store.update(item.obj, item.keys);
       this.#debouncer.recordUpdate();
     }
+  }
+
+  /**
+   * Prepares a listed object as its page arrives, remembering its keys so
+   * that the list is not selected a second time: a field selector may read
+   * a field that `ignoreFields` removes.
+   */
+  #prepareListed(raw: KubeObject): KubeObject | undefined {
+    const item = this.#prepare(raw);
+    if (item) this.#listedKeys.set(item.obj, item.keys);
+    return item?.obj;
+  }
+
+  /** A listed object ready to store: prepared by page, or now (streamed lists). */
+  #listed(obj: KubeObject): ProcessedObject | undefined {
+    const keys = this.#listedKeys.get(obj);
+    return keys ? { obj, keys } : this.#prepare(obj);
   }
 
   /** Selects, filters and keys one object; `undefined` means "not stored". */

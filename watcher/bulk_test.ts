@@ -187,6 +187,46 @@ Deno.test("Watcher evaluates the field selector client-side, with transitions", 
   assert.equal(h.recorded.batches.length, 3);
 });
 
+Deno.test("Watcher selects on a field that ignoreFields removes, in lists and in events alike", async () => {
+  const tiered = (name: string, tier: string) => ({
+    metadata: { namespace: "shop", name, annotations: { tier } },
+    data: {},
+  });
+  await using h = new Harness({
+    config: {
+      fieldSelector: "metadata.annotations.tier=web",
+      ignoreFields: ["metadata.annotations"],
+      pageSize: 1,
+    },
+    seed: (server) => {
+      server.create("configmaps", tiered("a", "web"));
+      server.create("configmaps", tiered("b", "db"));
+    },
+  });
+  assert.equal(await h.watcher.waitForSync(), 1);
+  const [a] = await storeList(h.watcher.store);
+  assert.equal(a.metadata.name, "a");
+  assert.equal(a.metadata.annotations, undefined);
+
+  // After a relist the same objects are selected (the list path prepares
+  // pages before the list applies; it must not select twice).
+  await h.clock.tick(5_000); // a healthy watch, so no backoff on its close
+  h.server.closeAllWatches();
+  h.server.create("configmaps", tiered("d", "db")); // missed…
+  h.server.compactHistory(); // …and gone from history: 410
+  await waitFor(() => h.watcher.health().relists === 1, {
+    description: "a relist",
+  });
+  assert.deepEqual(
+    (await storeList(h.watcher.store)).map((o) => o.metadata.name),
+    ["a"],
+  );
+  h.server.create("configmaps", tiered("c", "web"));
+  await waitFor(() => h.watcher.store.size === 2, {
+    description: "c stored from its event",
+  });
+});
+
 Deno.test("Watcher sends a string label selector and follows label transitions", async () => {
   await using h = new Harness({
     config: { labelSelector: "app=web" },

@@ -81,8 +81,8 @@ export interface ListWatchSink {
    * of it (e.g. without ignored fields), or `undefined` to drop it. The list
    * handed to `onList` then holds these, and each raw page can be garbage
    * collected before the list is complete — at 100k objects that halves
-   * the sync time. Must be idempotent: objects of a streamed initial list do
-   * not pass through it.
+   * the sync time. Objects of a streamed initial list (`initialList:
+   * "stream"`) do not pass through it: they reach `onList` as received.
    */
   prepareListItem?(object: KubeObject): KubeObject | undefined;
   /** Objects received so far while paging through a list, once per page. */
