@@ -17,7 +17,7 @@ import {
   ListWatch,
   type ListWatchFailure,
 } from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_state.ts";
+import type { WatchEventType } from "./list_watch_types.ts";
 import { SyncWaiters } from "./sync_waiters.ts";
 import { Lifecycle } from "./_lifecycle.ts";
 import {

@@ -6,19 +6,18 @@ import { collectionPath } from "../client/paths.ts";
 import { readJsonLines } from "../client/json_lines.ts";
 import { delay } from "../internal/delay.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
-import {
-  type InitialListMode,
-  initialListWatchState,
-  ListTimeoutError,
-  type ListWatchCommand,
-  type ListWatchContext,
-  type ListWatchInput,
-  type ListWatchOutput,
-  type ListWatchState,
-  type ListWatchStep,
-  transition,
-  type WatchEventType,
-} from "./list_watch_state.ts";
+import { initialListWatchState, transition } from "./list_watch_state.ts";
+import type {
+  InitialListMode,
+  ListWatchCommand,
+  ListWatchContext,
+  ListWatchInput,
+  ListWatchOutput,
+  ListWatchState,
+  ListWatchStep,
+  WatchEventType,
+} from "./list_watch_types.ts";
+import { ListTimeoutError } from "./list_watch_errors.ts";
 
 /**
  * What comes with every list handed to {@linkcode ListWatchSink.onList}.

@@ -1,16 +1,14 @@
 import assert from "node:assert/strict";
-import {
-  initialListWatchState,
-  type ListWatchCommand,
-  type ListWatchContext,
-  type ListWatchInput,
-  type ListWatchOutput,
-  type ListWatchState,
-  type ListWatchStep,
-  MalformedListError,
-  transition,
-  WatchClosedError,
-} from "./list_watch_state.ts";
+import { initialListWatchState, transition } from "./list_watch_state.ts";
+import type {
+  ListWatchCommand,
+  ListWatchContext,
+  ListWatchInput,
+  ListWatchOutput,
+  ListWatchState,
+  ListWatchStep,
+} from "./list_watch_types.ts";
+import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
 import { ApiError } from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
 import type { KubeObject } from "../types.ts";

@@ -4,7 +4,7 @@ import {
   type ListWatchOptions,
   type ListWatchSink,
 } from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_state.ts";
+import type { WatchEventType } from "./list_watch_types.ts";
 import { ApiError } from "../client/api_error.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { JsonLinesError } from "../client/json_lines.ts";

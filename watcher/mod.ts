@@ -11,4 +11,6 @@ export * from "./debouncer.ts";
 export * from "./change_stats.ts";
 export * from "./list_watch.ts";
 export * from "./list_watch_state.ts";
+export * from "./list_watch_types.ts";
+export * from "./list_watch_errors.ts";
 export * from "./backoff.ts";

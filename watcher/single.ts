@@ -2,7 +2,7 @@ import type { KubeObject, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { ListWatch } from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_state.ts";
+import type { WatchEventType } from "./list_watch_types.ts";
 import { SyncWaiters } from "./sync_waiters.ts";
 import { Lifecycle } from "./_lifecycle.ts";
 import { runGuarded } from "./run_guarded.ts";

@@ -7,7 +7,7 @@ import type {
 } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
-import type { InitialListMode } from "./list_watch_state.ts";
+import type { InitialListMode } from "./list_watch_types.ts";
 
 /**
  * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of the

@@ -1,0 +1,92 @@
+/**
+ * A LIST answer that is not a Kubernetes list (no `items` array or no
+ * `metadata.resourceVersion`).
+ *
+ * @example
+ * ```ts
+ * import { MalformedListError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new MalformedListError("/api/v1/pods", "it has no metadata.resourceVersion");
+ * assert.equal(err.name, "MalformedListError");
+ * assert.match(err.message, /not a Kubernetes list/);
+ * ```
+ */
+export class MalformedListError extends Error {
+  /** The collection path listed. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The collection path listed.
+   * @param problem What is wrong with the answer.
+   */
+  constructor(path: string, problem: string) {
+    super(`List answer for ${path} is not a Kubernetes list: ${problem}`);
+    this.name = "MalformedListError";
+    this.path = path;
+  }
+}
+
+/**
+ * A watch that the server closed at once, before sending any event: retried
+ * with backoff, since re-watching at once could spin.
+ *
+ * @example
+ * ```ts
+ * import { WatchClosedError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new WatchClosedError("/api/v1/pods", 12);
+ * assert.equal(err.name, "WatchClosedError");
+ * assert.match(err.message, /closed after 12 ms without any event/);
+ * ```
+ */
+export class WatchClosedError extends Error {
+  /** The collection path watched. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The collection path watched.
+   * @param afterMs How long the watch was open.
+   */
+  constructor(path: string, afterMs: number) {
+    super(`Watch of ${path} closed after ${afterMs} ms without any event`);
+    this.name = "WatchClosedError";
+    this.path = path;
+  }
+}
+
+/**
+ * A LIST request that got no complete answer within the loop's idle
+ * timeout: a half-open connection must not hang a (re)list. Retried with
+ * backoff.
+ *
+ * @example
+ * ```ts
+ * import { ListTimeoutError } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new ListTimeoutError("/api/v1/pods", 180_000);
+ * assert.match(err.message, /no answer within 180000 ms/);
+ * ```
+ */
+export class ListTimeoutError extends Error {
+  /** The collection path listed. */
+  readonly path: string;
+
+  /**
+   * Creates the error.
+   *
+   * @param path The collection path listed.
+   * @param afterMs How long the loop waited.
+   */
+  constructor(path: string, afterMs: number) {
+    super(`List of ${path} got no answer within ${afterMs} ms`);
+    this.name = "ListTimeoutError";
+    this.path = path;
+  }
+}

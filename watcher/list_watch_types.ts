@@ -1,0 +1,387 @@
+/**
+ * The vocabulary of the list-then-watch state machine: its states, the
+ * inputs it takes (results of I/O), the outputs it hands to the consumer and
+ * the commands (the next I/O) it asks for.
+ *
+ * @module
+ */
+import type { KubeObject } from "../types.ts";
+import type { LogLevel } from "../logger.ts";
+
+/**
+ * How the initial list (and every relist) is obtained: paginated LIST
+ * requests, or one watch with `sendInitialEvents=true`.
+ *
+ * @example
+ * ```ts
+ * import type { InitialListMode } from "@haptic/k8s-watcher";
+ *
+ * const mode: InitialListMode = "stream";
+ * ```
+ */
+export type InitialListMode = "list" | "stream";
+
+/**
+ * The watch event types handed to the consumer. `BOOKMARK` and `ERROR`
+ * events are handled by the loop itself.
+ *
+ * @example
+ * ```ts
+ * import type { WatchEventType } from "@haptic/k8s-watcher";
+ *
+ * const type: WatchEventType = "MODIFIED";
+ * ```
+ */
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
+
+/**
+ * What every state carries across phases.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchStateCommon } from "@haptic/k8s-watcher";
+ *
+ * const common: ListWatchStateCommon = { synced: false, initialList: "list" };
+ * ```
+ */
+export interface ListWatchStateCommon {
+  /** Whether a first complete list has been delivered. */
+  readonly synced: boolean;
+  /**
+   * How lists are obtained; turns from `"stream"` to `"list"` for good when
+   * the server does not support streaming the initial list.
+   */
+  readonly initialList: InitialListMode;
+}
+
+/**
+ * Before the first step: nothing requested yet.
+ *
+ * @example
+ * ```ts
+ * import { initialListWatchState } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * assert.equal(initialListWatchState().phase, "idle");
+ * ```
+ */
+export interface IdleState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "idle";
+}
+
+/**
+ * Paging through a LIST. `items` is owned by the state machine and grows in
+ * place page by page, so a large list is never copied.
+ *
+ * @example
+ * ```ts
+ * import type { ListingState } from "@haptic/k8s-watcher";
+ *
+ * const state: ListingState = {
+ *   phase: "listing",
+ *   synced: false,
+ *   initialList: "list",
+ *   continueToken: "page-2",
+ *   items: [],
+ *   paginate: true,
+ * };
+ * ```
+ */
+export interface ListingState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "listing";
+  /** The token of the page requested next, `undefined` for the first. */
+  readonly continueToken: string | undefined;
+  /** Objects received on earlier pages. */
+  readonly items: KubeObject[];
+  /**
+   * Whether pages are requested with `limit`; false for the one full list
+   * made after a continue token expired.
+   */
+  readonly paginate: boolean;
+}
+
+/**
+ * Receiving the initial list as watch events (`sendInitialEvents=true`),
+ * until the bookmark annotated `k8s.io/initial-events-end`.
+ *
+ * @example
+ * ```ts
+ * import type { StreamingInitialState } from "@haptic/k8s-watcher";
+ *
+ * const state: StreamingInitialState = {
+ *   phase: "streamingInitial",
+ *   synced: false,
+ *   initialList: "stream",
+ *   opened: false,
+ *   items: new Map(),
+ *   resourceVersion: undefined,
+ * };
+ * ```
+ */
+export interface StreamingInitialState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "streamingInitial";
+  /** Whether the server has answered the watch request. */
+  readonly opened: boolean;
+  /** Objects received so far, by `namespace/name`; updated in place. */
+  readonly items: Map<string, KubeObject>;
+  /** The resourceVersion of the latest event. */
+  readonly resourceVersion: string | undefined;
+}
+
+/**
+ * Watching from a resourceVersion.
+ *
+ * @example
+ * ```ts
+ * import type { WatchingState } from "@haptic/k8s-watcher";
+ *
+ * const state: WatchingState = {
+ *   phase: "watching",
+ *   synced: true,
+ *   initialList: "list",
+ *   resourceVersion: "42",
+ *   opened: true,
+ *   openedAt: 0,
+ *   eventCount: 0,
+ *   fromList: true,
+ * };
+ * ```
+ */
+export interface WatchingState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "watching";
+  /** The resourceVersion of the latest event (or list) seen. */
+  readonly resourceVersion: string;
+  /** Whether the server has answered the watch request. */
+  readonly opened: boolean;
+  /** When it answered, on the context's clock. */
+  readonly openedAt: number | undefined;
+  /** Events (bookmarks included) received on this connection. */
+  readonly eventCount: number;
+  /** Whether this watch started straight from a list result. */
+  readonly fromList: boolean;
+}
+
+/**
+ * Waiting after a failure; `next` is entered when the wait is over.
+ *
+ * @example
+ * ```ts
+ * import type { BackingOffState } from "@haptic/k8s-watcher";
+ *
+ * const state: BackingOffState = {
+ *   phase: "backingOff",
+ *   synced: true,
+ *   initialList: "list",
+ *   next: {
+ *     phase: "watching",
+ *     synced: true,
+ *     initialList: "list",
+ *     resourceVersion: "42",
+ *     opened: false,
+ *     openedAt: undefined,
+ *     eventCount: 0,
+ *     fromList: false,
+ *   },
+ * };
+ * ```
+ */
+export interface BackingOffState extends ListWatchStateCommon {
+  /** The phase. */
+  readonly phase: "backingOff";
+  /** What to do once the wait is over. */
+  readonly next: ListingState | StreamingInitialState | WatchingState;
+}
+
+/**
+ * Every state of the list-then-watch loop.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchState } from "@haptic/k8s-watcher";
+ *
+ * function describe(state: ListWatchState): string {
+ *   return state.phase === "watching" ? `at ${state.resourceVersion}` : state.phase;
+ * }
+ * ```
+ */
+export type ListWatchState =
+  | IdleState
+  | ListingState
+  | StreamingInitialState
+  | WatchingState
+  | BackingOffState;
+
+/**
+ * The result of one piece of I/O, fed into {@linkcode transition}.
+ *
+ * - `start`: begin (only from `idle`).
+ * - `listPage` / `listFailed`: a LIST request answered (the parsed JSON) or
+ *   failed (the thrown error).
+ * - `watchOpened`: the server answered a watch request with a stream.
+ * - `watchEvent`: one decoded line of that stream.
+ * - `watchEnded`: the stream ended cleanly.
+ * - `watchFailed`: the request failed, or the stream broke or could not be
+ *   decoded.
+ * - `idleTimeout`: no bytes arrived for `idleMs`; the stream was aborted.
+ * - `initialStreamDeadline`: the initial-events-end bookmark did not come
+ *   within `afterMs`.
+ * - `backoffElapsed`: the wait asked for by a `backoff` command is over.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchInput } from "@haptic/k8s-watcher";
+ *
+ * const input: ListWatchInput = {
+ *   type: "watchEvent",
+ *   event: { type: "BOOKMARK", object: { metadata: { resourceVersion: "7" } } },
+ * };
+ * ```
+ */
+export type ListWatchInput =
+  | { readonly type: "start" }
+  | { readonly type: "listPage"; readonly list: unknown }
+  | { readonly type: "listFailed"; readonly error: unknown }
+  | { readonly type: "watchOpened" }
+  | { readonly type: "watchEvent"; readonly event: unknown }
+  | { readonly type: "watchEnded" }
+  | { readonly type: "watchFailed"; readonly error: unknown }
+  | { readonly type: "idleTimeout"; readonly idleMs: number }
+  | { readonly type: "initialStreamDeadline"; readonly afterMs: number }
+  | { readonly type: "backoffElapsed" };
+
+/**
+ * Something to hand over without I/O, in order, before the step's command:
+ *
+ * - `deliverList`: a complete (re)list, to apply as one atomic diff.
+ * - `deliverEvent`: one watch event.
+ * - `progress`: objects received so far while paging.
+ * - `log`: a message for the logger.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchOutput } from "@haptic/k8s-watcher";
+ *
+ * const output: ListWatchOutput = {
+ *   type: "deliverEvent",
+ *   eventType: "ADDED",
+ *   object: { metadata: { name: "web", namespace: "default" } },
+ * };
+ * ```
+ */
+export type ListWatchOutput =
+  | {
+    readonly type: "deliverList";
+    readonly objects: KubeObject[];
+    readonly resourceVersion: string;
+    readonly initial: boolean;
+  }
+  | {
+    readonly type: "deliverEvent";
+    readonly eventType: WatchEventType;
+    readonly object: KubeObject;
+  }
+  | { readonly type: "progress"; readonly listedSoFar: number }
+  | {
+    readonly type: "log";
+    readonly level: LogLevel;
+    readonly message: string;
+    readonly fields: Record<string, unknown>;
+  };
+
+/**
+ * The next piece of I/O. A command issued while a watch stream is open ends
+ * that stream first.
+ *
+ * - `list`: GET the collection with `query`; answer with `listPage` or
+ *   `listFailed`.
+ * - `watch`: GET the collection with `query` as a stream; answer with
+ *   `watchOpened`, then `watchEvent`s, then `watchEnded` or `watchFailed`
+ *   (or `idleTimeout`, and `initialStreamDeadline` when `initialStream`).
+ *   `reconnect` marks a watch resumed from an earlier resourceVersion.
+ * - `backoff`: log `message` at `level` with the delay, report `error`,
+ *   wait for the next backoff delay (at least `retryAfterMs`), then answer
+ *   `backoffElapsed`.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchCommand } from "@haptic/k8s-watcher";
+ *
+ * const command: ListWatchCommand = {
+ *   type: "list",
+ *   query: new URLSearchParams({ limit: "500" }),
+ * };
+ * ```
+ */
+export type ListWatchCommand =
+  | { readonly type: "list"; readonly query: URLSearchParams }
+  | {
+    readonly type: "watch";
+    readonly query: URLSearchParams;
+    readonly initialStream: boolean;
+    readonly reconnect: boolean;
+  }
+  | {
+    readonly type: "backoff";
+    readonly error: unknown;
+    readonly retryAfterMs: number | undefined;
+    readonly level: LogLevel;
+    readonly message: string;
+    readonly fields: Record<string, unknown>;
+  };
+
+/**
+ * What {@linkcode transition} returns.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchStep } from "@haptic/k8s-watcher";
+ *
+ * function isIdle(step: ListWatchStep): boolean {
+ *   return step.outputs.length === 0 && step.command === undefined;
+ * }
+ * ```
+ */
+export interface ListWatchStep {
+  /** The next state. */
+  readonly state: ListWatchState;
+  /** What to hand over, in order, before the command. */
+  readonly outputs: readonly ListWatchOutput[];
+  /** The next I/O, or `undefined` to keep reading the open watch stream. */
+  readonly command: ListWatchCommand | undefined;
+}
+
+/**
+ * The fixed parameters of one list-then-watch loop, and its only sources of
+ * time and randomness.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchContext } from "@haptic/k8s-watcher";
+ *
+ * const context: ListWatchContext = {
+ *   path: "/api/v1/namespaces/default/configmaps",
+ *   pageSize: 500,
+ *   labelSelector: "app=web",
+ *   random: () => 0.5,
+ *   now: () => 0,
+ * };
+ * ```
+ */
+export interface ListWatchContext {
+  /** The collection path, for messages. */
+  readonly path: string;
+  /** The `limit` of each LIST page. */
+  readonly pageSize: number;
+  /** The server-side label selector. */
+  readonly labelSelector?: string | undefined;
+  /** The server-side field selector, e.g. `metadata.name=web`. */
+  readonly fieldSelector?: string | undefined;
+  /** Numbers in `[0, 1)`, for the watch `timeoutSeconds`. */
+  random(): number;
+  /** The current time in milliseconds. */
+  now(): number;
+}
