@@ -75,6 +75,7 @@ export class ServerWatch {
     }
     if (setup.signal?.aborted) this.#abort(setup.signal.reason);
     else if (setup.closeSignal?.aborted) this.close();
+    else if (setup.dropAfter === 0) this.close();
     else this.#checkTruncate();
   }
 

@@ -115,6 +115,26 @@ Deno.test("fault: drop closes a watch cleanly after N events", async () => {
   assert.deepEqual(summary(await live.drain()), ["ADDED d"]);
 });
 
+Deno.test("fault: drop with no afterEvents closes a watch before any event", async () => {
+  using server = new FakeApiServer();
+  server.create("configmaps", { metadata: { name: "a" } });
+  server.injectFault({ verb: "watch", kind: "drop" });
+  const initial = new WatchReader(
+    await req(server, "/api/v1/configmaps?watch=1"),
+  );
+  assert.deepEqual(summary(await initial.drain()), []);
+  assert.ok(initial.ended && !initial.error);
+
+  server.injectFault({ verb: "watch", kind: "drop", afterEvents: 0 });
+  const live = new WatchReader(
+    await req(server, "/api/v1/configmaps?watch=1&resourceVersion=1"),
+  );
+  assert.equal(server.openWatchCount, 0);
+  server.create("configmaps", { metadata: { name: "b" } });
+  assert.deepEqual(summary(await live.drain()), []);
+  assert.ok(live.ended && !live.error);
+});
+
 Deno.test("fault: truncate sends half a line, then ends the watch", async () => {
   using server = new FakeApiServer();
   server.create("configmaps", { metadata: { name: "a" } });
