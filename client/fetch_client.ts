@@ -453,7 +453,7 @@ export class FetchClient implements RestClient, Disposable {
     if (opts.expectStream) {
       const stream = response.body ?? new Blob([]).stream();
       return opts.expectJson
-        ? ReadableStream.from(readJsonLines(stream))
+        ? jsonLineStream(stream, opts.abortSignal)
         : stream;
     }
     let bytes: Uint8Array;
@@ -546,4 +546,39 @@ export class FetchClient implements RestClient, Disposable {
     copy.stack = this.#redact(error.stack ?? "");
     return copy;
   }
+}
+
+/**
+ * The parsed lines of `body` as a stream. Unlike `ReadableStream.from` over
+ * the generator, cancelling it cancels `body` (with the reason) even before
+ * the first read: an unstarted generator never runs its cleanup.
+ */
+function jsonLineStream(
+  body: ReadableStream<Uint8Array>,
+  abortSignal: AbortSignal | undefined,
+): ReadableStream<JsonValue> {
+  const cancelled = new AbortController();
+  const lines = readJsonLines(body, {
+    signal: abortSignal
+      ? AbortSignal.any([abortSignal, cancelled.signal])
+      : cancelled.signal,
+  });
+  let started = false;
+  return new ReadableStream<JsonValue>({
+    async pull(controller) {
+      started = true;
+      const next = await lines.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value as JsonValue);
+    },
+    async cancel(reason) {
+      if (!started) {
+        await lines.return();
+        await body.cancel(reason);
+        return;
+      }
+      cancelled.abort(reason);
+      await lines.return().catch(() => {});
+    },
+  }, { highWaterMark: 0 });
 }

@@ -584,3 +584,57 @@ Deno.test("FetchClient stream: aborting the signal cancels a live watch body", a
   await serverClosed.promise;
   assert.equal(streamCancelled, true);
 });
+
+Deno.test("FetchClient stream of JSON lines: cancelling it unread cancels the body", async () => {
+  const bodyCancelled = Promise.withResolvers<unknown>();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"type":"ADDED"}\n'));
+      // Stays open, like a watch with no further events.
+    },
+    cancel(reason) {
+      bodyCancelled.resolve(reason);
+    },
+  });
+  const client = new FetchClient({ server: SERVER });
+  using _stub = stubFetch(() => new Response(body));
+  const events = await client.performRequest({
+    method: "GET",
+    path: "/api/v1/pods",
+    querystring: new URLSearchParams({ watch: "1" }),
+    expectStream: true,
+    expectJson: true,
+  });
+  await events.cancel();
+  await bodyCancelled.promise;
+  assert.equal(body.locked, false);
+});
+
+Deno.test("FetchClient stream of JSON lines: cancelling it while a read waits cancels the body", async () => {
+  const bodyCancelled = Promise.withResolvers<unknown>();
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      controller.enqueue(new TextEncoder().encode('{"type":"ADDED"}\n'));
+    },
+    cancel(reason) {
+      bodyCancelled.resolve(reason);
+    },
+  });
+  const client = new FetchClient({ server: SERVER });
+  using _stub = stubFetch(() => new Response(body));
+  const events = await client.performRequest({
+    method: "GET",
+    path: "/api/v1/pods",
+    expectStream: true,
+    expectJson: true,
+  });
+  const reader = events.getReader();
+  assert.deepEqual(await reader.read(), {
+    done: false,
+    value: { type: "ADDED" },
+  });
+  const pending = reader.read();
+  await reader.cancel(new Error("enough"));
+  assert.deepEqual(await pending, { done: true, value: undefined });
+  assert.match(String(await bodyCancelled.promise), /enough/);
+});
