@@ -46,12 +46,13 @@ export class FakeClock implements Clock {
     return this.#now;
   }
 
-  /** Schedules `fn` at `now() + ms` (negative delays count as zero). */
+  /** Schedules `fn` at `now() + ms` (negative and NaN delays count as zero). */
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const handle = this.#nextHandle++;
     this.#timers.set(handle, {
       handle,
-      due: this.#now + Math.max(0, ms),
+      // NaN would make the timer due at every tick and time itself NaN.
+      due: this.#now + (ms > 0 ? ms : 0),
       fn,
     });
     return handle;
@@ -81,8 +82,15 @@ export class FakeClock implements Clock {
    * in order, and letting promise chains settle after each one.
    *
    * @param ms How far to move.
+   * @throws {RangeError} When `ms` is negative or not finite: time never
+   * goes back, and NaN would fire every pending timer at once.
    */
   async tick(ms: number): Promise<void> {
+    if (!(ms >= 0 && Number.isFinite(ms))) {
+      throw new RangeError(
+        `FakeClock.tick needs a finite, non-negative number of milliseconds, got ${ms}`,
+      );
+    }
     const target = this.#now + ms;
     await settle();
     for (;;) {
