@@ -118,7 +118,7 @@ export class SingleWatcher {
     }, {
       gvr: config.gvr,
       namespace: config.namespace,
-      fieldSelector: `metadata.name=${config.name}`,
+      fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
       initialList: config.initialList,
       idleTimeoutMs: options.idleTimeoutMs,
       clock: options.clock,
@@ -237,6 +237,14 @@ export class SingleWatcher {
     });
     return this.#callbacks;
   }
+}
+
+/**
+ * Escapes a field-selector value as client-go's `fields.EscapeValue` does:
+ * names of some resources (RBAC roles, say) may contain `,` or `=`.
+ */
+function escapeFieldValue(value: string): string {
+  return value.replace(/[\\,=]/g, "\\$&");
 }
 
 /** Whether a user of the single watcher needs to hear about `next`. */

@@ -686,3 +686,58 @@ Deno.test("SingleWatcher rejects a bad config with WatcherConfigError naming the
   );
   assert.equal(h.server.requests.length, 0, "nothing was requested");
 });
+
+Deno.test("SingleWatcher escapes its name in the field selector, as client-go does", async () => {
+  // RBAC objects take any path-segment name, e.g. "a,b=c\\d": unescaped,
+  // the server would read two terms and answer 400.
+  const name = "team:a,b=c\\d";
+  const selectors: (string | null)[] = [];
+  const client = {
+    performRequest(opts: {
+      querystring?: URLSearchParams;
+      expectStream?: boolean;
+      abortSignal?: AbortSignal;
+    }): Promise<unknown> {
+      selectors.push(opts.querystring?.get("fieldSelector") ?? null);
+      if (!opts.expectStream) {
+        return Promise.resolve({
+          metadata: { resourceVersion: "5" },
+          items: [{ metadata: { name, resourceVersion: "5" } }],
+        });
+      }
+      return Promise.resolve(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            opts.abortSignal?.addEventListener(
+              "abort",
+              () => controller.error(opts.abortSignal?.reason),
+            );
+          },
+        }),
+      );
+    },
+  };
+  let synced: KubeObject | null = null;
+  const watcher = new SingleWatcher(
+    {
+      gvr: {
+        group: "rbac.authorization.k8s.io",
+        version: "v1",
+        resource: "roles",
+      },
+      namespace: NS,
+      name,
+      onChange: () => {},
+      onSyncComplete: (obj) => void (synced = obj),
+    },
+    client as never,
+    { logger: new RecordingLogger(), clock: new FakeClock() },
+  );
+  watcher.start();
+  await watcher.waitForSync(AbortSignal.timeout(5_000));
+  await waitFor(() => selectors.length === 2, { description: "a watch" });
+  await watcher.stop();
+  const escaped = "metadata.name=team:a\\,b\\=c\\\\d";
+  assert.deepEqual(selectors, [escaped, escaped]);
+  assert.equal((synced as KubeObject | null)?.metadata.name, name);
+});
