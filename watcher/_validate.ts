@@ -26,12 +26,22 @@ export function validateGvr(gvr: Gvr | undefined): void {
 }
 
 /** Checks that an optional number option is a positive finite number. */
-export function validatePositive(field: string, value: unknown): void {
+export function validatePositive(
+  field: string,
+  value: unknown,
+  options: { integer?: boolean } = {},
+): void {
   if (value === undefined) return;
   if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
     throw new WatcherConfigError(
       field,
       `must be a positive number, got ${String(value)}`,
+    );
+  }
+  if (options.integer && !Number.isInteger(value)) {
+    throw new WatcherConfigError(
+      field,
+      `must be a positive integer, got ${String(value)}`,
     );
   }
 }

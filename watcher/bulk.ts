@@ -154,7 +154,8 @@ export class Watcher {
     }
     validatePositive("debounceInterval", config.debounceInterval);
     validatePositive("cacheTTL", config.cacheTTL);
-    validatePositive("pageSize", config.pageSize);
+    validatePositive("pageSize", config.pageSize, { integer: true });
+    validatePositive("idleTimeoutMs", options.idleTimeoutMs);
     validateInitialList(config.initialList);
     const storeType = config.storeType ?? "memory";
     if (storeType !== "memory" && storeType !== "cached") {

@@ -667,6 +667,7 @@ Deno.test("Watcher rejects unusable configurations naming the field", () => {
       labelSelector: { matchExpressions: [{ key: "a", operator: "Bogus" }] },
     }],
     ["debounceInterval", { debounceInterval: 0 }],
+    ["pageSize", { pageSize: 2.5 }],
     ["storeType", { storeType: "disk" }],
     ["namespacedWatch", { namespacedWatch: true }],
   ];
@@ -692,6 +693,13 @@ Deno.test("Watcher rejects unusable configurations naming the field", () => {
     () => new Watcher(valid, {} as never),
     (e: unknown) => e instanceof WatcherConfigError && e.field === "client",
   );
+  for (const idleTimeoutMs of [0, -1, Number.NaN]) {
+    assert.throws(
+      () => new Watcher(valid, client, { idleTimeoutMs }),
+      (e: unknown) =>
+        e instanceof WatcherConfigError && e.field === "idleTimeoutMs",
+    );
+  }
   // The valid base builds, and building requests nothing.
   new Watcher(valid, client, { logger: new RecordingLogger() });
 });

@@ -10,6 +10,7 @@ import {
   validateClient,
   validateGvr,
   validateInitialList,
+  validatePositive,
 } from "./_validate.ts";
 import {
   type SingleWatcherConfig,
@@ -108,6 +109,7 @@ export class SingleWatcher {
       throw new WatcherConfigError("onSyncComplete", "must be a function");
     }
     validateInitialList(config.initialList);
+    validatePositive("idleTimeoutMs", options.idleTimeoutMs);
     this.#config = config;
     this.#what = `${config.gvr.resource} ${config.namespace}/${config.name}`;
     this.#logger = options.logger ?? consoleLogger();

@@ -684,6 +684,11 @@ Deno.test("SingleWatcher rejects a bad config with WatcherConfigError naming the
     () => new SingleWatcher(valid, {} as never),
     (e: unknown) => e instanceof WatcherConfigError && e.field === "client",
   );
+  assert.throws(
+    () => new SingleWatcher(valid, h.client, { idleTimeoutMs: 0 }),
+    (e: unknown) =>
+      e instanceof WatcherConfigError && e.field === "idleTimeoutMs",
+  );
   assert.equal(h.server.requests.length, 0, "nothing was requested");
 });
 
