@@ -73,8 +73,9 @@ export class IndexerOptionsError extends Error {
 }
 
 /**
- * A value that is not a storable Kubernetes object: not an object, or
- * without `metadata` or `metadata.name`. The watcher logs it and goes on.
+ * A value that is not a storable Kubernetes object: not an object, without
+ * `metadata` or `metadata.name`, or with a `metadata.namespace` that is not a
+ * string. The watcher logs it and goes on.
  *
  * @example
  * ```ts
@@ -331,7 +332,8 @@ export class Indexer {
    * @returns The filtered object and its keys, or `undefined` when a key is
    * missing (see {@linkcode Indexer.missingKey}).
    * @throws {InvalidObjectError} When `obj` is not an object, or has no
-   * `metadata` object or no `metadata.name`.
+   * `metadata` object or no `metadata.name`, or a `metadata.namespace` that
+   * is not a string.
    *
    * @example
    * ```ts
@@ -399,7 +401,7 @@ function assertKubeObject(obj: unknown): asserts obj is KubeObject {
         }`,
     );
   }
-  const { name } = metadata as Record<string, unknown>;
+  const { name, namespace } = metadata as Record<string, unknown>;
   if (typeof name !== "string" || name === "") {
     throw new InvalidObjectError(
       name === undefined
@@ -407,6 +409,14 @@ function assertKubeObject(obj: unknown): asserts obj is KubeObject {
         : `${what} has invalid metadata.name: expected a non-empty string, got ${
           name === "" ? "an empty string" : describe(name)
         }`,
+    );
+  }
+  // The stores identify objects by namespace/name and would reject it.
+  if (namespace !== undefined && typeof namespace !== "string") {
+    throw new InvalidObjectError(
+      `${what} has invalid metadata.namespace: expected a string, got ${
+        describe(namespace)
+      }`,
     );
   }
 }

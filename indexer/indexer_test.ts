@@ -387,6 +387,10 @@ Deno.test("process throws InvalidObjectError naming what was wrong", () => {
       { metadata: { name: 7 } },
       "Kubernetes object has invalid metadata.name: expected a non-empty string, got a number",
     ],
+    [
+      { metadata: { name: "a", namespace: 7 } },
+      "Kubernetes object has invalid metadata.namespace: expected a string, got a number",
+    ],
   ];
   for (const [value, message] of cases) {
     assert.throws(() => indexer.process(value), (err) => {

@@ -784,3 +784,59 @@ Deno.test("Watcher.forceSync() delivers what the debouncer holds at once", async
   assert.equal(health.events, 2);
   assert.equal(health.resourceVersion, h.server.resourceVersion);
 });
+
+Deno.test("Watcher skips a listed object whose namespace is not a string, and still syncs", async () => {
+  // Only a broken server sends this; one such object must not keep the
+  // rest of the list out of the store, nor the sync from completing.
+  const client = {
+    performRequest(opts: {
+      expectStream?: boolean;
+      abortSignal?: AbortSignal;
+    }): Promise<unknown> {
+      if (!opts.expectStream) {
+        return Promise.resolve({
+          metadata: { resourceVersion: "5" },
+          items: [
+            {
+              metadata: { name: "a", namespace: "shop", resourceVersion: "3" },
+            },
+            { metadata: { name: "b", namespace: 7, resourceVersion: "4" } },
+            {
+              metadata: { name: "c", namespace: "shop", resourceVersion: "5" },
+            },
+          ],
+        });
+      }
+      return Promise.resolve(
+        new ReadableStream<Uint8Array>({
+          start(controller) {
+            opts.abortSignal?.addEventListener(
+              "abort",
+              () => controller.error(opts.abortSignal?.reason),
+            );
+          },
+        }),
+      );
+    },
+  };
+  const logger = new RecordingLogger();
+  const watcher = new Watcher(
+    {
+      gvr: CONFIGMAPS,
+      indexBy: BY_IDENTITY,
+      onChange: () => {},
+    },
+    client as never,
+    { logger, clock: new FakeClock() },
+  );
+  watcher.start();
+  try {
+    assert.equal(await watcher.waitForSync(AbortSignal.timeout(5_000)), 2);
+    assert.deepEqual(
+      (await storeList(watcher.store)).map((o) => o.metadata.name),
+      ["a", "c"],
+    );
+  } finally {
+    await watcher.stop();
+  }
+});
