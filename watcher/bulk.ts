@@ -56,9 +56,12 @@ export interface WatcherHealth {
   readonly objects: number;
   /** Lists after the first one (410 Gone, too large resourceVersion, …). */
   readonly relists: number;
-  /** Watches reopened after the first one. */
+  /**
+   * Watches resumed from an earlier resourceVersion (after a stream ended,
+   * broke or went idle); watches started from a (re)list do not count.
+   */
   readonly reconnects: number;
-  /** Watch events received. */
+  /** ADDED, MODIFIED and DELETED events received (bookmarks not counted). */
   readonly events: number;
   /** When the last watch event arrived, on the watcher's clock. */
   readonly lastEventTime: number | undefined;
