@@ -22,6 +22,9 @@ const PREVIEW_CHARS = 200;
  */
 export type JsonLinesErrorKind = "invalid-json" | "truncated" | "line-too-long";
 
+/** Enough to tell an HTML page from a cut JSON line, too little for data. */
+const MESSAGE_PREVIEW = 32;
+
 /**
  * A newline-delimited JSON stream that could not be decoded.
  *
@@ -39,7 +42,11 @@ export type JsonLinesErrorKind = "invalid-json" | "truncated" | "line-too-long";
 export class JsonLinesError extends Error {
   /** What went wrong. */
   readonly kind: JsonLinesErrorKind;
-  /** The first ~200 characters of the offending line. */
+  /**
+   * The first ~200 characters of the offending line. It may hold object
+   * data (a Secret's, say), so only its first 32 characters go into the
+   * message, which is what loggers print.
+   */
   readonly preview: string;
 
   /**
@@ -59,7 +66,10 @@ export class JsonLinesError extends Error {
       : kind === "truncated"
       ? "Stream ended in the middle of a JSON line"
       : "Stream line is longer than the allowed maximum";
-    super(`${what}: ${JSON.stringify(preview)}`, options);
+    const shown = preview.length > MESSAGE_PREVIEW
+      ? `${preview.slice(0, MESSAGE_PREVIEW)}…`
+      : preview;
+    super(`${what}: ${JSON.stringify(shown)}`, options);
     this.name = "JsonLinesError";
     this.kind = kind;
     this.preview = preview;

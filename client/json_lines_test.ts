@@ -390,3 +390,21 @@ Deno.test("readJsonLines() does not read at all with an aborted signal", async (
   assert.equal(pulls(), 0);
   await stream.cancel();
 });
+
+Deno.test("readJsonLines() keeps object data of a cut line out of the error message", async () => {
+  const secret =
+    '{"type":"MODIFIED","object":{"kind":"Secret","metadata":{"annotations":{"last-applied":"{\\"data\\":{\\"password\\":\\"hunter2\\"}}';
+  const lines = readJsonLines(chunkStream([encoder.encode(secret)]).stream);
+  const error = await lines.next().then(
+    () => assert.fail("a cut line must fail"),
+    (e) => e,
+  );
+  assert.ok(error instanceof JsonLinesError);
+  assert.equal(error.kind, "truncated");
+  assert.ok(error.preview.includes("hunter2"), "the preview keeps it for code");
+  assert.ok(!error.message.includes("hunter2"), error.message);
+  assert.match(
+    error.message,
+    /"\{\\"type\\":\\"MODIFIED\\",\\"object\\":\{\\"ki…"/,
+  );
+});
