@@ -54,7 +54,10 @@ export interface ApiErrorOptions {
   method?: string;
   /** The request path (never with credentials). */
   path?: string;
-  /** The `Retry-After` header in seconds, when present. */
+  /**
+   * The `Retry-After` header in seconds, when present; defaults to the
+   * Status's `details.retryAfterSeconds`.
+   */
   retryAfterSeconds?: number;
   /** The underlying cause. */
   cause?: unknown;
@@ -114,7 +117,12 @@ export class ApiError extends Error {
     this.status = status;
     this.method = method;
     this.path = path;
-    this.retryAfterSeconds = options.retryAfterSeconds;
+    // A Status may carry the wait itself (e.g. a 429 ERROR watch event).
+    const fromStatus = status?.details?.retryAfterSeconds;
+    this.retryAfterSeconds = options.retryAfterSeconds ??
+      (typeof fromStatus === "number" && fromStatus >= 0
+        ? fromStatus
+        : undefined);
   }
 
   /** The `Status` reason, e.g. `Expired` or `NotFound`. */

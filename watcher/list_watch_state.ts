@@ -508,7 +508,8 @@ function onErrorEvent(
   const hint = hintFor(error.code);
   return backoff(state, rewatch(state), {
     error,
-    retryAfterMs: undefined,
+    // A 429 in the stream carries its wait in details.retryAfterSeconds.
+    retryAfterMs: faultOf(error).retryAfterMs,
     level: hint === undefined ? "warn" : "error",
     message:
       `${error.message}; re-watching from resourceVersion ${state.resourceVersion}${

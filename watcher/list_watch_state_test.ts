@@ -569,6 +569,26 @@ Deno.test("transition backs off and re-watches from the last resourceVersion on 
   assert.match(command(unknown, "backoff").message, /unknown code/);
 });
 
+Deno.test("transition honours retryAfterSeconds of a 429 ERROR event", () => {
+  const step = transition(
+    watchingAt("10"),
+    event("ERROR", {
+      kind: "Status",
+      code: 429,
+      reason: "TooManyRequests",
+      details: { retryAfterSeconds: 7 },
+    }),
+    context(),
+  );
+  assert.equal(command(step, "backoff").retryAfterMs, 7_000);
+  const plain = transition(
+    watchingAt("10"),
+    event("ERROR", { kind: "Status", code: 500 }),
+    context(),
+  );
+  assert.equal(command(plain, "backoff").retryAfterMs, undefined);
+});
+
 Deno.test("transition backs off and re-watches on undecodable lines and broken connections", () => {
   const errors: [unknown, RegExp, string][] = [
     [
