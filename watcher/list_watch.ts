@@ -5,6 +5,7 @@ import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
 import { readJsonLines } from "../client/json_lines.ts";
 import { delay } from "../internal/delay.ts";
+import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { initialListWatchState, transition } from "./list_watch_state.ts";
 import type {
@@ -315,7 +316,7 @@ export class ListWatch {
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
     const clock = this.#clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? silentLogger;
+    this.#logger = neverThrowingLogger(options.logger ?? silentLogger);
     const random = options.random ?? Math.random;
     this.#backoff = new Backoff({ clock, random, ...options.backoff });
     this.#context = {

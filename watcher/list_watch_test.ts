@@ -603,6 +603,32 @@ Deno.test("ListWatch backs off and re-watches after a truncated line", async () 
   await t.stop();
 });
 
+Deno.test("ListWatch goes on when the logger throws", async () => {
+  const throwing = () => {
+    throw new Error("log sink broken");
+  };
+  const t = setup({
+    logger: {
+      debug: throwing,
+      info: throwing,
+      warn: throwing,
+      error: throwing,
+    },
+  });
+  const first = new ScriptedStream();
+  t.client.push(list("10", []), stream(first), stream());
+  t.start();
+  await waitFor(() => t.client.streams.length === 1);
+  first.raw('{"type":"MODIFIED","obj'); // logged at warn, which throws
+  first.end();
+  await waitFor(() => t.sink.errors.length === 1);
+  await t.clock.tick(800);
+  await waitFor(() => t.client.requests.length === 3, {
+    description: "the watch was resumed",
+  });
+  await t.stop();
+});
+
 Deno.test("ListWatch backs off and re-watches after a line that is not JSON", async () => {
   const t = setup();
   const first = new ScriptedStream();
