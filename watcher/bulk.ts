@@ -1,6 +1,7 @@
 import type { KubeObject, Logger, ReadableStore, Store } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
+import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import {
   Indexer,
@@ -191,7 +192,7 @@ export class Watcher {
     const namespace = resolveNamespace(config, client);
 
     const clock: Clock = options.clock ?? systemClock;
-    this.#logger = options.logger ?? consoleLogger();
+    this.#logger = neverThrowingLogger(options.logger ?? consoleLogger());
     const keyCount = this.#indexer.keyCount;
     this.#store = storeType === "cached"
       ? new CachedStore({

@@ -840,3 +840,28 @@ Deno.test("Watcher skips a listed object whose namespace is not a string, and st
     await watcher.stop();
   }
 });
+
+Deno.test("Watcher still syncs, and calls onSyncComplete, when its logger throws", async () => {
+  const throwing = () => {
+    throw new Error("log sink broken");
+  };
+  await using h = new Harness({
+    options: {
+      logger: {
+        debug: throwing,
+        info: throwing,
+        warn: throwing,
+        error: throwing,
+      },
+    },
+    seed: (server) => {
+      server.create("configmaps", configMap("shop", "a"));
+      server.create("configmaps", configMap("shop", "b"));
+    },
+  });
+  assert.equal(await h.watcher.waitForSync(), 2);
+  // "Initial sync complete" is logged (and throws) before onSyncComplete.
+  await waitFor(() => h.recorded.syncs.length === 1, {
+    description: "onSyncComplete",
+  });
+});

@@ -1,5 +1,6 @@
 import type { KubeObject, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
+import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { ListWatch } from "./list_watch.ts";
 import type { WatchEventType } from "./list_watch_types.ts";
@@ -112,7 +113,7 @@ export class SingleWatcher {
     validatePositive("idleTimeoutMs", options.idleTimeoutMs);
     this.#config = config;
     this.#what = `${config.gvr.resource} ${config.namespace}/${config.name}`;
-    this.#logger = options.logger ?? consoleLogger();
+    this.#logger = neverThrowingLogger(options.logger ?? consoleLogger());
     this.#sync = new SyncWaiters(this.#what, () => this.#loop.lastError);
     this.#loop = new ListWatch(client, {
       onList: (objects, info) => this.#applyList(objects, info.initial),
