@@ -6,7 +6,7 @@
  *
  * Run with `deno task bench:compare`. Options:
  * - `--quick`: 1k and 10k objects, a 20k-event flood, fewer repeats (smoke test).
- * - `--repeats N`: runs per measurement (median reported); default 3.
+ * - `--repeats N`: runs per measurement (median reported); default 5.
  * - `--out DIR`: where RESULTS.md, results.json and chart.svg go; default bench/.
  * - `--rerender`: rebuild those three from the runs kept in results.json.
  * - `--final`: drop the "preliminary" banner (for a run on a quiet machine).
@@ -43,7 +43,7 @@ function option(name: string, fallback: string): string {
 const quick = flag("--quick");
 const rerender = flag("--rerender");
 const final = flag("--final");
-const repeats = Number(option("--repeats", quick ? "1" : "3"));
+const repeats = Number(option("--repeats", quick ? "1" : "5"));
 const outDir = new URL(
   option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
   "file:///",
