@@ -153,8 +153,16 @@ function applyUser(
 ): void {
   const token = stringField(user, "token", where);
   const tokenFile = stringField(user, "tokenFile", where);
-  if (token) config.token = token;
-  else if (tokenFile) config.tokenFile = resolvePath(baseDir, tokenFile);
+  // As in client-go, a token file wins over a token: it is what rotates.
+  if (tokenFile) config.tokenFile = resolvePath(baseDir, tokenFile);
+  else if (token) config.token = token;
+  for (const field of ["as", "as-uid", "as-groups", "as-user-extra"]) {
+    if (user[field] !== undefined) {
+      throw new KubeConfigError(
+        `${where} impersonates with "${field}", which FetchClient does not support; run \`kubectl proxy\` and use FetchClient.kubectlProxy() instead`,
+      );
+    }
+  }
 
   const certData = stringField(user, "client-certificate-data", where);
   const certFile = stringField(user, "client-certificate", where);

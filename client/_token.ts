@@ -67,7 +67,15 @@ export class TokenFile {
       );
     }
     if (text !== undefined) {
-      this.#token = checkToken(text, `file ${this.path}`);
+      try {
+        this.#token = checkToken(text, `file ${this.path}`);
+      } catch (error) {
+        // A file caught half-written: keep the old token, read it again next
+        // time (its fingerprint is forgotten so it is not skipped).
+        if (this.#token === undefined) throw error;
+        this.#fingerprint = "";
+        return this.#token;
+      }
     }
     this.#checkedAt = now;
     this.#mustRead = false;

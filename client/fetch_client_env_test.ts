@@ -196,6 +196,44 @@ Deno.test("fromKubeconfig() resolves files relative to the kubeconfig", async ()
   });
 });
 
+Deno.test("fromKubeconfig() prefers tokenFile over token, as client-go does", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/token`, "rotating-token\n");
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(kubeconfig({
+        user: { token: "static-token", tokenFile: "token" },
+      })),
+    );
+    using client = FetchClient.fromKubeconfig(path);
+    assert.equal(await sentAuth(client), "Bearer rotating-token");
+  });
+});
+
+Deno.test("fromKubeconfig() refuses impersonation it cannot do", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(
+      path,
+      JSON.stringify(kubeconfig({
+        user: {
+          token: "dev-token",
+          as: "admin",
+          "as-groups": ["system:masters"],
+        },
+      })),
+    );
+    assert.throws(
+      () => FetchClient.fromKubeconfig(path),
+      (err) =>
+        err instanceof KubeConfigError &&
+        /impersonates with "as"/.test(err.message) &&
+        !err.message.includes("dev-token"),
+    );
+  });
+});
+
 Deno.test("fromKubeconfig() accepts client certificate data as base64 or PEM", async () => {
   await withTempDir(async (dir) => {
     for (const encode of [base64, (text: string) => text]) {

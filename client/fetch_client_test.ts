@@ -465,6 +465,33 @@ Deno.test("FetchClient re-reads a token file when it changes, at most every refr
   }
 });
 
+Deno.test("FetchClient keeps its token while a rotated token file is caught empty", async () => {
+  const dir = await Deno.makeTempDir();
+  try {
+    const tokenFile = `${dir}/token`;
+    await Deno.writeTextFile(tokenFile, "first-token\n");
+    const clock = new FakeClock({ now: 1_000 });
+    const client = new FetchClient({ server: SERVER, tokenFile }, {
+      clock,
+      tokenRefreshMs: 1_000,
+    });
+    using stub = stubFetch(() => new Response("ok"));
+    const sent = async () => {
+      await client.performRequest({ method: "GET", path: "/version" });
+      return stub.seen.at(-1)!.headers.get("authorization");
+    };
+    assert.equal(await sent(), "Bearer first-token");
+    await Deno.writeTextFile(tokenFile, ""); // mid-rotation
+    await clock.tick(1_000);
+    assert.equal(await sent(), "Bearer first-token");
+    await Deno.writeTextFile(tokenFile, "second-token");
+    await clock.tick(1_000);
+    assert.equal(await sent(), "Bearer second-token");
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});
+
 Deno.test("FetchClient reports an unreadable or invalid token file without its content", async () => {
   const dir = await Deno.makeTempDir();
   try {
