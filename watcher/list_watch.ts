@@ -7,7 +7,10 @@ import { readJsonLines } from "../client/json_lines.ts";
 import { delay } from "../internal/delay.ts";
 import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
 import { Backoff, type BackoffOptions } from "./backoff.ts";
-import { initialListWatchState, transition } from "./list_watch_state.ts";
+import {
+  initialListWatchState,
+  listWatchTransition,
+} from "./list_watch_state.ts";
 import type {
   InitialListMode,
   ListWatchCommand,
@@ -183,7 +186,7 @@ const BACKOFF_ELAPSED: ListWatchInput = { type: "backoffElapsed" };
 
 /**
  * The list-then-watch loop both watchers share (what client-go calls a
- * reflector): it performs the I/O that {@linkcode transition} asks for with
+ * reflector): it performs the I/O that {@linkcode listWatchTransition} asks for with
  * a {@linkcode RestClient} and hands lists and events to a
  * {@linkcode ListWatchSink}.
  *
@@ -395,7 +398,7 @@ export class ListWatch {
     try {
       if (signal.aborted) return;
       let command = await this.#apply(
-        transition(this.#state, START, this.#context),
+        listWatchTransition(this.#state, START, this.#context),
       );
       while (command !== undefined && !signal.aborted) {
         command = await this.#perform(command);
@@ -593,7 +596,7 @@ export class ListWatch {
         for await (const event of readJsonLines(stream, options)) {
           this.#lastEventTime = clock.now();
           const previous = this.#state;
-          const step = transition(
+          const step = listWatchTransition(
             previous,
             { type: "watchEvent", event },
             context,
@@ -645,7 +648,7 @@ export class ListWatch {
 
   /** Feeds one input to the state machine and emits what it outputs. */
   #step(input: ListWatchInput): Promise<ListWatchCommand | undefined> {
-    return this.#apply(transition(this.#state, input, this.#context));
+    return this.#apply(listWatchTransition(this.#state, input, this.#context));
   }
 
   async #apply(step: ListWatchStep): Promise<ListWatchCommand | undefined> {

@@ -1,6 +1,6 @@
 /**
  * The list-then-watch loop as a pure state machine, in the style of
- * kube-rs's `watcher`: {@linkcode transition} takes the current state and the
+ * kube-rs's `watcher`: {@linkcode listWatchTransition} takes the current state and the
  * result of one piece of I/O and returns the next state, what to hand to the
  * consumer, and the next piece of I/O to perform. `ListWatch` performs that
  * I/O; here nothing talks to a server, sleeps or reads a clock except through
@@ -33,11 +33,11 @@ import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
  *
  * @example
  * ```ts
- * import { initialListWatchState, transition } from "@haptic/k8s-watcher";
+ * import { initialListWatchState, listWatchTransition } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
  *
  * const context = { path: "/api/v1/pods", pageSize: 500, random: () => 0, now: () => 0 };
- * const step = transition(initialListWatchState(), { type: "start" }, context);
+ * const step = listWatchTransition(initialListWatchState(), { type: "start" }, context);
  * assert.equal(step.state.phase, "listing");
  * assert.equal(step.command?.type, "list");
  * ```
@@ -75,21 +75,21 @@ const NONE: readonly ListWatchOutput[] = Object.freeze([]);
  *
  * @example Paging, then watching from the list's resourceVersion
  * ```ts
- * import { initialListWatchState, transition } from "@haptic/k8s-watcher";
+ * import { initialListWatchState, listWatchTransition } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
  *
  * const context = { path: "/api/v1/pods", pageSize: 2, random: () => 0, now: () => 0 };
- * let step = transition(initialListWatchState(), { type: "start" }, context);
+ * let step = listWatchTransition(initialListWatchState(), { type: "start" }, context);
  * assert.equal(step.command?.type === "list" && step.command.query.get("limit"), "2");
  *
  * const pod = (name: string) => ({ metadata: { name, namespace: "default" } });
- * step = transition(step.state, {
+ * step = listWatchTransition(step.state, {
  *   type: "listPage",
  *   list: { metadata: { resourceVersion: "10", continue: "next" }, items: [pod("a"), pod("b")] },
  * }, context);
  * assert.equal(step.command?.type === "list" && step.command.query.get("continue"), "next");
  *
- * step = transition(step.state, {
+ * step = listWatchTransition(step.state, {
  *   type: "listPage",
  *   list: { metadata: { resourceVersion: "10" }, items: [pod("c")] },
  * }, context);
@@ -104,7 +104,7 @@ const NONE: readonly ListWatchOutput[] = Object.freeze([]);
  * @param context The loop's parameters, clock and random source.
  * @returns The next state, the outputs and the next command.
  */
-export function transition(
+export function listWatchTransition(
   state: ListWatchState,
   input: ListWatchInput,
   context: ListWatchContext,

@@ -1,5 +1,8 @@
 import assert from "node:assert/strict";
-import { initialListWatchState, transition } from "./list_watch_state.ts";
+import {
+  initialListWatchState,
+  listWatchTransition,
+} from "./list_watch_state.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,
@@ -85,7 +88,7 @@ function run(
 ): ListWatchStep[] {
   const steps: ListWatchStep[] = [];
   for (const input of inputs) {
-    const step = transition(state, input, ctx);
+    const step = listWatchTransition(state, input, ctx);
     steps.push(step);
     state = step.state;
   }
@@ -110,12 +113,16 @@ function watchingAt(
   return steps.at(-1)!.state;
 }
 
-Deno.test("transition starts with a first LIST page with limit and selectors in the query", () => {
+Deno.test("listWatchTransition starts with a first LIST page with limit and selectors in the query", () => {
   const ctx = context({
     labelSelector: "app=web",
     fieldSelector: "metadata.name=x",
   });
-  const step = transition(initialListWatchState(), { type: "start" }, ctx);
+  const step = listWatchTransition(
+    initialListWatchState(),
+    { type: "start" },
+    ctx,
+  );
   assert.equal(step.state.phase, "listing");
   const { query } = command(step, "list");
   assert.equal(query.get("limit"), "500");
@@ -126,7 +133,7 @@ Deno.test("transition starts with a first LIST page with limit and selectors in 
   assert.equal(query.has("resourceVersion"), false);
 });
 
-Deno.test("transition follows every page, then delivers the whole list once and watches from its resourceVersion", () => {
+Deno.test("listWatchTransition follows every page, then delivers the whole list once and watches from its resourceVersion", () => {
   const ctx = context({ pageSize: 2 });
   const [start, first, second, last] = run(initialListWatchState(), [
     { type: "start" },
@@ -172,7 +179,7 @@ Deno.test("transition follows every page, then delivers the whole list once and 
   assert.equal(watch.query.has("limit"), false);
 });
 
-Deno.test("transition draws the watch timeoutSeconds in [300, 600]", () => {
+Deno.test("listWatchTransition draws the watch timeoutSeconds in [300, 600]", () => {
   for (
     const [random, expected] of [[0, "300"], [0.5, "450"], [
       0.9999999,
@@ -181,7 +188,7 @@ Deno.test("transition draws the watch timeoutSeconds in [300, 600]", () => {
   ) {
     const state =
       run(initialListWatchState(), [{ type: "start" }], context())[0].state;
-    const step = transition(
+    const step = listWatchTransition(
       state,
       page("5", []),
       context({ random: () => random }),
@@ -190,7 +197,7 @@ Deno.test("transition draws the watch timeoutSeconds in [300, 600]", () => {
   }
 });
 
-Deno.test("transition skips listed objects without metadata with a warning", () => {
+Deno.test("listWatchTransition skips listed objects without metadata with a warning", () => {
   const [, last] = run(initialListWatchState(), [
     { type: "start" },
     page("7", [obj("a"), { kind: "ConfigMap" }, null, obj("b")]),
@@ -202,7 +209,7 @@ Deno.test("transition skips listed objects without metadata with a warning", () 
   assert.match(warning.message, /2 object\(s\) without metadata/);
 });
 
-Deno.test("transition backs off on an answer that is not a list, then asks for the same page again", () => {
+Deno.test("listWatchTransition backs off on an answer that is not a list, then asks for the same page again", () => {
   const [, first, bad] = run(initialListWatchState(), [
     { type: "start" },
     page("7", [obj("a")], "next"),
@@ -214,12 +221,16 @@ Deno.test("transition backs off on an answer that is not a list, then asks for t
   assert.match(backoff.message, /no metadata\.resourceVersion/);
   assert.equal(bad.state.phase, "backingOff");
 
-  const retry = transition(bad.state, { type: "backoffElapsed" }, context());
+  const retry = listWatchTransition(
+    bad.state,
+    { type: "backoffElapsed" },
+    context(),
+  );
   assert.equal(command(retry, "list").query.get("continue"), "next");
   assert.equal(retry.state.phase === "listing" && retry.state.items.length, 1);
 });
 
-Deno.test("transition restarts with one full list when the continue token expires", () => {
+Deno.test("listWatchTransition restarts with one full list when the continue token expires", () => {
   const expired = new ApiError({
     code: 410,
     status: {
@@ -248,18 +259,18 @@ Deno.test("transition restarts with one full list when the continue token expire
   assert.equal(delivered.resourceVersion, "12");
 
   // The next relist pages again.
-  const again = transition(
+  const again = listWatchTransition(
     done.state,
     event("ERROR", { kind: "Status", code: 410, reason: "Expired" }),
     context(),
   );
   const relist = again.state.phase === "backingOff"
-    ? transition(again.state, { type: "backoffElapsed" }, context())
+    ? listWatchTransition(again.state, { type: "backoffElapsed" }, context())
     : again;
   assert.equal(command(relist, "list").query.get("limit"), "500");
 });
 
-Deno.test("transition logs 401/403/404 on LIST at error level with the URL and a hint, and retries", () => {
+Deno.test("listWatchTransition logs 401/403/404 on LIST at error level with the URL and a hint, and retries", () => {
   const cases = [
     [401, "Unauthorized", /credentials rejected/],
     [403, "Forbidden", /RBAC missing\?/],
@@ -289,12 +300,16 @@ Deno.test("transition logs 401/403/404 on LIST at error level with the URL and a
     assert.equal(backoff.fields.code, code);
     assert.equal(backoff.retryAfterMs, undefined);
     assert.equal(failed.state.phase, "backingOff");
-    const retry = transition(failed.state, { type: "backoffElapsed" }, ctx);
+    const retry = listWatchTransition(
+      failed.state,
+      { type: "backoffElapsed" },
+      ctx,
+    );
     assert.equal(command(retry, "list").query.get("limit"), "500");
   }
 });
 
-Deno.test("transition passes Retry-After on, and classifies foreign client errors", () => {
+Deno.test("listWatchTransition passes Retry-After on, and classifies foreign client errors", () => {
   const [, throttled] = run(initialListWatchState(), [
     { type: "start" },
     {
@@ -332,7 +347,7 @@ Deno.test("transition passes Retry-After on, and classifies foreign client error
   assert.match(command(refused, "backoff").message, /Connection refused/);
 });
 
-Deno.test("transition delivers watch events and tracks the resourceVersion of each, bookmarks included", () => {
+Deno.test("listWatchTransition delivers watch events and tracks the resourceVersion of each, bookmarks included", () => {
   const ctx = context();
   const [, , opened, added, mark, deleted] = run(initialListWatchState(), [
     { type: "start" },
@@ -373,7 +388,7 @@ Deno.test("transition delivers watch events and tracks the resourceVersion of ea
   );
 });
 
-Deno.test("transition skips events without metadata, of unknown type, or not events at all", () => {
+Deno.test("listWatchTransition skips events without metadata, of unknown type, or not events at all", () => {
   const state = watchingAt("10");
   for (
     const input of [
@@ -384,7 +399,7 @@ Deno.test("transition skips events without metadata, of unknown type, or not eve
       { type: "watchEvent", event: null },
     ] as ListWatchInput[]
   ) {
-    const step = transition(state, input, context());
+    const step = listWatchTransition(state, input, context());
     assert.equal(step.command, undefined);
     assert.equal(step.outputs.length, 1);
     const [warning] = outputs(step, "log");
@@ -397,12 +412,12 @@ Deno.test("transition skips events without metadata, of unknown type, or not eve
   }
 });
 
-Deno.test("transition re-watches from the last resourceVersion when the stream ends cleanly", () => {
+Deno.test("listWatchTransition re-watches from the last resourceVersion when the stream ends cleanly", () => {
   const time = { now: 0 };
   const ctx = context({ time });
   const state = watchingAt("10", ctx, { events: 2 });
   time.now += 300_000;
-  const step = transition(state, { type: "watchEnded" }, ctx);
+  const step = listWatchTransition(state, { type: "watchEnded" }, ctx);
   const watch = command(step, "watch");
   assert.equal(watch.query.get("resourceVersion"), "12");
   assert.equal(watch.reconnect, true);
@@ -410,7 +425,7 @@ Deno.test("transition re-watches from the last resourceVersion when the stream e
   assert.equal(outputs(step, "log")[0].level, "debug");
 });
 
-Deno.test("transition backs off when a watch closes at once without any event", () => {
+Deno.test("listWatchTransition backs off when a watch closes at once without any event", () => {
   const time = { now: 0 };
   const ctx = context({ time });
   const [, , opened] = run(initialListWatchState(), [
@@ -419,20 +434,24 @@ Deno.test("transition backs off when a watch closes at once without any event", 
     { type: "watchOpened" },
   ], ctx);
   time.now += 20;
-  const step = transition(opened.state, { type: "watchEnded" }, ctx);
+  const step = listWatchTransition(opened.state, { type: "watchEnded" }, ctx);
   const backoff = command(step, "backoff");
   assert.ok(backoff.error instanceof WatchClosedError);
   assert.equal(
     step.state.phase === "backingOff" && step.state.next.phase,
     "watching",
   );
-  const again = transition(step.state, { type: "backoffElapsed" }, ctx);
+  const again = listWatchTransition(
+    step.state,
+    { type: "backoffElapsed" },
+    ctx,
+  );
   assert.equal(command(again, "watch").query.get("resourceVersion"), "10");
 
   // A quiet watch that lasted its time is fine.
   time.now += 300_000;
-  const quiet = transition(
-    transition(
+  const quiet = listWatchTransition(
+    listWatchTransition(
       again.state,
       { type: "watchOpened" },
       context({ time: { now: 0 } }),
@@ -443,7 +462,7 @@ Deno.test("transition backs off when a watch closes at once without any event", 
   assert.equal(command(quiet, "watch").query.get("resourceVersion"), "10");
 });
 
-Deno.test("transition relists on 410, as an ERROR event and as an HTTP status", () => {
+Deno.test("listWatchTransition relists on 410, as an ERROR event and as an HTTP status", () => {
   const inputs: ListWatchInput[] = [
     event("ERROR", {
       kind: "Status",
@@ -458,7 +477,7 @@ Deno.test("transition relists on 410, as an ERROR event and as an HTTP status", 
     },
   ];
   for (const input of inputs) {
-    const step = transition(watchingAt("10"), input, context());
+    const step = listWatchTransition(watchingAt("10"), input, context());
     const list = command(step, "list");
     assert.equal(list.query.has("resourceVersion"), false);
     assert.equal(list.query.has("continue"), false);
@@ -467,19 +486,23 @@ Deno.test("transition relists on 410, as an ERROR event and as an HTTP status", 
     assert.equal(outputs(step, "log")[0].level, "info");
     assert.match(outputs(step, "log")[0].message, /410/);
 
-    const relisted = transition(step.state, page("30", [obj("b")]), context());
+    const relisted = listWatchTransition(
+      step.state,
+      page("30", [obj("b")]),
+      context(),
+    );
     assert.equal(outputs(relisted, "deliverList")[0].initial, false);
     assert.equal(command(relisted, "watch").query.get("resourceVersion"), "30");
   }
 });
 
-Deno.test("transition pauses before relisting when a watch fails with 410 right after its list", () => {
+Deno.test("listWatchTransition pauses before relisting when a watch fails with 410 right after its list", () => {
   const [, , opened] = run(initialListWatchState(), [
     { type: "start" },
     page("10", []),
     { type: "watchOpened" },
   ]);
-  const step = transition(
+  const step = listWatchTransition(
     opened.state,
     event("ERROR", { kind: "Status", code: 410, reason: "Expired" }),
     context(),
@@ -491,14 +514,14 @@ Deno.test("transition pauses before relisting when a watch fails with 410 right 
   );
   assert.equal(
     command(
-      transition(step.state, { type: "backoffElapsed" }, context()),
+      listWatchTransition(step.state, { type: "backoffElapsed" }, context()),
       "list",
     ).query.get("limit"),
     "500",
   );
 });
 
-Deno.test("transition relists without a resourceVersion on 'Too large resource version'", () => {
+Deno.test("listWatchTransition relists without a resourceVersion on 'Too large resource version'", () => {
   const tooLarge = {
     kind: "Status",
     code: 504,
@@ -525,7 +548,7 @@ Deno.test("transition relists without a resourceVersion on 'Too large resource v
     },
   ];
   for (const input of inputs) {
-    const step = transition(watchingAt("10"), input, context());
+    const step = listWatchTransition(watchingAt("10"), input, context());
     const list = command(step, "list");
     assert.equal(list.query.has("resourceVersion"), false);
     assert.equal(list.query.has("resourceVersionMatch"), false);
@@ -533,7 +556,7 @@ Deno.test("transition relists without a resourceVersion on 'Too large resource v
   }
 });
 
-Deno.test("transition backs off and re-watches from the last resourceVersion on other ERROR events", () => {
+Deno.test("listWatchTransition backs off and re-watches from the last resourceVersion on other ERROR events", () => {
   for (
     const status of [
       {
@@ -546,7 +569,7 @@ Deno.test("transition backs off and re-watches from the last resourceVersion on 
       "not a status",
     ]
   ) {
-    const step = transition(
+    const step = listWatchTransition(
       watchingAt("10"),
       event("ERROR", status),
       context(),
@@ -556,12 +579,16 @@ Deno.test("transition backs off and re-watches from the last resourceVersion on 
     assert.match(backoff.message, /ERROR event/);
     assert.match(backoff.message, /re-watching from resourceVersion 11/);
     assert.equal(step.state.phase, "backingOff");
-    const again = transition(step.state, { type: "backoffElapsed" }, context());
+    const again = listWatchTransition(
+      step.state,
+      { type: "backoffElapsed" },
+      context(),
+    );
     const watch = command(again, "watch");
     assert.equal(watch.query.get("resourceVersion"), "11");
     assert.equal(watch.reconnect, true);
   }
-  const unknown = transition(
+  const unknown = listWatchTransition(
     watchingAt("10"),
     event("ERROR", { kind: "Status" }),
     context(),
@@ -569,8 +596,8 @@ Deno.test("transition backs off and re-watches from the last resourceVersion on 
   assert.match(command(unknown, "backoff").message, /unknown code/);
 });
 
-Deno.test("transition honours retryAfterSeconds of a 429 ERROR event", () => {
-  const step = transition(
+Deno.test("listWatchTransition honours retryAfterSeconds of a 429 ERROR event", () => {
+  const step = listWatchTransition(
     watchingAt("10"),
     event("ERROR", {
       kind: "Status",
@@ -581,7 +608,7 @@ Deno.test("transition honours retryAfterSeconds of a 429 ERROR event", () => {
     context(),
   );
   assert.equal(command(step, "backoff").retryAfterMs, 7_000);
-  const plain = transition(
+  const plain = listWatchTransition(
     watchingAt("10"),
     event("ERROR", { kind: "Status", code: 500 }),
     context(),
@@ -589,7 +616,7 @@ Deno.test("transition honours retryAfterSeconds of a 429 ERROR event", () => {
   assert.equal(command(plain, "backoff").retryAfterMs, undefined);
 });
 
-Deno.test("transition backs off and re-watches on undecodable lines and broken connections", () => {
+Deno.test("listWatchTransition backs off and re-watches on undecodable lines and broken connections", () => {
   const errors: [unknown, RegExp, string][] = [
     [
       new JsonLinesError("truncated", '{"type":"ADD'),
@@ -611,7 +638,7 @@ Deno.test("transition backs off and re-watches on undecodable lines and broken c
     ],
   ];
   for (const [error, message, level] of errors) {
-    const step = transition(
+    const step = listWatchTransition(
       watchingAt("10"),
       { type: "watchFailed", error },
       context(),
@@ -620,10 +647,14 @@ Deno.test("transition backs off and re-watches on undecodable lines and broken c
     assert.equal(backoff.error, error);
     assert.match(backoff.message, message);
     assert.equal(backoff.level, level);
-    const again = transition(step.state, { type: "backoffElapsed" }, context());
+    const again = listWatchTransition(
+      step.state,
+      { type: "backoffElapsed" },
+      context(),
+    );
     assert.equal(command(again, "watch").query.get("resourceVersion"), "11");
   }
-  const throttled = transition(
+  const throttled = listWatchTransition(
     watchingAt("10"),
     {
       type: "watchFailed",
@@ -634,8 +665,8 @@ Deno.test("transition backs off and re-watches on undecodable lines and broken c
   assert.equal(command(throttled, "backoff").retryAfterMs, 3_000);
 });
 
-Deno.test("transition resumes from the last resourceVersion after an idle timeout, without relisting", () => {
-  const step = transition(watchingAt("10"), {
+Deno.test("listWatchTransition resumes from the last resourceVersion after an idle timeout, without relisting", () => {
+  const step = listWatchTransition(watchingAt("10"), {
     type: "idleTimeout",
     idleMs: 180_000,
   }, context());
@@ -647,7 +678,7 @@ Deno.test("transition resumes from the last resourceVersion after an idle timeou
   assert.match(warning.message, /no bytes for 180000 ms/);
 });
 
-Deno.test("transition ignores inputs that do not fit the phase", () => {
+Deno.test("listWatchTransition ignores inputs that do not fit the phase", () => {
   const watching = watchingAt("10");
   for (
     const input of [
@@ -658,13 +689,14 @@ Deno.test("transition ignores inputs that do not fit the phase", () => {
       { type: "listFailed", error: new Error("late") },
     ] as ListWatchInput[]
   ) {
-    const step = transition(watching, input, context());
+    const step = listWatchTransition(watching, input, context());
     assert.equal(step.state, watching);
     assert.equal(step.command, undefined);
     assert.deepEqual(step.outputs, []);
   }
   const listing =
-    transition(initialListWatchState(), { type: "start" }, context()).state;
+    listWatchTransition(initialListWatchState(), { type: "start" }, context())
+      .state;
   for (
     const input of [
       { type: "watchOpened" },
@@ -673,19 +705,19 @@ Deno.test("transition ignores inputs that do not fit the phase", () => {
       { type: "idleTimeout", idleMs: 1 },
     ] as ListWatchInput[]
   ) {
-    assert.equal(transition(listing, input, context()).state, listing);
+    assert.equal(listWatchTransition(listing, input, context()).state, listing);
   }
 });
 
 // --- initialList: "stream" -------------------------------------------------
 
 function streamStart(): ListWatchStep {
-  return transition(initialListWatchState({ initialList: "stream" }), {
+  return listWatchTransition(initialListWatchState({ initialList: "stream" }), {
     type: "start",
   }, context({ labelSelector: "app=web" }));
 }
 
-Deno.test("transition streams the initial list with sendInitialEvents when asked to", () => {
+Deno.test("listWatchTransition streams the initial list with sendInitialEvents when asked to", () => {
   const step = streamStart();
   assert.equal(step.state.phase, "streamingInitial");
   const watch = command(step, "watch");
@@ -700,7 +732,7 @@ Deno.test("transition streams the initial list with sendInitialEvents when asked
   assert.ok(seconds >= 300 && seconds <= 600);
 });
 
-Deno.test("transition collects initial events until the end bookmark, then delivers them and keeps watching", () => {
+Deno.test("listWatchTransition collects initial events until the end bookmark, then delivers them and keeps watching", () => {
   const steps = run(streamStart().state, [
     { type: "watchOpened" },
     event("ADDED", obj("a", "5")),
@@ -733,15 +765,19 @@ Deno.test("transition collects initial events until the end bookmark, then deliv
   );
 
   // A clean end later resumes with an ordinary watch.
-  const resumed = transition(next.state, { type: "watchEnded" }, context());
+  const resumed = listWatchTransition(
+    next.state,
+    { type: "watchEnded" },
+    context(),
+  );
   const watch = command(resumed, "watch");
   assert.equal(watch.initialStream, false);
   assert.equal(watch.query.get("resourceVersion"), "10");
   assert.equal(watch.query.has("sendInitialEvents"), false);
 });
 
-Deno.test("transition falls back to LIST for good when the server rejects streaming", () => {
-  const rejected = transition(streamStart().state, {
+Deno.test("listWatchTransition falls back to LIST for good when the server rejects streaming", () => {
+  const rejected = listWatchTransition(streamStart().state, {
     type: "watchFailed",
     error: new ApiError({
       code: 422,
@@ -769,18 +805,19 @@ Deno.test("transition falls back to LIST for good when the server rejects stream
   assert.equal(relisted.state.initialList, "list");
 });
 
-Deno.test("transition falls back to LIST when the stream closes early or misses the deadline", () => {
+Deno.test("listWatchTransition falls back to LIST when the stream closes early or misses the deadline", () => {
   const opened =
-    transition(streamStart().state, { type: "watchOpened" }, context()).state;
+    listWatchTransition(streamStart().state, { type: "watchOpened" }, context())
+      .state;
   const withItems =
-    transition(opened, event("ADDED", obj("a", "5")), context()).state;
+    listWatchTransition(opened, event("ADDED", obj("a", "5")), context()).state;
   for (
     const input of [
       { type: "watchEnded" },
       { type: "initialStreamDeadline", afterMs: 60_000 },
     ] as ListWatchInput[]
   ) {
-    const step = transition(withItems, input, context());
+    const step = listWatchTransition(withItems, input, context());
     command(step, "list");
     assert.equal(step.state.phase === "listing" && step.state.items.length, 0);
     assert.equal(step.state.initialList, "list");
@@ -788,7 +825,7 @@ Deno.test("transition falls back to LIST when the stream closes early or misses 
   }
 });
 
-Deno.test("transition retries the stream, without falling back, on transient and auth failures", () => {
+Deno.test("listWatchTransition retries the stream, without falling back, on transient and auth failures", () => {
   for (
     const error of [
       new ApiError({ code: 503 }),
@@ -798,35 +835,40 @@ Deno.test("transition retries the stream, without falling back, on transient and
       new JsonLinesError("truncated", "{"),
     ]
   ) {
-    const step = transition(
+    const step = listWatchTransition(
       streamStart().state,
       { type: "watchFailed", error },
       context(),
     );
     command(step, "backoff");
     assert.equal(step.state.initialList, "stream");
-    const again = transition(step.state, { type: "backoffElapsed" }, context());
+    const again = listWatchTransition(
+      step.state,
+      { type: "backoffElapsed" },
+      context(),
+    );
     assert.equal(command(again, "watch").initialStream, true);
   }
 });
 
-Deno.test("transition restarts the stream on an ERROR event or idle timeout during the initial events", () => {
+Deno.test("listWatchTransition restarts the stream on an ERROR event or idle timeout during the initial events", () => {
   const opened =
-    transition(streamStart().state, { type: "watchOpened" }, context()).state;
-  const error = transition(
+    listWatchTransition(streamStart().state, { type: "watchOpened" }, context())
+      .state;
+  const error = listWatchTransition(
     opened,
     event("ERROR", { kind: "Status", code: 500 }),
     context(),
   );
   command(error, "backoff");
-  const restarted = transition(
+  const restarted = listWatchTransition(
     error.state,
     { type: "backoffElapsed" },
     context(),
   );
   assert.equal(command(restarted, "watch").initialStream, true);
 
-  const idle = transition(
+  const idle = listWatchTransition(
     opened,
     { type: "idleTimeout", idleMs: 5 },
     context(),
@@ -835,14 +877,14 @@ Deno.test("transition restarts the stream on an ERROR event or idle timeout duri
   assert.equal(idle.state.initialList, "stream");
 });
 
-Deno.test("transition streams again on a relist while streaming works", () => {
+Deno.test("listWatchTransition streams again on a relist while streaming works", () => {
   const watching = run(streamStart().state, [
     { type: "watchOpened" },
     event("ADDED", obj("a", "5")),
     bookmark("6", true),
     event("ADDED", obj("b", "7")),
   ]).at(-1)!.state;
-  const relist = transition(watching, {
+  const relist = listWatchTransition(watching, {
     type: "watchFailed",
     error: new ApiError({ code: 410 }),
   }, context());
