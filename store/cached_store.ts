@@ -242,8 +242,8 @@ export class CachedStore implements Store {
   }
 
   /**
-   * Every stored identity as `[namespace, name]`, in insertion order.
-   * Deleting while iterating is safe.
+   * Every stored identity as `[namespace, name]`, grouped by namespace,
+   * in insertion order within each. Deleting while iterating is safe.
    */
   *identities(): IterableIterator<[namespace: string, name: string]> {
     for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];

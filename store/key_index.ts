@@ -1,5 +1,5 @@
 import { StoreKeyError } from "./errors.ts";
-import { compareIds, identityKey } from "./identity.ts";
+import { identityKey } from "./identity.ts";
 
 /**
  * One identity held by a {@linkcode KeyIndex}, with the value a store keeps
@@ -27,41 +27,61 @@ const NO_SLOTS: readonly never[] = Object.freeze([]);
 
 class SlotImpl<V> implements Slot<V> {
   value: V;
-  /** The leaf this slot sits in, so removal needs no walk from the root. */
-  leaf!: TrieNode<V>;
-  /** Position in `leaf.slots`, for O(1) swap-removal. */
-  pos = 0;
+  /**
+   * Where the slot sits, so removal needs no walk from the root: the branch
+   * whose `children` hold it directly (`pos` < 0), or a shared leaf.
+   */
+  node!: TrieNode<V>;
+  /** The last key; the slot's entry in `node.children` when held there. */
+  segment = "";
+  /** Position in `node.slots`, or -1 when held directly by a branch. */
+  pos = -1;
 
   constructor(
-    readonly id: string,
     readonly namespace: string,
     readonly name: string,
     value: V,
   ) {
     this.value = value;
   }
+
+  /** Built on demand: held per slot, the strings would cost ~80 B each. */
+  get id(): string {
+    return identityKey(this.namespace, this.name);
+  }
+}
+
+/**
+ * Orders by namespace, then name: the order of identity keys, without
+ * building them.
+ */
+function compareSlots<V>(a: SlotImpl<V>, b: SlotImpl<V>): number {
+  if (a.namespace !== b.namespace) return a.namespace < b.namespace ? -1 : 1;
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
 class TrieNode<V> {
-  /** Child per next key segment; only on branches. */
-  readonly children: Map<string, TrieNode<V>> | undefined;
-  /** Identities under exactly this key path; only on leaves. */
+  /**
+   * Child per next key segment; only on branches. A key path with a single
+   * identity ends in its slot, not in a leaf: with a unique index that is
+   * every path, and a leaf per object would cost a node and an array.
+   */
+  readonly children: Map<string, TrieNode<V> | SlotImpl<V>> | undefined;
+  /** Identities sharing exactly this key path; only on leaves. */
   readonly slots: SlotImpl<V>[] | undefined;
   /** Leaf `slots` are sorted lazily: appends and swap-removals set this. */
   dirty = false;
   /** Sorted slots of the whole subtree of a branch, built on demand. */
   cache: SlotImpl<V>[] | undefined = undefined;
 
-  /** A leaf is created with its first slot, a branch without. */
+  /** A leaf is created with its slots, a branch without. */
   constructor(
     readonly parent: TrieNode<V> | undefined,
     readonly segment: string,
-    first: SlotImpl<V> | undefined,
+    slots: SlotImpl<V>[] | undefined,
   ) {
-    // A literal sizes the backing store for one slot; `[]` plus push would
-    // reserve room for 17, which adds up with one leaf per object.
-    this.slots = first ? [first] : undefined;
-    this.children = first ? undefined : new Map();
+    this.slots = slots;
+    this.children = slots ? undefined : new Map();
   }
 
   get empty(): boolean {
@@ -78,7 +98,12 @@ class TrieNode<V> {
  * each node is kept until a write below it, so repeated queries are cheap.
  */
 export class KeyIndex<V> {
-  #byId = new Map<string, SlotImpl<V>>();
+  /**
+   * Slots by namespace, then name: two lookups of strings whose hashes are
+   * already known beat building and hashing an identity key per call.
+   */
+  #byNamespace = new Map<string, Map<string, SlotImpl<V>>>();
+  #size = 0;
   #root: TrieNode<V> = new TrieNode<V>(undefined, "", undefined);
   #keyCount: number | undefined;
 
@@ -107,12 +132,12 @@ export class KeyIndex<V> {
 
   /** Number of identities held. */
   get size(): number {
-    return this.#byId.size;
+    return this.#size;
   }
 
   /** The slot of an identity, if held. */
   lookup(namespace: string, name: string): Slot<V> | undefined {
-    return this.#byId.get(identityKey(namespace, name));
+    return this.#byNamespace.get(namespace)?.get(name);
   }
 
   /**
@@ -128,30 +153,37 @@ export class KeyIndex<V> {
     keys: readonly string[],
   ): Slot<V> {
     this.#checkKeys(keys);
-    const id = identityKey(namespace, name);
-    let slot = this.#byId.get(id);
+    let names = this.#byNamespace.get(namespace);
+    let slot = names?.get(name);
     if (slot) {
       // Sorted caches hold slots, not values, so replacing the value in
       // place leaves them valid; only a change of keys moves the slot.
       slot.value = value;
-      if (!sameKeys(slot.leaf, keys)) {
+      if (!sameKeys(slot, keys)) {
         this.#detach(slot);
         this.#attach(slot, keys);
       }
       return slot;
     }
-    slot = new SlotImpl(id, namespace, name, value);
+    slot = new SlotImpl(namespace, name, value);
     this.#attach(slot, keys);
-    this.#byId.set(id, slot);
+    if (names === undefined) {
+      names = new Map();
+      this.#byNamespace.set(namespace, names);
+    }
+    names.set(name, slot);
+    this.#size++;
     return slot;
   }
 
   /** Removes an identity; returns its slot when it was held. */
   delete(namespace: string, name: string): Slot<V> | undefined {
-    const id = identityKey(namespace, name);
-    const slot = this.#byId.get(id);
+    const names = this.#byNamespace.get(namespace);
+    const slot = names?.get(name);
     if (!slot) return undefined;
-    this.#byId.delete(id);
+    names!.delete(name);
+    if (names!.size === 0) this.#byNamespace.delete(namespace);
+    this.#size--;
     this.#detach(slot);
     return slot;
   }
@@ -170,26 +202,32 @@ export class KeyIndex<V> {
         { expected: keyCount, actual: keys.length },
       );
     }
-    let node: TrieNode<V> | undefined = this.#root;
+    let node: TrieNode<V> | SlotImpl<V> | undefined = this.#root;
     for (let i = 0; i < keys.length; i++) {
-      node = node.children!.get(keys[i]);
+      node = (node as TrieNode<V>).children!.get(keys[i]);
       if (node === undefined) {
         keyIndexCounters.visited += i + 1;
         return NO_SLOTS;
       }
     }
     keyIndexCounters.visited += keys.length;
-    return sortedSlots(node);
+    // Only a full key path ends in a slot, so the walk above never tries
+    // to descend from one.
+    return node instanceof SlotImpl ? [node] : sortedSlots(node);
   }
 
-  /** Every slot, in insertion order; deleting while iterating is safe. */
-  slots(): IterableIterator<Slot<V>> {
-    return this.#byId.values();
+  /**
+   * Every slot, grouped by namespace, each group and the slots in it in
+   * insertion order; deleting while iterating is safe.
+   */
+  *slots(): IterableIterator<Slot<V>> {
+    for (const names of this.#byNamespace.values()) yield* names.values();
   }
 
   /** Removes every identity; the key count stays. */
   clear(): void {
-    this.#byId.clear();
+    this.#byNamespace.clear();
+    this.#size = 0;
     this.#root = new TrieNode<V>(undefined, "", undefined);
   }
 
@@ -220,41 +258,62 @@ export class KeyIndex<V> {
   #attach(slot: SlotImpl<V>, keys: readonly string[]): void {
     let node = this.#root;
     const last = keys.length - 1;
-    for (let i = 0; i <= last; i++) {
+    for (let i = 0; i < last; i++) {
       node.cache = undefined;
       let child = node.children!.get(keys[i]);
       if (child === undefined) {
-        child = new TrieNode<V>(node, keys[i], i === last ? slot : undefined);
+        child = new TrieNode<V>(node, keys[i], undefined);
         node.children!.set(keys[i], child);
-        if (i === last) {
-          slot.leaf = child;
-          slot.pos = 0;
-          return;
-        }
       }
-      node = child;
+      node = child as TrieNode<V>;
     }
-    const slots = node.slots!;
-    if (!node.dirty && slots.length > 0) {
-      node.dirty = compareIds(slots[slots.length - 1], slot) > 0;
+    node.cache = undefined;
+    const segment = keys[last];
+    slot.segment = segment;
+    const held = node.children!.get(segment);
+    if (held === undefined) {
+      node.children!.set(segment, slot);
+      slot.node = node;
+      slot.pos = -1;
+      return;
     }
-    slot.leaf = node;
+    if (held instanceof SlotImpl) {
+      // A second identity on this key path: give the path a shared leaf.
+      // A literal sizes the array for two; `[]` plus push reserves 17.
+      const leaf = new TrieNode<V>(node, segment, [held, slot]);
+      leaf.dirty = compareSlots(held, slot) > 0;
+      node.children!.set(segment, leaf);
+      held.node = leaf;
+      held.pos = 0;
+      slot.node = leaf;
+      slot.pos = 1;
+      return;
+    }
+    const slots = held.slots!;
+    if (!held.dirty && slots.length > 0) {
+      held.dirty = compareSlots(slots[slots.length - 1], slot) > 0;
+    }
+    slot.node = held;
     slot.pos = slots.length;
     slots.push(slot);
   }
 
   #detach(slot: SlotImpl<V>): void {
-    const leaf = slot.leaf;
-    const slots = leaf.slots!;
-    const moved = slots.pop()!;
-    if (moved !== slot) {
-      slots[slot.pos] = moved;
-      moved.pos = slot.pos;
-      leaf.dirty = true;
+    let node = slot.node;
+    if (slot.pos < 0) {
+      node.children!.delete(slot.segment);
+      node.cache = undefined;
+    } else {
+      const slots = node.slots!;
+      const moved = slots.pop()!;
+      if (moved !== slot) {
+        slots[slot.pos] = moved;
+        moved.pos = slot.pos;
+        node.dirty = true;
+      }
     }
     // Invalidate every cache on the path and prune nodes left empty, so
     // later queries never walk through dead branches.
-    let node = leaf;
     while (node.parent !== undefined) {
       const parent: TrieNode<V> = node.parent;
       parent.cache = undefined;
@@ -264,9 +323,11 @@ export class KeyIndex<V> {
   }
 }
 
-function sameKeys<V>(leaf: TrieNode<V>, keys: readonly string[]): boolean {
-  let node: TrieNode<V> = leaf;
-  for (let i = keys.length - 1; i >= 0; i--) {
+function sameKeys<V>(slot: SlotImpl<V>, keys: readonly string[]): boolean {
+  const last = keys.length - 1;
+  if (slot.segment !== keys[last]) return false;
+  let node = slot.pos < 0 ? slot.node : slot.node.parent!;
+  for (let i = last - 1; i >= 0; i--) {
     if (node.segment !== keys[i]) return false;
     node = node.parent!;
   }
@@ -277,7 +338,7 @@ function sortedSlots<V>(node: TrieNode<V>): readonly SlotImpl<V>[] {
   const leafSlots = node.slots;
   if (leafSlots !== undefined) {
     if (node.dirty) {
-      leafSlots.sort(compareIds);
+      leafSlots.sort(compareSlots);
       for (let i = 0; i < leafSlots.length; i++) leafSlots[i].pos = i;
       node.dirty = false;
       keyIndexCounters.visited += leafSlots.length;
@@ -287,12 +348,16 @@ function sortedSlots<V>(node: TrieNode<V>): readonly SlotImpl<V>[] {
   if (node.cache !== undefined) return node.cache;
   const out: SlotImpl<V>[] = [];
   for (const child of node.children!.values()) {
+    if (child instanceof SlotImpl) {
+      out.push(child);
+      continue;
+    }
     const part = sortedSlots(child);
     for (let i = 0; i < part.length; i++) out.push(part[i]);
   }
   keyIndexCounters.visited += node.children!.size + out.length;
   // Each child's part is already sorted; TimSort merges such runs cheaply.
-  if (node.children!.size > 1) out.sort(compareIds);
+  if (node.children!.size > 1) out.sort(compareSlots);
   node.cache = out;
   return out;
 }

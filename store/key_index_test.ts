@@ -135,3 +135,97 @@ Deno.test("KeyIndex slots may be deleted while iterating", () => {
   assert.equal(index.size, 0);
   assert.deepEqual(index.select(["k"]), []);
 });
+
+Deno.test("KeyIndex gives a key path a shared leaf when a second identity arrives, and back", () => {
+  const index = new KeyIndex<number>();
+  index.set("ns", "b", 1, ["x", "y"]);
+  assert.deepEqual(names(index.select(["x", "y"])), ["ns/b"]);
+  index.set("ns", "a", 2, ["x", "y"]);
+  assert.deepEqual(names(index.select(["x", "y"])), ["ns/a", "ns/b"]);
+  index.delete("ns", "b");
+  assert.deepEqual(names(index.select(["x", "y"])), ["ns/a"]);
+  index.set("ns", "c", 3, ["x", "y"]);
+  index.set("ns", "a", 4, ["x", "z"]); // moves out of the shared leaf
+  assert.deepEqual(names(index.select(["x"])), ["ns/a", "ns/c"]);
+  assert.deepEqual(index.select(["x", "z"]).map((s) => s.value), [4]);
+  index.delete("ns", "c");
+  index.delete("ns", "a");
+  assert.deepEqual(index.select([]), []);
+  assert.equal(visitsOf(() => index.select(["x", "y"])), 1, "pruned");
+});
+
+Deno.test("KeyIndex with one key holds identities at the top level", () => {
+  const index = new KeyIndex<number>(1);
+  index.set("ns", "b", 1, ["k1"]);
+  index.set("ns", "a", 2, ["k2"]);
+  index.set("ns", "c", 3, ["k1"]);
+  assert.deepEqual(names(index.select([])), ["ns/a", "ns/b", "ns/c"]);
+  assert.deepEqual(names(index.select(["k1"])), ["ns/b", "ns/c"]);
+  assert.deepEqual(names(index.select(["k2"])), ["ns/a"]);
+  index.set("ns", "a", 4, ["k1"]);
+  assert.deepEqual(names(index.select(["k1"])), ["ns/a", "ns/b", "ns/c"]);
+  assert.deepEqual(index.select(["k2"]), []);
+});
+
+Deno.test("KeyIndex slots carry their identity key", () => {
+  const index = new KeyIndex<number>();
+  const slot = index.set("ns", "a", 1, ["k"]);
+  assert.equal(slot.id, "ns\0a");
+  assert.equal(index.lookup("", "a"), undefined);
+  assert.equal(index.set("", "a", 2, ["k"]).id, "\0a");
+});
+
+Deno.test("KeyIndex slots lists every identity once, even when namespaces empty while iterating", () => {
+  const index = new KeyIndex<number>();
+  index.set("ns1", "a", 0, ["k"]);
+  index.set("ns2", "b", 0, ["k"]);
+  index.set("ns1", "c", 0, ["k"]);
+  index.set("", "d", 0, ["k"]);
+  const seen: string[] = [];
+  for (const slot of index.slots()) {
+    seen.push(`${slot.namespace}/${slot.name}`);
+    if (slot.namespace !== "ns1") index.delete(slot.namespace, slot.name);
+  }
+  assert.deepEqual(seen.sort(), ["/d", "ns1/a", "ns1/c", "ns2/b"]);
+  assert.equal(index.size, 2);
+  assert.deepEqual(names(index.select([])), ["ns1/a", "ns1/c"]);
+});
+
+Deno.test("KeyIndex answers like a plain list under random writes", () => {
+  // A deterministic walk over a small key space, so that paths are shared,
+  // left and refilled; every answer is checked against a filtered list.
+  let seed = 42;
+  const random = (n: number) => {
+    seed = (seed * 1103515245 + 12345) % 2147483648;
+    return seed % n;
+  };
+  const index = new KeyIndex<number>();
+  const model = new Map<string, { ns: string; name: string; keys: string[] }>();
+  const expect = (keys: string[]) =>
+    [...model.values()]
+      .filter((e) => keys.every((k, i) => e.keys[i] === k))
+      .map((e) => `${e.ns}/${e.name}`)
+      .sort((a, b) => {
+        const [an, aa] = a.split("/"), [bn, bb] = b.split("/");
+        return an !== bn ? (an < bn ? -1 : 1) : aa < bb ? -1 : aa > bb ? 1 : 0;
+      });
+  for (let step = 0; step < 3000; step++) {
+    const ns = ["", "a", "a-b", "b"][random(4)];
+    const name = `o${random(12)}`;
+    if (random(3) === 0) {
+      assert.equal(
+        index.delete(ns, name) !== undefined,
+        model.delete(`${ns}/${name}`),
+      );
+    } else {
+      const keys = [`k${random(3)}`, `l${random(3)}`];
+      index.set(ns, name, step, keys);
+      model.set(`${ns}/${name}`, { ns, name, keys });
+    }
+    const k1 = `k${random(3)}`, k2 = `l${random(3)}`;
+    assert.deepEqual(names(index.select([k1, k2])), expect([k1, k2]));
+    assert.deepEqual(names(index.select([k1])), expect([k1]));
+    if (step % 10 === 0) assert.deepEqual(names(index.select([])), expect([]));
+    assert.equal(index.size, model.size);
+  }
+});

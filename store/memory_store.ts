@@ -157,8 +157,8 @@ export class MemoryStore implements Store {
   }
 
   /**
-   * Every stored identity as `[namespace, name]`, in insertion order.
-   * Deleting while iterating is safe.
+   * Every stored identity as `[namespace, name]`, grouped by namespace,
+   * in insertion order within each. Deleting while iterating is safe.
    */
   *identities(): IterableIterator<[namespace: string, name: string]> {
     for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
