@@ -459,6 +459,9 @@ export class Watcher {
     });
     const { onSyncComplete } = this.#config;
     if (onSyncComplete) {
+      // The initial batch (fired by leaving sync mode) comes first, even when
+      // its onChange is async.
+      await this.#debouncer.idle();
       await runGuarded(
         () => onSyncComplete(this.#store, count),
         this.#logger,

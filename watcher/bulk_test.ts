@@ -34,6 +34,36 @@ async function storeList(store: ReadableStore): Promise<KubeObject[]> {
   return await store.list();
 }
 
+Deno.test("Watcher calls onSyncComplete after an async initial batch has finished", async () => {
+  const order: string[] = [];
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => release = resolve);
+  await using h = new Harness({
+    config: {
+      onChange: async (_store, s) => {
+        order.push(`onChange start initial=${s.isInitialSync}`);
+        await held;
+        order.push("onChange end");
+      },
+      onSyncComplete: () => {
+        order.push("onSyncComplete");
+      },
+    },
+    seed: (server) => server.create("configmaps", configMap("shop", "a")),
+  });
+  assert.equal(await h.watcher.waitForSync(), 1);
+  await waitFor(() => order.length === 1, { description: "the initial batch" });
+  await h.clock.tick(0);
+  assert.deepEqual(order, ["onChange start initial=true"]);
+  release();
+  await waitFor(() => order.length === 3, { description: "onSyncComplete" });
+  assert.deepEqual(order, [
+    "onChange start initial=true",
+    "onChange end",
+    "onSyncComplete",
+  ]);
+});
+
 Deno.test("Watcher syncs a paginated list once, then reports it in one batch", async () => {
   const order: string[] = [];
   let syncStore: ReadableStore | undefined;

@@ -45,7 +45,10 @@ export interface WatcherConfig {
   namespacedWatch?: boolean;
   /** Called with each debounced batch of changes. */
   onChange: (store: ReadableStore, stats: ChangeStats) => void | Promise<void>;
-  /** Called once when the initial list is in the store, with its size. */
+  /**
+   * Called once when the initial list is in the store, with its size, after
+   * the `onChange` of the initial batch has returned (or settled).
+   */
   onSyncComplete?: (
     store: ReadableStore,
     count: number,
