@@ -2,7 +2,7 @@ import type { Gvr, KubeObject, Logger, Store } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { ApiError } from "../client/api_error.ts";
+import { httpStatusOf } from "../client/http_status.ts";
 import { objectPath } from "../client/paths.ts";
 import { StoreFetchError } from "./errors.ts";
 import { identityOf } from "./identity.ts";
@@ -339,7 +339,7 @@ export class CachedStore implements Store {
       }
       obj = this.#filter ? this.#filter(answer) : answer;
     } catch (error) {
-      if (isNotFound(error)) {
+      if (httpStatusOf(error).code === 404) {
         this.#logger.debug("Object gone before it could be fetched", {
           resource: this.#gvr.resource,
           namespace,
@@ -364,14 +364,4 @@ function isKubeObject(value: unknown): value is KubeObject {
   }
   const meta = (value as { metadata?: unknown }).metadata;
   return meta !== null && typeof meta === "object";
-}
-
-/** 404 from our `ApiError`, or from other clients' errors by shape. */
-function isNotFound(error: unknown): boolean {
-  if (error instanceof ApiError) return error.code === 404;
-  if (error === null || typeof error !== "object") return false;
-  const { code, status } = error as { code?: unknown; status?: unknown };
-  if (code === 404 || status === 404) return true;
-  return status !== null && typeof status === "object" &&
-    (status as { code?: unknown }).code === 404;
 }
