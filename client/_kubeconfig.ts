@@ -107,24 +107,14 @@ export function configFromKubeconfig(
     }
   }
   const config: FetchClientConfig = { server };
-  const caData = stringField(
+  const caData = pemOf(
     cluster,
-    "certificate-authority-data",
+    "certificate-authority",
+    "Certificate authority file",
     clusterWhere,
+    baseDir,
   );
-  const caFile = stringField(cluster, "certificate-authority", clusterWhere);
-  if (caData) {
-    config.caData = pemFrom(
-      caData,
-      `${clusterWhere} certificate-authority-data`,
-    );
-  } else if (caFile) {
-    const path = resolvePath(baseDir, caFile);
-    config.caData = pemFrom(
-      readFile(path, `${clusterWhere} certificate-authority`),
-      `Certificate authority file ${path}`,
-    );
-  }
+  if (caData) config.caData = caData;
   if (cluster["insecure-skip-tls-verify"] === true) {
     config.insecureSkipTlsVerify = true;
   }
@@ -164,28 +154,16 @@ function applyUser(
     }
   }
 
-  const certData = stringField(user, "client-certificate-data", where);
-  const certFile = stringField(user, "client-certificate", where);
-  const keyData = stringField(user, "client-key-data", where);
-  const keyFile = stringField(user, "client-key", where);
-  if (certData) {
-    config.certData = pemFrom(certData, `${where} client-certificate-data`);
-  } else if (certFile) {
-    const path = resolvePath(baseDir, certFile);
-    config.certData = pemFrom(
-      readFile(path, `${where} client-certificate`),
-      `Client certificate file ${path}`,
-    );
-  }
-  if (keyData) {
-    config.keyData = pemFrom(keyData, `${where} client-key-data`);
-  } else if (keyFile) {
-    const path = resolvePath(baseDir, keyFile);
-    config.keyData = pemFrom(
-      readFile(path, `${where} client-key`),
-      `Client key file ${path}`,
-    );
-  }
+  const certData = pemOf(
+    user,
+    "client-certificate",
+    "Client certificate file",
+    where,
+    baseDir,
+  );
+  if (certData) config.certData = certData;
+  const keyData = pemOf(user, "client-key", "Client key file", where, baseDir);
+  if (keyData) config.keyData = keyData;
   if (!config.token && !config.tokenFile && !config.certData) {
     const plugin = isEntry(user.exec)
       ? `an exec credential plugin (${
@@ -202,6 +180,26 @@ function applyUser(
       );
     }
   }
+}
+
+/**
+ * PEM from `<field>-data` (inline, PEM or base64) or else from the file that
+ * `<field>` names, as kubeconfig allows for the CA, client certificate and
+ * key alike.
+ */
+function pemOf(
+  entry: Entry,
+  field: string,
+  fileWhat: string,
+  where: string,
+  baseDir: string,
+): string | undefined {
+  const data = stringField(entry, `${field}-data`, where);
+  if (data) return pemFrom(data, `${where} ${field}-data`);
+  const file = stringField(entry, field, where);
+  if (!file) return undefined;
+  const path = resolvePath(baseDir, file);
+  return pemFrom(readFile(path, `${where} ${field}`), `${fileWhat} ${path}`);
 }
 
 /**
