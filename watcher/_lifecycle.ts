@@ -19,11 +19,6 @@ export class Lifecycle {
     this.#shutdown = shutdown;
   }
 
-  /** Aborted once stopping began. */
-  get stopping(): boolean {
-    return this.#controller.signal.aborted;
-  }
-
   start(signal?: AbortSignal): Promise<void> {
     if (this.#running) return this.#running;
     if (this.#stopping) return this.#stopping;

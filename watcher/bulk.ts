@@ -207,12 +207,7 @@ export class Watcher {
       : new MemoryStore({ keyCount });
     this.#debouncer = new Debouncer({
       interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
-      onChange: (stats) => {
-        // stop() flushes what was pending when it began; when the end of a
-        // running call delivered that already, the flush finds nothing.
-        if (stats.isEmpty && this.#lifecycle.stopping) return;
-        return config.onChange(this.#store, stats);
-      },
+      onChange: (stats) => config.onChange(this.#store, stats),
       suppressDuringSync: !config.callOnChangeDuringSync,
       clock,
       logger: this.#logger,
@@ -324,9 +319,7 @@ export class Watcher {
   /** After the loop ended: the last batch, then silence. */
   async #shutdown(): Promise<void> {
     const deliverable = this.#sync.done || this.#config.callOnChangeDuringSync;
-    if (this.#debouncer.hasPending && deliverable) {
-      await this.#debouncer.flush();
-    }
+    if (deliverable) await this.#debouncer.flushPending();
     await this.#debouncer.stop();
     this.#sync.fail("the watcher was stopped");
   }

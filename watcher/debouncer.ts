@@ -231,6 +231,32 @@ export class Debouncer {
   }
 
   /**
+   * Like {@linkcode flush}, but fires only when changes are waiting once the
+   * running call (if any) has ended; that call may have taken them already.
+   * For a last delivery on shutdown.
+   *
+   * @example
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * let calls = 0;
+   * const debouncer = new Debouncer({ interval: 1_000, clock: new FakeClock(), onChange: () => { calls++; } });
+   * await debouncer.flushPending(); // nothing waiting: no call
+   * assert.equal(calls, 0);
+   * await debouncer.stop();
+   * ```
+   *
+   * @returns Resolves once the call, if one was made, has ended.
+   */
+  async flushPending(): Promise<void> {
+    while (this.#busy()) await (this.#running ?? Promise.resolve());
+    if (this.#stopped || this.#isEmpty()) return;
+    await this.#start();
+  }
+
+  /**
    * Cancels what is scheduled and waits for a running call to end. Once it
    * resolves nothing fires again and further records are ignored.
    * Accumulated changes are dropped: call {@linkcode flush} first to deliver

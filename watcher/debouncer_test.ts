@@ -367,6 +367,51 @@ Deno.test("Debouncer.flush() waits for a running call before firing", async () =
   await debouncer.stop();
 });
 
+Deno.test("Debouncer.flushPending() fires only what waits, never an empty batch", async () => {
+  const { clock, calls, debouncer } = setup();
+  await debouncer.flushPending();
+  assert.equal(calls.length, 0, "nothing waiting: no call");
+
+  debouncer.recordCreate(); // leading edge
+  await clock.tick(0);
+  debouncer.recordUpdate(); // held in the refractory window
+  await debouncer.flushPending();
+  assert.deepEqual(counts(calls), [
+    batch({ created: 1 }),
+    batch({ modified: 1 }),
+  ]);
+  await debouncer.flushPending();
+  assert.equal(calls.length, 2, "taken already: no empty call");
+  await debouncer.stop();
+});
+
+Deno.test("Debouncer.flushPending() waits for a running call, which may take what waits", async () => {
+  const clock = new FakeClock();
+  const gate = Promise.withResolvers<void>();
+  const calls: ChangeStats[] = [];
+  const debouncer = new Debouncer({
+    interval: INTERVAL,
+    clock,
+    onChange: async (stats) => {
+      calls.push(stats);
+      if (calls.length === 1) await gate.promise;
+    },
+  });
+  debouncer.recordCreate();
+  await clock.tick(0);
+  debouncer.recordDelete(); // queued behind the running call
+  const flushing = debouncer.flushPending();
+  await clock.tick(INTERVAL); // the queued batch falls due meanwhile
+  gate.resolve();
+  await flushing;
+  await clock.runAll();
+  assert.deepEqual(counts(calls), [
+    batch({ created: 1 }),
+    batch({ deleted: 1 }),
+  ]);
+  await debouncer.stop();
+});
+
 Deno.test("Debouncer.stop() waits for a running call and fires nothing after", async () => {
   const clock = new FakeClock();
   const gate = Promise.withResolvers<void>();
