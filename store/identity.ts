@@ -10,11 +10,6 @@ export function identityKey(namespace: string, name: string): string {
   return namespace + "\0" + name;
 }
 
-/** Orders by identity key, i.e. by namespace, then name. */
-export function compareIds(a: { id: string }, b: { id: string }): number {
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
-
 /**
  * The namespace (`""` when cluster-scoped) and name of an object a store is
  * asked to hold; throws a {@linkcode StoreObjectError} naming what is missing.
