@@ -234,7 +234,12 @@ export class Cluster implements AsyncDisposable {
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
-    await Promise.all(this.replicas.map((r) => r.elector.stop()));
+    // Callbacks may wait on the fake clock: keep it moving while stopping.
+    let stopped = false;
+    const stopping = Promise.all(this.replicas.map((r) => r.elector.stop()))
+      .finally(() => stopped = true);
+    for (let i = 0; i < 600 && !stopped; i++) await this.clock.tick(100);
+    await stopping;
     for (const client of Object.values(this.#clients)) client.close();
     for (const server of [this.server, this.#failing, this.#stalling]) {
       await server.close();

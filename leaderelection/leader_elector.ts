@@ -386,6 +386,9 @@ export class LeaderElector {
 
   /** The loop: one attempt, a jittered wait, until stopped. */
   async #run(signal: AbortSignal): Promise<void> {
+    // Stop leading the moment stop() is called (or start's signal aborts),
+    // not once the attempt in flight has given up.
+    signal.addEventListener("abort", () => this.#leave(), { once: true });
     while (!signal.aborted) {
       await this.#tryOnce(signal);
       try {
@@ -636,10 +639,15 @@ export class LeaderElector {
     );
   }
 
-  /** After the loop ended: stop leading, drain the callbacks, release. */
-  async #shutdown(): Promise<void> {
+  /** No more terms, no more news: the elector is stopping. */
+  #leave(): void {
     this.#stopped = true;
     this.#stepDown("the elector was stopped");
+  }
+
+  /** After the loop ended: drain the callbacks, then release. */
+  async #shutdown(): Promise<void> {
+    this.#leave();
     await this.#callbacks;
     const observed = this.#observed;
     if (
