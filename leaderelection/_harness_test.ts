@@ -58,15 +58,40 @@ export type LinkState = "up" | "503" | "unreachable" | "stall";
  */
 export class ReplicaLink implements RestClient {
   state: LinkState = "up";
+  /** Holds each request until the promise it returns resolves. */
+  gate: ((opts: RequestOptions) => Promise<void>) | undefined;
   readonly #clients: Record<LinkState, FetchClient>;
 
   constructor(clients: Record<LinkState, FetchClient>) {
     this.#clients = clients;
   }
 
-  performRequest(opts: RequestOptions): Promise<never> {
-    return this.#clients[this.state].performRequest(opts) as Promise<never>;
+  async performRequest(opts: RequestOptions): Promise<never> {
+    await this.gate?.(opts);
+    return await this.#clients[this.state].performRequest(opts) as never;
   }
+}
+
+/**
+ * A gate for {@linkcode ReplicaLink.gate} that holds writes (POST, PUT)
+ * until `count` of them wait, then lets them all go: writes based on the
+ * same read, arriving at the same instant.
+ */
+export function writeBarrier(
+  count: number,
+): (opts: RequestOptions) => Promise<void> {
+  let waiting: (() => void)[] = [];
+  return (opts) => {
+    if (opts.method !== "POST" && opts.method !== "PUT") {
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      waiting.push(resolve);
+      if (waiting.length < count) return;
+      for (const release of waiting) release();
+      waiting = [];
+    });
+  };
 }
 
 /** One replica: its elector, link, clock and what its callbacks saw. */
