@@ -4,6 +4,7 @@
 import type { Clock, TimerHandle } from "../clock.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
+import { delay } from "../internal/delay.ts";
 import type { KubeObject, Logger } from "../types.ts";
 import {
   FakeApiServer,
@@ -60,15 +61,30 @@ export class ReplicaLink implements RestClient {
   state: LinkState = "up";
   /** Holds each request until the promise it returns resolves. */
   gate: ((opts: RequestOptions) => Promise<void>) | undefined;
+  /** Milliseconds (of the API server's clock) on the way there and back. */
+  latency: (opts: RequestOptions) => { there: number; back: number } = () => ({
+    there: 0,
+    back: 0,
+  });
   readonly #clients: Record<LinkState, FetchClient>;
+  readonly #clock: Clock;
 
-  constructor(clients: Record<LinkState, FetchClient>) {
+  constructor(clients: Record<LinkState, FetchClient>, clock: Clock) {
     this.#clients = clients;
+    this.#clock = clock;
   }
 
   async performRequest(opts: RequestOptions): Promise<never> {
+    // The route is taken when the request leaves, whatever the gate changes.
+    const client = this.#clients[this.state];
+    const { there, back } = this.latency(opts);
     await this.gate?.(opts);
-    return await this.#clients[this.state].performRequest(opts) as never;
+    const clock = this.#clock;
+    const signal = opts.abortSignal;
+    if (there > 0) await delay(there, { clock, signal });
+    const answer = await client.performRequest(opts);
+    if (back > 0) await delay(back, { clock, signal });
+    return answer as never;
   }
 }
 
@@ -163,7 +179,7 @@ export class Cluster implements AsyncDisposable {
   replica(options: ReplicaOptions): Replica {
     const { identity, rate = 1, random, start = true, ...config } = options;
     const clock = rate === 1 ? this.clock : new SkewedClock(this.clock, rate);
-    const link = new ReplicaLink(this.#clients);
+    const link = new ReplicaLink(this.#clients, this.clock);
     const calls: string[] = [];
     const replica: Replica = {
       identity,
@@ -258,13 +274,22 @@ export class Cluster implements AsyncDisposable {
     }
   }
 
+  /**
+   * Awaits `promise` while moving time (up to a minute), for what waits on
+   * the fake clock: a release whose request stalls until its timeout,
+   * callbacks that wind down on timers.
+   */
+  async whileMoving<T>(promise: Promise<T>): Promise<T> {
+    let settled = false;
+    const tracked = promise.finally(() => settled = true);
+    for (let i = 0; i < 600 && !settled; i++) await this.clock.tick(100);
+    return await tracked;
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
-    // Callbacks may wait on the fake clock: keep it moving while stopping.
-    let stopped = false;
-    const stopping = Promise.all(this.replicas.map((r) => r.elector.stop()))
-      .finally(() => stopped = true);
-    for (let i = 0; i < 600 && !stopped; i++) await this.clock.tick(100);
-    await stopping;
+    await this.whileMoving(
+      Promise.all(this.replicas.map((r) => r.elector.stop())),
+    );
     for (const client of Object.values(this.#clients)) client.close();
     for (const server of [this.server, this.#failing, this.#stalling]) {
       await server.close();

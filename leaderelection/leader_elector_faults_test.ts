@@ -173,3 +173,33 @@ Deno.test("LeaderElector logs missing RBAC at error level with a hint, and keeps
     /get, create and update on leases/,
   );
 });
+
+Deno.test("LeaderElector: a leader's deadline runs from when its renewal was sent, however late the answer comes", async () => {
+  await using cluster = new Cluster();
+  const timings = { leaseDurationMs: 15_000, renewDeadlineMs: 12_000 };
+  const a = cluster.replica({ identity: "a", ...timings });
+  await cluster.until(() => a.elector.isLeader(), { maxMs: 0, what: "a" });
+  const b = cluster.replica({ identity: "b", ...timings });
+  await cluster.run(2_000);
+  // a's next renewal lands at once but its answer takes 5 s (more than
+  // the 3 s between the two durations); after it, a is cut off.
+  let sentAt: number | undefined;
+  a.link.latency = (opts) => {
+    if (opts.method !== "PUT" || sentAt !== undefined) {
+      return { there: 0, back: 0 };
+    }
+    sentAt = cluster.clock.now();
+    a.link.state = "503";
+    return { there: 0, back: 5_000 };
+  };
+  let stepDown: number | undefined;
+  await cluster.run(25_000, () => {
+    if (stepDown === undefined && !a.elector.isLeader()) {
+      stepDown = cluster.clock.now();
+    }
+  });
+  assert.equal(a.elector.health().lastRenewTime, sentAt);
+  assert.equal(stepDown, sentAt! + 12_000);
+  assert.equal(b.elector.isLeader(), true);
+  assert.deepEqual(cluster.violations, []);
+});
