@@ -5,17 +5,22 @@
  *
  * @example
  * ```ts
- * import { LeaderElector, LeaderElectionConfigError } from "@haptic/k8s-watcher";
+ * import {
+ *   FetchClient,
+ *   LeaderElectionConfigError,
+ *   LeaderElector,
+ * } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
  *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
  * assert.throws(
  *   () =>
  *     new LeaderElector({
  *       lease: { namespace: "haptic", name: "haptic-leader" },
  *       identity: "pod-a",
- *       retryPeriodMs: 9_000,
+ *       retryPeriodMs: 9_000, // × 1.2 is not below the 10 s renew deadline
  *       onStartedLeading: () => {},
- *     }, { performRequest: () => Promise.reject(new Error("unused")) }),
+ *     }, client),
  *   (e) => e instanceof LeaderElectionConfigError && e.field === "retryPeriodMs",
  * );
  * ```
