@@ -215,6 +215,16 @@ export class Cluster implements AsyncDisposable {
     return replica;
   }
 
+  /** Starts one replica per identity and waits until one of them leads. */
+  async elect(identities: string[]): Promise<Replica[]> {
+    const replicas = identities.map((identity) => this.replica({ identity }));
+    await this.until(() => this.leaders().length === 1, {
+      maxMs: 0,
+      what: "a leader",
+    });
+    return replicas;
+  }
+
   /** The replicas that report `isLeader()` now. */
   leaders(): Replica[] {
     return this.replicas.filter((r) => r.elector.isLeader());

@@ -412,7 +412,11 @@ export class LeaderElector {
       () => attempt.abort(new AttemptTimeoutError(this.#attemptTimeoutMs)),
       this.#attemptTimeoutMs,
     );
-    const signal = AbortSignal.any([loopSignal, attempt.signal]);
+    // Forwarded by hand rather than with AbortSignal.any, so that nothing
+    // stays registered on the loop's signal once the attempt is over.
+    const onStop = () => attempt.abort(loopSignal.reason);
+    loopSignal.addEventListener("abort", onStop, { once: true });
+    const signal = attempt.signal;
     try {
       // A 409 means the Lease changed since it was read: read it again at
       // once, rather than a retry period later.
@@ -423,6 +427,7 @@ export class LeaderElector {
       if (loopSignal.aborted) return;
       this.#failed(signal.aborted ? signal.reason : error);
     } finally {
+      loopSignal.removeEventListener("abort", onStop);
       this.#clock.clearTimeout(timeout);
       if (this.#attempt === attempt) this.#attempt = undefined;
     }
@@ -568,7 +573,7 @@ export class LeaderElector {
     this.#clock.clearTimeout(term.deadlineTimer);
     // A renewal in flight could only start a new term; let the next attempt decide.
     this.#attempt?.abort(new Error(`Stopped leading: ${reason}`));
-    this.#logger.info("Stopped leading", {
+    this.#logger[this.#stopped ? "info" : "warn"]("Stopped leading", {
       lease: this.#leaseName(),
       identity: this.#config.identity,
       reason,

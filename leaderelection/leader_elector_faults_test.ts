@@ -121,13 +121,7 @@ Deno.test("LeaderElector: renewals that reach the server but whose answers are a
 
 Deno.test("LeaderElector: when the API server fails for everyone, nobody leads until it is back, then exactly one does", async () => {
   await using cluster = new Cluster();
-  const replicas = ["a", "b", "c"].map((identity) =>
-    cluster.replica({ identity })
-  );
-  await cluster.until(() => cluster.leaders().length === 1, {
-    maxMs: 0,
-    what: "a leader",
-  });
+  const replicas = await cluster.elect(["a", "b", "c"]);
   await cluster.run(2_000);
   cluster.server.injectFault({
     verb: "any",

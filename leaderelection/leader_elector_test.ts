@@ -108,13 +108,7 @@ Deno.test("LeaderElector creates the Lease when absent and leads at once", async
 
 Deno.test("LeaderElector: of three replicas exactly one leads, and it renews every retry period", async () => {
   await using cluster = new Cluster();
-  const replicas = ["a", "b", "c"].map((identity) =>
-    cluster.replica({ identity })
-  );
-  await cluster.until(() => cluster.leaders().length === 1, {
-    maxMs: 0,
-    what: "a leader",
-  });
+  const replicas = await cluster.elect(["a", "b", "c"]);
   const leader = cluster.leaders()[0];
   const renewTimes = new Set<unknown>();
   await cluster.run(60_000, () => {
