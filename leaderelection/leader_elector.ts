@@ -442,6 +442,12 @@ export class LeaderElector {
     this.#consecutiveFailures = 0;
     const now = this.#clock.now();
     if (current === undefined) {
+      // Deleted under a holder this replica saw: wait that lease out, as if
+      // the record had not changed (its holder may still be leading).
+      const seen = this.#observed?.record.holderIdentity;
+      if (seen && seen !== this.#config.identity && !this.#expired(now)) {
+        return "done";
+      }
       return await this.#write(
         signal,
         "POST",

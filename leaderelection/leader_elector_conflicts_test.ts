@@ -130,3 +130,21 @@ Deno.test("LeaderElector: a leader that reads another holder in the Lease steps 
   assert.equal(cluster.spec().leaseTransitions, 1);
   assert.equal(LEASE.name, cluster.lease()!.metadata.name);
 });
+
+Deno.test("LeaderElector: when the Lease is deleted, the leader re-creates it and the followers wait out the lease they saw", async () => {
+  await using cluster = new Cluster();
+  const [a, b, c] = await cluster.elect(["a", "b", "c"]);
+  const leader = cluster.leaders()[0];
+  await cluster.run(3_000);
+  // The followers read the deleted Lease first: the leader is cut off a moment.
+  cluster.server.delete("leases", LEASE.namespace, LEASE.name);
+  leader.link.state = "503";
+  await cluster.run(2_500);
+  leader.link.state = "up";
+  await cluster.run(30_000, () => {
+    assert.deepEqual(cluster.leaders(), [leader]);
+  });
+  assert.equal(cluster.spec().holderIdentity, leader.identity);
+  for (const r of [a, b, c]) assert.equal(r.elector.leader(), leader.identity);
+  assert.deepEqual(cluster.violations, []);
+});
