@@ -40,6 +40,17 @@ export function resourceInfo(def: ResourceDefinition): ResourceInfo {
       }`,
     );
   }
+  if (
+    def.generation !== undefined && typeof def.generation !== "boolean" &&
+    !(Array.isArray(def.generation) &&
+      def.generation.every((p) => typeof p === "string" && p !== ""))
+  ) {
+    throw new TypeError(
+      `Resource definition generation must be true, false or a list of field paths: ${
+        JSON.stringify(def)
+      }`,
+    );
+  }
   return Object.freeze({
     group: def.group,
     version: def.version,
@@ -50,10 +61,14 @@ export function resourceInfo(def: ResourceDefinition): ResourceInfo {
     singularName: def.singularName ?? def.kind.toLowerCase(),
     shortNames: Object.freeze([...(def.shortNames ?? [])]) as string[],
     categories: Object.freeze([...(def.categories ?? [])]) as string[],
-    generation: def.generation ?? true,
+    generation: Array.isArray(def.generation)
+      ? Object.freeze([...def.generation]) as string[]
+      : def.generation ?? true,
+    statusSubresource: def.statusSubresource ?? true,
     selectableFields: Object.freeze([
       ...(def.selectableFields ?? []),
     ]) as string[],
+    allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? false,
     apiVersion: def.group === "" ? def.version : `${def.group}/${def.version}`,
   });
 }

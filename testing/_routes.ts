@@ -198,7 +198,10 @@ async function resourceRequest(
   const namespace = route.namespace ?? "";
   const table = wantsTable(request.headers.get("accept"));
   const store = core.store;
-  if (subresource !== undefined && subresource !== "status") {
+  if (
+    subresource !== undefined &&
+    (subresource !== "status" || !info.statusSubresource)
+  ) {
     return statusResponse(resourceNotFound());
   }
   switch (verb) {
@@ -227,7 +230,13 @@ async function resourceRequest(
       const body = await readJson(request);
       return json(
         200,
-        store.update(info, body, { namespace, name, owned: true, subresource }),
+        store.update(info, body, {
+          namespace,
+          name,
+          owned: true,
+          subresource,
+          strict: true,
+        }),
       );
     }
     case "patch":

@@ -21,7 +21,10 @@ export async function patch(
     case "application/merge-patch+json":
     // Strategic merge is approximated by a merge patch: lists are replaced.
     case "application/strategic-merge-patch+json":
-      return core.store.patch(info, namespace, name!, body, { subresource });
+      return core.store.patch(info, namespace, name!, body, {
+        subresource,
+        strict: true,
+      });
     case "application/json-patch+json": {
       const existing = core.store.get(info, namespace, name!);
       let patched: unknown;
@@ -43,6 +46,7 @@ export async function patch(
         name,
         owned: true,
         subresource,
+        strict: true,
       });
     }
     default:

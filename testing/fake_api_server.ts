@@ -262,10 +262,13 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   }
 
   /**
-   * Replaces an object (status included). A `metadata.resourceVersion` in
-   * `object` must match the stored one; leave it out for an unconditional
-   * update. A write that changes nothing keeps the version and sends no
-   * event, as in Kubernetes.
+   * Replaces an object (status included, unlike an HTTP PUT, which keeps
+   * the stored status of a type with a status subresource). A
+   * `metadata.resourceVersion` in `object` must match the stored one (else
+   * 409 Conflict); leave it out for an unconditional update, which this
+   * method allows for every type (over HTTP, only types with
+   * `allowUnconditionalUpdate` do). A write that changes nothing keeps the
+   * version and sends no event, as in Kubernetes.
    *
    * @param resource The resource type.
    * @param object The new state, identified by its namespace and name.
