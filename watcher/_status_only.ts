@@ -10,7 +10,9 @@ import type { KubeObject } from "../types.ts";
  *
  * Labels, annotations, finalizers, owner references and `deletionTimestamp`
  * are compared like everything else: Kubernetes does not bump the
- * generation when they change, yet a controller must hear of them.
+ * generation when the first four change (it does when it sets
+ * `deletionTimestamp`, but a server need not), yet a controller must hear
+ * of them all.
  *
  * Walks both objects side by side and stops at the first difference;
  * nothing is serialised or copied. Values compare as JSON does: a key whose

@@ -38,10 +38,11 @@ import {
  *   default (`skip: "statusOnly"`), when it is a status-only write: the same
  *   uid and the same `metadata.generation` > 0, and no difference outside
  *   `status`, `metadata.resourceVersion` and `metadata.managedFields`. So a
- *   change of labels, annotations, finalizers, owner references or
- *   `deletionTimestamp` is delivered although it leaves the generation
- *   alone, and objects without a generation (ConfigMaps, Secrets) deliver
- *   every change. `skip: "none"` delivers status-only writes too.
+ *   change of labels, annotations, finalizers or owner references is
+ *   delivered although it leaves the generation alone, as is a
+ *   `deletionTimestamp` being set, and objects without a generation
+ *   (ConfigMaps, Secrets) deliver every change. `skip: "none"` delivers
+ *   status-only writes too.
  * - A throwing or rejecting callback is logged and the watcher goes on.
  *
  * @example

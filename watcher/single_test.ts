@@ -419,7 +419,9 @@ const METADATA_CHANGES: MetadataChange[] = [
     seen: (obj) => obj !== null && obj.metadata.ownerReferences === undefined,
   },
   {
-    // An object with finalizers is only marked for deletion.
+    // An object with finalizers is only marked for deletion. The fake server
+    // keeps the generation here (a real one bumps it): the mark is delivered
+    // because it changes metadata, whatever the generation does.
     what: "a deletionTimestamp set",
     apply: (server, gvr) => server.delete(gvr, NS, NAME),
     seen: (obj) => typeof obj?.metadata.deletionTimestamp === "string",

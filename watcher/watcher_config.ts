@@ -108,9 +108,11 @@ export interface SingleWatcherConfig {
    *   `metadata.resourceVersion` and `metadata.managedFields`. A controller
    *   that writes the status of the object it watches (or whose object's
    *   status is updated by others, as a Deployment's is) would otherwise
-   *   wake on every such write. Labels, annotations, finalizers, owner
-   *   references and `deletionTimestamp` are always delivered, and objects
-   *   without a generation (ConfigMaps, Secrets) deliver every change.
+   *   wake on every such write. Changes of labels, annotations, finalizers,
+   *   owner references and `deletionTimestamp` are always delivered
+   *   (Kubernetes leaves the generation alone for all but the last), and
+   *   objects without a generation (ConfigMaps, Secrets) deliver every
+   *   change.
    * - `"none"`: deliver every new version, status-only writes included.
    *
    * In both modes an event whose resourceVersion equals the current one
