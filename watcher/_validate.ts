@@ -55,6 +55,15 @@ export function validateInitialList(value: unknown): void {
   );
 }
 
+/** Checks an optional `skip` option of the single watcher. */
+export function validateSkip(value: unknown): void {
+  if (value === undefined || value === "statusOnly" || value === "none") return;
+  throw new WatcherConfigError(
+    "skip",
+    `must be "statusOnly" or "none", got ${String(value)}`,
+  );
+}
+
 /** Checks that the client looks like a `RestClient`. */
 export function validateClient(client: unknown): void {
   const performRequest = (client as { performRequest?: unknown } | null)

@@ -7,11 +7,13 @@ import type { WatchEventType } from "./list_watch_types.ts";
 import { SyncWaiters } from "./sync_waiters.ts";
 import { Lifecycle } from "./_lifecycle.ts";
 import { runGuarded } from "./run_guarded.ts";
+import { isStatusOnlyChange } from "./_status_only.ts";
 import {
   validateClient,
   validateGvr,
   validateInitialList,
   validatePositive,
+  validateSkip,
 } from "./_validate.ts";
 import {
   type SingleWatcherConfig,
@@ -32,10 +34,15 @@ import {
  * - Afterwards every add, update and delete calls `onChange` in event order,
  *   one call at a time (an async callback is awaited before the next). A
  *   delete passes `null`.
- * - An update is skipped when its resourceVersion did not change, or when
- *   both versions carry the same `metadata.generation` > 0 (a status-only
- *   change) and the same uid. Objects without a generation (ConfigMaps,
- *   Secrets) always deliver.
+ * - An update is skipped when its resourceVersion did not change, or, by
+ *   default (`skip: "statusOnly"`), when it is a status-only write: the same
+ *   uid and the same `metadata.generation` > 0, and no difference outside
+ *   `status`, `metadata.resourceVersion` and `metadata.managedFields`. So a
+ *   change of labels, annotations, finalizers or owner references is
+ *   delivered although it leaves the generation alone, as is a
+ *   `deletionTimestamp` being set, and objects without a generation
+ *   (ConfigMaps, Secrets) deliver every change. `skip: "none"` delivers
+ *   status-only writes too.
  * - A throwing or rejecting callback is logged and the watcher goes on.
  *
  * @example
@@ -110,6 +117,7 @@ export class SingleWatcher {
       throw new WatcherConfigError("onSyncComplete", "must be a function");
     }
     validateInitialList(config.initialList);
+    validateSkip(config.skip);
     validatePositive("idleTimeoutMs", options.idleTimeoutMs);
     this.#config = config;
     this.#what = `${config.gvr.resource} ${config.namespace}/${config.name}`;
@@ -220,7 +228,7 @@ export class SingleWatcher {
 
   #deliver(next: KubeObject | null): Promise<void> {
     const previous = this.#current;
-    if (!changed(previous, next)) {
+    if (!changed(previous, next, this.#config.skip ?? "statusOnly")) {
       // Keep the newest version even when the user need not hear of it.
       this.#current = next;
       return this.#callbacks;
@@ -254,6 +262,7 @@ function escapeFieldValue(value: string): string {
 function changed(
   previous: KubeObject | null,
   next: KubeObject | null,
+  skip: "statusOnly" | "none",
 ): boolean {
   if (previous === null || next === null) return previous !== next;
   const a = previous.metadata, b = next.metadata;
@@ -261,7 +270,5 @@ function changed(
   if (a.resourceVersion && a.resourceVersion === b.resourceVersion) {
     return false;
   }
-  const sameGeneration = (a.generation ?? 0) > 0 &&
-    a.generation === b.generation;
-  return !sameGeneration;
+  return skip === "none" || !isStatusOnlyChange(previous, next);
 }
