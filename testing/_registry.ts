@@ -1,9 +1,21 @@
 import type { Gvr } from "../types.ts";
-import type {
-  ResourceDefinition,
-  ResourceInfo,
-  ResourceRef,
+import {
+  builtinResources,
+  type ResourceDefinition,
+  type ResourceInfo,
+  type ResourceRef,
 } from "./resources.ts";
+
+const builtins = new WeakSet<ResourceInfo>();
+
+/**
+ * Whether a type is one of the {@linkcode builtinResources} (served as
+ * compiled into Kubernetes, e.g. with strategic merge patches), rather
+ * than a custom resource.
+ */
+export function isBuiltin(info: ResourceInfo): boolean {
+  return builtins.has(info);
+}
 
 /** The registry key of a group/version/resource. */
 export function gvrKey(gvr: Gvr): string {
@@ -84,6 +96,7 @@ export class ResourceRegistry {
   /** Adds (or replaces) a resource type. */
   register(def: ResourceDefinition): ResourceInfo {
     const info = resourceInfo(def);
+    if (builtinResources.includes(def)) builtins.add(info);
     this.#byKey.set(gvrKey(info), info);
     return info;
   }

@@ -1,5 +1,6 @@
 import type { KubeObject } from "../types.ts";
 import { discovery } from "./_discovery.ts";
+import { openApi } from "./_openapi.ts";
 import type { RequestVerb } from "./_faults.ts";
 import { breakBody, faultResponse, stall } from "./_fault_responses.ts";
 import { list } from "./_list_request.ts";
@@ -100,7 +101,8 @@ function parseRoute(
     (segments[0] === "healthz" || segments[0] === "livez" ||
       segments[0] === "readyz")
   ) return { type: "health" };
-  const doc = discovery(segments, registry, host);
+  const doc = discovery(segments, registry, host) ??
+    openApi(segments, registry);
   if (doc !== undefined) return { type: "discovery", body: doc };
 
   let group: string;

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { KubeObject, ObjectMeta } from "../types.ts";
 import { EventHistory, type HistoryEntry } from "./_history.ts";
-import { applyMergePatch, isJsonObject, jsonEqual } from "./_json.ts";
+import { isJsonObject, jsonEqual } from "./_json.ts";
 import { gvrKey } from "./_registry.ts";
 import {
   alreadyExists,
@@ -288,26 +288,30 @@ export class ObjectStore {
     );
   }
 
+  /**
+   * Applies `change` (a merge, strategic merge or JSON patch) to the
+   * stored object and writes the result as an update: a resourceVersion
+   * the patch sets is a precondition, as in Kubernetes.
+   */
   patch(
     info: ResourceInfo,
     namespace: string,
     name: string,
-    patch: unknown,
+    change: (existing: KubeObject) => unknown,
     options: { subresource?: string; strict?: boolean } = {},
   ): KubeObject {
-    if (!isJsonObject(patch)) {
+    const existing = this.get(info, namespace, name);
+    const patched = change(existing);
+    if (!isJsonObject(patched)) {
       throw new FakeApiError(
-        badRequest("the patch must be a JSON object (a merge patch)"),
+        invalid(info.kind, info.group, name, [{
+          reason: "FieldValueInvalid",
+          message: "Invalid value: the patched object is not a JSON object",
+          field: "<root>",
+        }]),
       );
     }
-    const existing = this.get(info, namespace, name);
-    const patched = applyMergePatch(existing, patch) as KubeObject;
-    const meta = isJsonObject(patched.metadata) ? patched.metadata : {};
-    const patchMeta = isJsonObject(patch.metadata) ? patch.metadata : {};
-    // A resourceVersion in a patch is a precondition, as in Kubernetes.
-    if (patchMeta.resourceVersion === undefined) {
-      meta.resourceVersion = existing.metadata.resourceVersion;
-    }
+    const meta = isJsonObject(patched.metadata) ? { ...patched.metadata } : {};
     for (const field of ["name", "namespace"] as const) {
       if (meta[field] !== existing.metadata[field]) {
         throw new FakeApiError(
@@ -315,8 +319,7 @@ export class ObjectStore {
         );
       }
     }
-    patched.metadata = meta;
-    return this.update(info, patched, {
+    return this.update(info, { ...patched, metadata: meta }, {
       namespace,
       name,
       owned: true,

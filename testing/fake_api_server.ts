@@ -10,6 +10,7 @@ import {
 } from "./_routes.ts";
 import { failure, statusResponse } from "./_status.ts";
 import { ObjectStore } from "./_store.ts";
+import { mergePatcher } from "./_write_request.ts";
 import { WatchHub } from "./_watch.ts";
 import type { Fault, FaultHandle } from "./faults.ts";
 import type { RequestRecord } from "./request_record.ts";
@@ -313,7 +314,12 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     mergePatch: Record<string, unknown>,
   ): KubeObject {
     return structuredClone(
-      this.#store.patch(this.#info(resource), namespace, name, mergePatch),
+      this.#store.patch(
+        this.#info(resource),
+        namespace,
+        name,
+        mergePatcher(mergePatch),
+      ),
     );
   }
 
