@@ -49,6 +49,13 @@ export async function handleRequest(
   const q = url.searchParams;
   const verb = verbOf(request.method, route, q);
   core.requests.push(record(request.method, url, verb, route));
+  if (
+    core.token !== undefined &&
+    request.headers.get("authorization") !== `Bearer ${core.token}`
+  ) {
+    // Authentication comes first, before routing errors and faults.
+    return statusResponse(failure(401, "Unauthorized"));
+  }
   try {
     if (verb === "unknown") {
       return statusResponse(

@@ -59,6 +59,14 @@ export interface FakeApiServerOptions {
    * "any version" to a watch; start higher to rule that case out.
    */
   initialResourceVersion?: number;
+  /**
+   * A bearer token every request must carry (`Authorization: Bearer
+   * <token>`), through `handle`, `mockFetch` and `listen()` alike. A
+   * request without it (or with another) gets 401 with a `Status` whose
+   * reason is `Unauthorized`, as from an API server that rejects the
+   * credentials. Default: no authentication.
+   */
+  token?: string;
 }
 
 /**
@@ -153,6 +161,14 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         `bookmarkIntervalMs must be positive, got ${bookmarkIntervalMs}`,
       );
     }
+    if (
+      options.token !== undefined &&
+      (typeof options.token !== "string" || options.token === "")
+    ) {
+      throw new TypeError(
+        "FakeApiServer token must be a non-empty string when given",
+      );
+    }
     this.url = url.origin;
     this.clock = options.clock ?? systemClock;
     this.#registry = new ResourceRegistry([
@@ -181,6 +197,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
       clock: this.clock,
       bookmarkIntervalMs,
       supportsWatchList: options.supportsWatchList ?? true,
+      token: options.token,
       continueEpoch: 0,
       requests: [],
       stalls: new Set(),
