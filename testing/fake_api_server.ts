@@ -83,7 +83,7 @@ export interface FakeApiServerOptions {
  * ```
  */
 export interface FakeApiListener extends AsyncDisposable {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`, or `https://` when serving TLS. */
   readonly url: string;
   /** Ends the open watches and stops listening. */
   close(): Promise<void>;
@@ -472,10 +472,16 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * Serves the same API over HTTP on 127.0.0.1, for benchmarks and other
    * clients (kubectl, `@kubernetes/client-node`). Needs Deno.
    *
-   * @param options `port` (default 0: any free port).
+   * kubectl sends a kubeconfig's token only over HTTPS: to test a `token`
+   * with kubectl, pass `tls` (a PEM certificate for 127.0.0.1 and its
+   * key) and trust the certificate in the kubeconfig.
+   *
+   * @param options `port` (default 0: any free port); `tls` to serve HTTPS.
    * @returns The listener; close it (or let the server's `close()` do it).
    */
-  listen(options: { port?: number } = {}): Promise<FakeApiListener> {
+  listen(
+    options: { port?: number; tls?: { cert: string; key: string } } = {},
+  ): Promise<FakeApiListener> {
     try {
       if (this.#closed) throw new Error("The fake API server is closed");
       const listening = serveOn(
@@ -483,10 +489,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         // Deno.serve cancels the body when the client goes away; its
         // request.signal also fires after every complete answer, so it
         // is not used here.
-        // Deno.serve cancels the body when the client goes away; its
-        // request.signal also fires after every complete answer, so it
-        // is not used here.
         (request, closeSignal) => this.#handle(request, { closeSignal }),
+        options.tls,
       );
       this.#listeners.add(listening);
       const listeners = this.#listeners;

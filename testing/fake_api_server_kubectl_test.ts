@@ -1,74 +1,16 @@
 // Fidelity check with a real client: kubectl against FakeApiServer.listen().
 import assert from "node:assert/strict";
-import { FakeApiServer } from "./fake_api_server.ts";
+import type { FakeApiServer } from "./fake_api_server.ts";
+import {
+  hasKubectl,
+  KUBECTL,
+  kubectl,
+  startCluster,
+  until,
+} from "./_test_kubectl.ts";
 
-const KUBECTL = "/usr/bin/kubectl";
-const hasKubectl = (() => {
-  try {
-    return Deno.statSync(KUBECTL).isFile;
-  } catch {
-    return false;
-  }
-})();
 if (!hasKubectl) {
   console.log(`Skipping kubectl fidelity tests: ${KUBECTL} is not installed`);
-}
-
-/** How long one kubectl invocation may take before the test fails. */
-const COMMAND_DEADLINE_MS = 20_000;
-
-interface Cluster extends AsyncDisposable {
-  server: FakeApiServer;
-  env: Record<string, string>;
-  args: string[];
-}
-
-async function startCluster(): Promise<Cluster> {
-  const server = new FakeApiServer();
-  const listener = await server.listen();
-  const dir = await Deno.makeTempDir({ prefix: "fake-api-kubectl-" });
-  const kubeconfig = `${dir}/kubeconfig`;
-  await Deno.writeTextFile(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "fake", cluster: { server: listener.url } }],
-      users: [{ name: "tester", user: {} }],
-      contexts: [{
-        name: "fake",
-        context: { cluster: "fake", user: "tester", namespace: "default" },
-      }],
-      "current-context": "fake",
-    }),
-  );
-  return {
-    server,
-    env: { HOME: dir, KUBECONFIG: kubeconfig },
-    args: ["--kubeconfig", kubeconfig, "--cache-dir", `${dir}/cache`],
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-async function kubectl(cluster: Cluster, ...args: string[]): Promise<string> {
-  const command = new Deno.Command(KUBECTL, {
-    args: [...cluster.args, "--request-timeout=10s", ...args],
-    env: cluster.env,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(COMMAND_DEADLINE_MS),
-  });
-  const { code, stdout, stderr } = await command.output();
-  const out = new TextDecoder().decode(stdout);
-  assert.equal(
-    code,
-    0,
-    `kubectl ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`,
-  );
-  return out;
 }
 
 function podsIn(server: FakeApiServer): void {
@@ -218,15 +160,3 @@ Deno.test({
     }
   },
 });
-
-/** Polls (in real time, bounded) for something a separate process does. */
-async function until(
-  check: () => boolean,
-  describe: () => string,
-): Promise<void> {
-  const deadline = Date.now() + COMMAND_DEADLINE_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
