@@ -262,3 +262,39 @@ Deno.test({
     }
   },
 });
+
+Deno.test({
+  name:
+    "kubectl apply of a Secret with stringData stores it base64 in data, on create and on change",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await startCluster();
+    const secret = (stringData: Record<string, string>) => ({
+      apiVersion: "v1",
+      kind: "Secret",
+      metadata: { name: "creds" },
+      stringData,
+    });
+    await kubectl(
+      cluster,
+      "apply",
+      "-f",
+      await manifest(cluster, "s1.json", secret({ password: "one" })),
+    );
+    const created = cluster.server.get("secrets", "default", "creds");
+    assert.deepEqual(created.data, { password: btoa("one") });
+    assert.equal(created.stringData, undefined);
+    assert.match(
+      await kubectl(
+        cluster,
+        "apply",
+        "-f",
+        await manifest(cluster, "s2.json", secret({ password: "two" })),
+      ),
+      /secret\/creds configured/,
+    );
+    const changed = cluster.server.get("secrets", "default", "creds");
+    assert.deepEqual(changed.data, { password: btoa("two") });
+    assert.equal(changed.stringData, undefined);
+  },
+});
