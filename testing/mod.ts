@@ -2,6 +2,51 @@
  * Test helpers for code built on `@haptic/k8s-watcher`: an in-process
  * Kubernetes API server, a `fetch` mock, a fake clock and a recording logger.
  *
+ * ## Behaving like an API server
+ *
+ * Where a controller's tests could tell the difference, the fake answers as
+ * kube-apiserver does:
+ *
+ * - **Optimistic concurrency**: a PUT, a PATCH (of any type, a
+ *   resourceVersion it sets is a precondition), a write to `/status` or a
+ *   DELETE precondition with a stale `metadata.resourceVersion` is refused
+ *   with 409 `Conflict` and changes nothing. A PUT without one is refused
+ *   with 422 `Invalid` for Leases and custom resources. The programmatic
+ *   `update()` may leave it out for any type.
+ * - **Generation**: see the table below; a client's `metadata.generation`
+ *   is ignored.
+ * - **Status subresource**: over HTTP, a create drops `status` and a write
+ *   to the object keeps the stored one; only `/status` changes it. (The
+ *   programmatic `create()` and `update()` take the status as given, to set
+ *   up state.)
+ * - **Secrets**: `stringData` is merged into `data` (base64 of its UTF-8
+ *   bytes, overriding keys) and dropped on every write.
+ * - **Authentication**: `new FakeApiServer({ token })` answers 401
+ *   `Unauthorized` to any request without `Authorization: Bearer <token>`.
+ * - **Patches**: `application/merge-patch+json` (RFC 7386) and
+ *   `application/json-patch+json` (RFC 6902) for every type;
+ *   `application/strategic-merge-patch+json` for built-in types only (415
+ *   for custom resources, as in Kubernetes), with the directives kubectl
+ *   sends (`$patch`, `$retainKeys`, `$setElementOrder/…`,
+ *   `$deleteFromPrimitiveList/…`). A list merges by key when the patch
+ *   names the key in `$setElementOrder` or it is a known one (containers,
+ *   init and ephemeral containers, volumes, env and volume mounts by name or
+ *   path, container ports, Service ports, owner references, conditions,
+ *   finalizers); other lists are replaced, as in a merge patch. Server-side
+ *   apply (`application/apply-patch+yaml`) is not supported: 415
+ *   `UnsupportedMediaType` with a `Status` that says so.
+ * - **kubectl** against {@linkcode FakeApiServer.listen}, without extra
+ *   flags: `get` (tables, `-w`, `--chunk-size`), `apply -f` (create, then
+ *   client-side apply: strategic merge patches for built-in types, merge
+ *   patches for custom resources), `delete`; `apply --server-side` fails
+ *   with kubectl's "Server-side apply not available on the server". The
+ *   server serves OpenAPI v3 documents without schemas whose PATCH
+ *   operations list `fieldValidation`, so kubectl leaves validation to the
+ *   server and needs no `--validate=false`; the fake does not check fields
+ *   (`fieldValidation` is accepted and ignored). `/openapi/v2` is 404.
+ *   kubectl sends a kubeconfig's token only over HTTPS: pass `tls` to
+ *   `listen()` to test a token with kubectl.
+ *
  * ## Built-in resources
  *
  * Every {@linkcode FakeApiServer} serves these types from the start (they
