@@ -1,5 +1,6 @@
 // Test helper (not published): one HTTP request to a fake API server.
 import type { FakeApiServer } from "./fake_api_server.ts";
+import type { ResourceDefinition } from "./resources.ts";
 
 /** The parts of an answer a test checks. */
 export interface CallResult {
@@ -38,3 +39,12 @@ export async function call(
     body: text ? JSON.parse(text) : undefined,
   };
 }
+
+/** A namespaced custom resource type for tests. */
+export const WIDGETS: ResourceDefinition = {
+  group: "example.com",
+  version: "v1",
+  resource: "widgets",
+  kind: "Widget",
+  namespaced: true,
+};

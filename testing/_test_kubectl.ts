@@ -136,3 +136,50 @@ export async function until(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** A kubectl process that keeps running (e.g. `get -w`); dispose to stop it. */
+export interface RunningKubectl extends AsyncDisposable {
+  /** Everything printed to stdout so far. */
+  readonly stdout: string;
+  /** Everything printed to stderr so far. */
+  readonly stderr: string;
+}
+
+/** Starts kubectl without waiting for it to end. */
+export function spawnKubectl(
+  cluster: Cluster,
+  ...args: string[]
+): RunningKubectl {
+  const child = new Deno.Command(KUBECTL, {
+    args: [...cluster.args, ...args],
+    env: cluster.env,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const out = { stdout: "", stderr: "" };
+  const pump = async (
+    stream: ReadableStream<Uint8Array>,
+    key: keyof typeof out,
+  ) => {
+    for await (const text of stream.pipeThrough(new TextDecoderStream())) {
+      out[key] += text;
+    }
+  };
+  const reading = Promise.all([
+    pump(child.stdout, "stdout"),
+    pump(child.stderr, "stderr"),
+  ]);
+  return {
+    get stdout() {
+      return out.stdout;
+    },
+    get stderr() {
+      return out.stderr;
+    },
+    async [Symbol.asyncDispose]() {
+      child.kill("SIGTERM");
+      await child.status;
+      await reading;
+    },
+  };
+}

@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { FakeApiError } from "./fake_api_error.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call, type CallResult } from "./_test_call.ts";
+import { call, type CallResult, WIDGETS } from "./_test_call.ts";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
 const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";
@@ -76,13 +76,7 @@ Deno.test("HTTP PUT with a stale resourceVersion is a 409 Conflict and changes n
 
 Deno.test("HTTP PUT without a resourceVersion: 422 for Leases and custom resources, allowed for ConfigMaps", async () => {
   using server = new FakeApiServer({
-    resources: [{
-      group: "example.com",
-      version: "v1",
-      resource: "widgets",
-      kind: "Widget",
-      namespaced: true,
-    }],
+    resources: [WIDGETS],
   });
   const l = lease(server);
   const { resourceVersion: _rv, ...leaseMeta } = l.metadata;

@@ -9,15 +9,7 @@ import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock, waitFor } from "./fake_clock.ts";
 import { mockFetch } from "./mock_fetch.ts";
 import { builtinResources } from "./resources.ts";
-import { call } from "./_test_call.ts";
-
-const WIDGETS = {
-  group: "example.com",
-  version: "v1",
-  resource: "widgets",
-  kind: "Widget",
-  namespaced: true,
-};
+import { call, WIDGETS } from "./_test_call.ts";
 
 Deno.test("generation is 1 on create exactly for the types that track it", () => {
   using server = new FakeApiServer();

@@ -5,6 +5,7 @@ import {
   hasKubectl,
   KUBECTL,
   kubectl,
+  spawnKubectl,
   startCluster,
   until,
 } from "./_test_kubectl.ts";
@@ -112,51 +113,33 @@ Deno.test({
   async fn() {
     await using cluster = await startCluster();
     podsIn(cluster.server);
-    const child = new Deno.Command(KUBECTL, {
-      args: [...cluster.args, "get", "pods", "-n", "team-a", "--watch"],
-      env: cluster.env,
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    let stdout = "";
-    let stderr = "";
-    const pump = async (
-      stream: ReadableStream<Uint8Array>,
-      onText: (t: string) => void,
-    ) => {
-      for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-        onText(text);
-      }
-    };
-    const reading = Promise.all([
-      pump(child.stdout, (t) => stdout += t),
-      pump(child.stderr, (t) => stderr += t),
-    ]);
-    try {
-      await until(
-        () => cluster.server.openWatchCount === 1,
-        () => `watch never opened: ${stderr}`,
-      );
-      // The watch opens before kubectl prints what it listed.
-      await until(
-        () => stdout.includes("api-1"),
-        () => `listed pods not shown: ${stdout}${stderr}`,
-      );
-      cluster.server.create("pods", {
-        metadata: { name: "late-1", namespace: "team-a" },
-      });
-      cluster.server.create("pods", {
-        metadata: { name: "elsewhere", namespace: "team-b" },
-      });
-      await until(
-        () => stdout.includes("late-1"),
-        () => `late pod not shown: ${stdout}${stderr}`,
-      );
-      assert.ok(!stdout.includes("elsewhere"));
-    } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await reading;
-    }
+    await using watch = spawnKubectl(
+      cluster,
+      "get",
+      "pods",
+      "-n",
+      "team-a",
+      "--watch",
+    );
+    await until(
+      () => cluster.server.openWatchCount === 1,
+      () => `watch never opened: ${watch.stderr}`,
+    );
+    // The watch opens before kubectl prints what it listed.
+    await until(
+      () => watch.stdout.includes("api-1"),
+      () => `listed pods not shown: ${watch.stdout}${watch.stderr}`,
+    );
+    cluster.server.create("pods", {
+      metadata: { name: "late-1", namespace: "team-a" },
+    });
+    cluster.server.create("pods", {
+      metadata: { name: "elsewhere", namespace: "team-b" },
+    });
+    await until(
+      () => watch.stdout.includes("late-1"),
+      () => `late pod not shown: ${watch.stdout}${watch.stderr}`,
+    );
+    assert.ok(!watch.stdout.includes("elsewhere"));
   },
 });

@@ -8,8 +8,11 @@ import {
   kubectl,
   manifest,
   runKubectl,
+  spawnKubectl,
   startCluster,
+  until,
 } from "./_test_kubectl.ts";
+import { WIDGETS } from "./_test_call.ts";
 
 type Container = {
   name: string;
@@ -150,13 +153,7 @@ Deno.test({
   ignore: !hasKubectl,
   async fn() {
     await using cluster = await startCluster({
-      resources: [{
-        group: "example.com",
-        version: "v1",
-        resource: "widgets",
-        kind: "Widget",
-        namespaced: true,
-      }],
+      resources: [WIDGETS],
     });
     const widget = (spec: Record<string, unknown>) => ({
       apiVersion: "example.com/v1",
@@ -296,5 +293,46 @@ Deno.test({
     const changed = cluster.server.get("secrets", "default", "creds");
     assert.deepEqual(changed.data, { password: btoa("two") });
     assert.equal(changed.stringData, undefined);
+  },
+});
+
+Deno.test({
+  name: "kubectl get -w shows kubectl apply and kubectl delete as they happen",
+  ignore: !hasKubectl,
+  async fn() {
+    await using cluster = await startCluster();
+    await using watch = spawnKubectl(
+      cluster,
+      "get",
+      "configmaps",
+      "-w",
+      "--output-watch-events",
+    );
+    await until(
+      () => cluster.server.openWatchCount === 1,
+      () => `watch never opened: ${watch.stderr}`,
+    );
+    const settings = (data: Record<string, string>) =>
+      manifest(cluster, "cm.json", {
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "settings" },
+        data,
+      });
+    await kubectl(cluster, "apply", "-f", await settings({ mode: "fast" }));
+    await kubectl(cluster, "apply", "-f", await settings({ mode: "safe" }));
+    await kubectl(cluster, "delete", "configmap", "settings");
+    await until(
+      () => /DELETED\s+settings/.test(watch.stdout),
+      () => `deletion not shown: ${watch.stdout}${watch.stderr}`,
+    );
+    const events = watch.stdout.trim().split("\n").slice(1).map((line) =>
+      line.trim().split(/\s+/).slice(0, 2).join(" ")
+    );
+    assert.deepEqual(events, [
+      "ADDED settings",
+      "MODIFIED settings",
+      "DELETED settings",
+    ]);
   },
 });
