@@ -176,9 +176,9 @@ function mergeList(
   if (key !== undefined) {
     const result = [...existing];
     for (const item of patch) {
-      if (!isJsonObject(item)) {
+      if (!isJsonObject(item) || item[key] === undefined) {
         throw new StrategicMergeError(
-          `${path} merges on ${key}, so its elements must be objects`,
+          `${path} merges on ${key}, so each element must be an object with a ${key}`,
         );
       }
       const at = result.findIndex((e) =>

@@ -152,4 +152,13 @@ Deno.test("strategic merge: unknown directives and non-object patches are errors
     () => applyStrategicMergePatch({}, { $patch: "delete" }, "Pod"),
     /cannot delete the whole object/,
   );
+  assert.throws(
+    () =>
+      applyStrategicMergePatch(
+        { spec: { containers: [{ name: "a" }] } },
+        { spec: { containers: [{ image: "x" }] } },
+        "Pod",
+      ),
+    /spec\.containers merges on name, so each element must be an object with a name/,
+  );
 });
