@@ -9,7 +9,7 @@ import type { Logger } from "./types.ts";
 /**
  * A log level name.
  *
- * @example
+ * @example Choosing a level
  * ```ts
  * import type { LogLevel } from "@haptic/k8s-watcher";
  *
@@ -114,7 +114,7 @@ export function consoleLogger(options?: ConsoleLoggerOptions): Logger {
 /**
  * A logger that drops everything.
  *
- * @example
+ * @example Quiet watchers in tests
  * ```ts
  * import { silentLogger } from "@haptic/k8s-watcher";
  *

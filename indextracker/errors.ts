@@ -60,7 +60,7 @@ export class UnknownResourceError extends Error {
 /**
  * A tracked resource that has not reported its initial sync yet.
  *
- * @example
+ * @example Asking for a count too early
  * ```ts
  * import {
  *   IndexSynchronizationTracker,
@@ -79,6 +79,15 @@ export class ResourceNotSyncedError extends Error {
   /**
    * Creates the error for a resource that has not synced yet.
    *
+   * @example The message
+   * ```ts
+   * import { ResourceNotSyncedError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const error = new ResourceNotSyncedError("services");
+   * assert.equal(error.message, 'Resource "services" has not completed its initial sync');
+   * ```
+   *
    * @param resource The name that has not synced.
    */
   constructor(resource: string) {
@@ -91,7 +100,7 @@ export class ResourceNotSyncedError extends Error {
 /**
  * A sync count that is not a non-negative integer.
  *
- * @example
+ * @example A negative count
  * ```ts
  * import {
  *   IndexSynchronizationTracker,
@@ -111,6 +120,16 @@ export class InvalidResourceCountError extends RangeError {
 
   /**
    * Creates the error for a rejected count.
+   *
+   * @example Keeping the rejected count
+   * ```ts
+   * import { InvalidResourceCountError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const error = new InvalidResourceCountError("services", 1.5);
+   * assert.equal(error.count, 1.5);
+   * assert.ok(error instanceof RangeError);
+   * ```
    *
    * @param resource The resource the count was reported for.
    * @param count The rejected count.

@@ -44,7 +44,7 @@ export interface SyncSource {
 /**
  * Options for {@linkcode IndexSynchronizationTracker}.
  *
- * @example
+ * @example A deadline and a completion callback
  * ```ts
  * import type { IndexSynchronizationTrackerOptions } from "@haptic/k8s-watcher";
  *
@@ -206,7 +206,7 @@ export class IndexSynchronizationTracker {
   /**
    * The tracked resource names, duplicates removed, in constructor order.
    *
-   * @example
+   * @example Duplicates collapsed
    * ```ts
    * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -223,7 +223,7 @@ export class IndexSynchronizationTracker {
    * Records that `name` finished its initial sync with `count` objects.
    * A second report for the same name is ignored and the first count kept.
    *
-   * @example
+   * @example A second report is ignored
    * ```ts
    * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -264,7 +264,7 @@ export class IndexSynchronizationTracker {
    * Whether every tracked resource has synced (also after an abort, when
    * the remaining ones synced later).
    *
-   * @example
+   * @example Waiting for the last one
    * ```ts
    * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -283,7 +283,7 @@ export class IndexSynchronizationTracker {
   /**
    * Whether `name` has synced; `false` for untracked names.
    *
-   * @example
+   * @example Per resource
    * ```ts
    * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -303,7 +303,7 @@ export class IndexSynchronizationTracker {
   /**
    * The count `name` synced with.
    *
-   * @example
+   * @example A known count
    * ```ts
    * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -328,7 +328,7 @@ export class IndexSynchronizationTracker {
    * The counts of the resources synced so far, in constructor order; a copy
    * the caller may change.
    *
-   * @example
+   * @example Partial counts
    * ```ts
    * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";

@@ -81,7 +81,7 @@ export interface DebounceGroupMember<T> {
    * Adds `batch` to this member's pending batch (through the group's
    * `merge`) and schedules a call. Ignored once the group is stopping.
    *
-   * @example
+   * @example Adding a batch
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    *
@@ -166,7 +166,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * Creates a group with no members; nothing fires until a member adds a
    * batch.
    *
-   * @example
+   * @example Counting changes per member
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    *
@@ -205,7 +205,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * Adds a member named `name` and returns the handle it feeds the group
    * through.
    *
-   * @example
+   * @example One member per source
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -244,7 +244,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
   /**
    * The member names, in the order they were added.
    *
-   * @example
+   * @example In creation order
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -263,7 +263,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
   /**
    * Whether some member has a batch waiting for the next call.
    *
-   * @example
+   * @example Before and after a flush
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -321,7 +321,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * then stops: nothing fires again, batches added from now on are
    * dropped, and no timer is left. Idempotent.
    *
-   * @example
+   * @example Delivering on stop
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -358,7 +358,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
   /**
    * Same as {@linkcode DebounceGroup.stop}, for `await using`.
    *
-   * @example
+   * @example Stopping at the end of a block
    * ```ts
    * import { DebounceGroup } from "@haptic/k8s-watcher";
    *
