@@ -475,25 +475,18 @@ Deno.test("IndexSynchronizationTracker names a real Watcher's 403 when the wait 
     forMs: 3_600_000,
   });
   const client = new FetchClient({ server: server.url });
-  const options = { clock, logger: new RecordingLogger() };
-  const configmaps = new Watcher(
-    {
-      gvr: { group: "", version: "v1", resource: "configmaps" },
-      indexBy: ["metadata.namespace", "metadata.name"],
-      onChange: () => {},
-    },
-    client,
-    options,
-  );
-  const secrets = new Watcher(
-    {
-      gvr: { group: "", version: "v1", resource: "secrets" },
-      indexBy: ["metadata.namespace", "metadata.name"],
-      onChange: () => {},
-    },
-    client,
-    options,
-  );
+  const watcherOf = (resource: string) =>
+    new Watcher(
+      {
+        gvr: { group: "", version: "v1", resource },
+        indexBy: ["metadata.namespace", "metadata.name"],
+        onChange: () => {},
+      },
+      client,
+      { clock, logger: new RecordingLogger() },
+    );
+  const configmaps = watcherOf("configmaps");
+  const secrets = watcherOf("secrets");
   const deadline = new AbortController();
   const tracker = new IndexSynchronizationTracker(["configmaps", "secrets"], {
     logger: new RecordingLogger(),

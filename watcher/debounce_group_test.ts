@@ -288,14 +288,8 @@ Deno.test("DebounceGroup delivers batches added from inside onChange in the next
 });
 
 Deno.test("DebounceGroup logs a throwing or rejecting onChange and goes on", async () => {
-  const clock = new FakeClock();
-  const logger = new RecordingLogger();
   let n = 0;
-  const group = new DebounceGroup<Names>({
-    interval: INTERVAL,
-    clock,
-    logger,
-    merge: (pending, next) => [...pending, ...next],
+  const { clock, logger, group } = setup({
     onChange: (batches) => {
       n++;
       if (n === 1) throw new Error("thrown");
