@@ -14,3 +14,4 @@ export * from "./list_watch_state.ts";
 export * from "./list_watch_types.ts";
 export * from "./list_watch_errors.ts";
 export * from "./backoff.ts";
+export * from "./debounce_group.ts";
