@@ -268,7 +268,9 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Creates an object. Namespaced objects without a namespace go to
    * `default`; `generateName` is honoured; the server sets `uid`,
-   * `resourceVersion`, `creationTimestamp` and `generation`.
+   * `resourceVersion`, `creationTimestamp` and `generation` (for types that
+   * keep one); a Secret's `stringData` is merged into `data`. Unlike an HTTP
+   * create, the status is kept as given.
    *
    * @param resource The resource type.
    * @param object The object (copied; not modified).
@@ -342,7 +344,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
 
   /**
    * Deletes an object. One with `metadata.finalizers` is only marked with a
-   * `deletionTimestamp`, and goes once an update empties its finalizers.
+   * `deletionTimestamp` (and its generation bumped, for types that keep
+   * one), and goes once an update empties its finalizers.
    *
    * @param resource The resource type.
    * @param namespace The namespace (`""` for cluster-scoped types).
