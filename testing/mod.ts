@@ -52,9 +52,10 @@
  * Every {@linkcode FakeApiServer} serves these types from the start (they
  * are {@linkcode builtinResources}). *Generation* says what bumps
  * `metadata.generation` (set to 1 on create; also bumped once when a delete
- * marks an object held by finalizers); *PUT without resourceVersion* says
- * whether an HTTP update may leave `metadata.resourceVersion` out (if not:
- * 422 Invalid). A stale resourceVersion is a 409 Conflict for every type.
+ * marks an object held by finalizers; Pods keep one as since Kubernetes
+ * 1.33). *PUT without resourceVersion* says whether an HTTP update may
+ * leave `metadata.resourceVersion` out (if not: 422 Invalid). A stale
+ * resourceVersion is a 409 Conflict for every type.
  *
  * | Resource | Group/version | Kind | Namespaced | Short names | Generation | Status subresource | PUT without resourceVersion |
  * | --- | --- | --- | --- | --- | --- | --- | --- |
