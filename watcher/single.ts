@@ -1,18 +1,9 @@
-import type { KubeObject, Logger } from "../types.ts";
-import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import type { KubeObject } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { ListWatch } from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_types.ts";
-import { SyncWaiters } from "./sync_waiters.ts";
-import { Lifecycle } from "./_lifecycle.ts";
-import { runGuarded } from "./run_guarded.ts";
-import {
-  validateClient,
-  validateGvr,
-  validateInitialList,
-  validatePositive,
-} from "./_validate.ts";
+import type { ListInfo, ListPage, WatchEventType } from "./list_watch_types.ts";
+import type { ListWatchFailure } from "./list_watch_options.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
+import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
 import {
   type SingleWatcherConfig,
   WatcherConfigError,
@@ -66,15 +57,13 @@ import {
  */
 export class SingleWatcher {
   #config: SingleWatcherConfig;
-  #what: string;
-  #logger: Logger;
-  #loop: ListWatch;
-  #sync: SyncWaiters<void>;
+  #core: WatcherCore<void>;
   #current: KubeObject | null = null;
+  /** The object as found in the list being received. */
+  #listed: KubeObject | null = null;
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
-  #lifecycle: Lifecycle;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -90,48 +79,26 @@ export class SingleWatcher {
     client: RestClient,
     options: WatcherOptions = {},
   ) {
-    if (!config || typeof config !== "object") {
-      throw new WatcherConfigError("config", "must be an object");
-    }
-    validateGvr(config.gvr);
-    validateClient(client);
+    checkConfigObject(config);
     for (const field of ["namespace", "name"] as const) {
       if (typeof config[field] !== "string" || config[field] === "") {
         throw new WatcherConfigError(field, "must be a non-empty string");
       }
     }
-    if (typeof config.onChange !== "function") {
-      throw new WatcherConfigError("onChange", "must be a function");
-    }
-    if (
-      config.onSyncComplete !== undefined &&
-      typeof config.onSyncComplete !== "function"
-    ) {
-      throw new WatcherConfigError("onSyncComplete", "must be a function");
-    }
-    validateInitialList(config.initialList);
-    validatePositive("idleTimeoutMs", options.idleTimeoutMs);
     this.#config = config;
-    this.#what = `${config.gvr.resource} ${config.namespace}/${config.name}`;
-    this.#logger = neverThrowingLogger(options.logger ?? consoleLogger());
-    this.#sync = new SyncWaiters(this.#what, () => this.#loop.lastError);
-    this.#loop = new ListWatch(client, {
-      onList: (objects, info) => this.#applyList(objects, info.initial),
-      onEvent: (type, obj) => this.#applyEvent(type, obj),
-    }, {
-      gvr: config.gvr,
+    this.#core = new WatcherCore(config, client, options, {
       namespace: config.namespace,
       fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
-      initialList: config.initialList,
-      idleTimeoutMs: options.idleTimeoutMs,
-      clock: options.clock,
-      logger: this.#logger,
-      random: options.random,
+    }, (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`);
+    this.#core.connect({
+      sink: {
+        onListPage: (page) => this.#listPage(page),
+        onListEnd: (info) => this.#listEnd(info),
+        onEvent: (type, obj) => this.#applyEvent(type, obj),
+      },
+      shutdown: () => this.#shutdown(),
+      objects: () => this.#current === null ? 0 : 1,
     });
-    this.#lifecycle = new Lifecycle(
-      (signal) => this.#loop.run(signal),
-      () => this.#shutdown(),
-    );
   }
 
   /**
@@ -142,7 +109,7 @@ export class SingleWatcher {
    * @returns A promise that settles when the watcher has stopped.
    */
   start(signal?: AbortSignal): Promise<void> {
-    return this.#lifecycle.start(signal);
+    return this.#core.start(signal);
   }
 
   /**
@@ -154,12 +121,12 @@ export class SingleWatcher {
    * @returns A promise that settles at the initial sync.
    */
   waitForSync(signal?: AbortSignal): Promise<void> {
-    return this.#sync.wait(signal);
+    return this.#core.waitForSync(signal);
   }
 
   /** Whether the initial state is known. */
   isSynced(): boolean {
-    return this.#sync.done;
+    return this.#core.synced;
   }
 
   /** The object as last seen, or `null` when absent (or not yet synced). */
@@ -174,47 +141,54 @@ export class SingleWatcher {
    * @returns A promise that settles when everything has stopped.
    */
   stop(): Promise<void> {
-    return this.#lifecycle.stop();
+    return this.#core.stop();
   }
 
-  /** When the loop last failed (and retried), on the watcher's clock. */
-  lastWatchError(): number | undefined {
-    return this.#loop.lastError?.time;
+  /**
+   * The loop's last failure (a 403, say) and when, on the watcher's clock;
+   * kept after recovery.
+   */
+  lastError(): ListWatchFailure | undefined {
+    return this.#core.lastError();
   }
 
-  /** The loop's last failure, e.g. an `ApiError` with code 403. */
-  lastError(): unknown {
-    return this.#loop.lastError?.error;
-  }
-
-  /** When the last watch event arrived, on the watcher's clock. */
-  lastEventTime(): number | undefined {
-    return this.#loop.lastEventTime;
+  /** A snapshot for health endpoints; `objects` is 1 while the object exists. */
+  health(): WatcherHealth {
+    return this.#core.health();
   }
 
   /** After the loop ended: let a running callback finish, skip the rest. */
   async #shutdown(): Promise<void> {
     this.#stopped = true;
     await this.#callbacks;
-    this.#sync.fail("the watcher was stopped");
   }
 
-  #applyList(objects: KubeObject[], initial: boolean): Promise<void> {
-    const found =
-      objects.find((o) => o?.metadata?.name === this.#config.name) ?? null;
-    if (initial && !this.#sync.done) {
+  #listPage(page: ListPage): void {
+    if (page.first) this.#listed = null;
+    const name = this.#config.name;
+    for (const obj of page.items) {
+      if (this.#listed === null && obj.metadata.name === name) {
+        this.#listed = obj;
+      }
+    }
+  }
+
+  #listEnd(info: ListInfo): Promise<void> {
+    const found = this.#listed;
+    this.#listed = null;
+    if (info.initial && !this.#core.synced) {
       this.#current = found;
       const { onSyncComplete } = this.#config;
       const done = onSyncComplete
         ? this.#enqueue(() => onSyncComplete(found), "onSyncComplete")
         : this.#callbacks;
-      return done.then(() => this.#sync.resolve());
+      return done.then(() => this.#core.synchronized());
     }
     return this.#deliver(found);
   }
 
   #applyEvent(type: WatchEventType, obj: KubeObject): Promise<void> | void {
-    if (obj?.metadata?.name !== this.#config.name) return;
+    if (obj.metadata.name !== this.#config.name) return;
     return this.#deliver(type === "DELETED" ? null : obj);
   }
 
@@ -232,11 +206,7 @@ export class SingleWatcher {
   #enqueue(callback: () => unknown, name: string): Promise<void> {
     this.#callbacks = this.#callbacks.then(() => {
       if (this.#stopped) return;
-      return runGuarded(
-        callback,
-        this.#logger,
-        `${name} for ${this.#what} failed`,
-      );
+      return this.#core.guarded(name, callback);
     });
     return this.#callbacks;
   }

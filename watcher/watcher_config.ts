@@ -125,8 +125,9 @@ export interface WatcherOptions {
 }
 
 /**
- * Thrown by the watcher constructors when the configuration is unusable.
- * `field` names the offending option.
+ * Thrown by the watcher and `ListWatch` constructors when the configuration
+ * is unusable; `field` names the offending option. A `TypeError`, as for
+ * any unusable argument.
  *
  * @example
  * ```ts
@@ -139,7 +140,7 @@ export interface WatcherOptions {
  * );
  * ```
  */
-export class WatcherConfigError extends Error {
+export class WatcherConfigError extends TypeError {
   /** The option that was wrong, e.g. `gvr.resource`. */
   readonly field: string;
 
