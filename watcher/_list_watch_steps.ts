@@ -14,8 +14,7 @@ import type {
   ListWatchOutput,
   ListWatchState,
   ListWatchStep,
-  StreamingInitialState,
-  WatchingState,
+  RequestState,
 } from "./list_watch_types.ts";
 
 /** Watch `timeoutSeconds` is drawn from this range, as client-go does. */
@@ -25,7 +24,7 @@ const NONE: readonly ListWatchOutput[] = Object.freeze([]);
 
 /** Enters a phase that starts with a request, and asks for that request. */
 export function enter(
-  state: ListingState | StreamingInitialState | WatchingState,
+  state: RequestState,
   context: ListWatchContext,
   outputs: readonly ListWatchOutput[] = NONE,
 ): ListWatchStep {
@@ -60,7 +59,7 @@ export function stay(
 
 /** Waits (at least `fault.retryAfterMs`), then enters `next`. */
 export function backoff(
-  next: ListingState | StreamingInitialState | WatchingState,
+  next: RequestState,
   error: unknown,
   fault: Fault | undefined,
   reason: ListWatchNote,

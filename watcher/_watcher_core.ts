@@ -45,6 +45,17 @@ export interface CoreParts {
   objects: () => number;
 }
 
+/** Each watcher's core, found by the shared methods of `WatcherBase`. */
+// deno-lint-ignore no-explicit-any
+const cores = new WeakMap<object, WatcherCore<any>>();
+
+/** The core of a watcher built with one. */
+export function coreOf<T>(owner: object): WatcherCore<T> {
+  const core = cores.get(owner);
+  if (core === undefined) throw new Error("This watcher has no core");
+  return core;
+}
+
 /** Checks that `config` is an object before anything reads it. */
 export function checkConfigObject(config: unknown): void {
   if (!config || typeof config !== "object") {
@@ -74,6 +85,7 @@ export class WatcherCore<T> {
   #parts: CoreParts | undefined;
 
   /**
+   * @param owner The watcher this core serves.
    * @param config The watcher's configuration.
    * @param client The client; checked here.
    * @param options Logger, clock, jitter and idle timeout.
@@ -82,6 +94,7 @@ export class WatcherCore<T> {
    * @throws {WatcherConfigError} Naming the option that is wrong.
    */
   constructor(
+    owner: object,
     config: CoreConfig,
     client: RestClient,
     options: WatcherOptions,
@@ -115,6 +128,7 @@ export class WatcherCore<T> {
     }
     this.what = describe(config.gvr);
     this.#sync = new SyncWaiters(this.what, () => this.#loop.lastError);
+    cores.set(owner, this);
     this.#lifecycle = new Lifecycle((signal) => {
       this.#parts?.beforeRun?.();
       return this.#loop.run(signal);

@@ -7,9 +7,8 @@ import { formatLabelSelector } from "../indexer/label_selector.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { CachedStore } from "../store/cached_store.ts";
 import { Debouncer } from "./debouncer.ts";
-import type { ListWatchFailure } from "./list_watch_options.ts";
 import type { ListInfo } from "./list_watch_types.ts";
-import type { WatcherHealth } from "./watcher_health.ts";
+import { WatcherBase } from "./watcher_base.ts";
 import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
 import { StoreWriter } from "./_store_writer.ts";
 import {
@@ -68,7 +67,7 @@ import {
  * await server.close();
  * ```
  */
-export class Watcher {
+export class Watcher extends WatcherBase<number> {
   #config: WatcherConfig;
   #core: WatcherCore<number>;
   #store: Store;
@@ -89,6 +88,7 @@ export class Watcher {
     client: RestClient,
     options: WatcherOptions = {},
   ) {
+    super();
     checkConfigObject(config);
     validatePositive("debounceInterval", config.debounceInterval);
     validatePositive("cacheTTL", config.cacheTTL);
@@ -105,7 +105,7 @@ export class Watcher {
         "labelSelector",
         () => formatLabelSelector(config.labelSelector!),
       );
-    const core = this.#core = new WatcherCore(config, client, options, {
+    const core = this.#core = new WatcherCore(this, config, client, options, {
       namespace: resolveNamespace(config, client),
       labelSelector,
       pageSize: config.pageSize,
@@ -170,36 +170,6 @@ export class Watcher {
   }
 
   /**
-   * Starts listing and watching. Resolves once the watcher is stopped (by
-   * {@linkcode Watcher.stop} or `signal`); it never rejects for transient
-   * faults, which are retried. Calling it again returns the same promise.
-   *
-   * @param signal Stops the watcher when aborted.
-   * @returns A promise that settles when the watcher has stopped.
-   */
-  start(signal?: AbortSignal): Promise<void> {
-    return this.#core.start(signal);
-  }
-
-  /**
-   * Resolves with the number of objects the initial list stored, once it is
-   * in. Rejects with a {@linkcode WatcherSyncError} naming the last failure
-   * (a 403, a missing CRD, …) when `signal` aborts or the watcher stops
-   * first.
-   *
-   * @param signal Gives up waiting, e.g. `AbortSignal.timeout(30_000)`.
-   * @returns The initial object count.
-   */
-  waitForSync(signal?: AbortSignal): Promise<number> {
-    return this.#core.waitForSync(signal);
-  }
-
-  /** Whether the initial list is in the store. */
-  isSynced(): boolean {
-    return this.#core.synced;
-  }
-
-  /**
    * Calls `onChange` now with what accumulated (possibly nothing), as the
    * seed's `ForceSync`.
    *
@@ -207,30 +177,6 @@ export class Watcher {
    */
   forceSync(): Promise<void> {
     return this.#debouncer.flush();
-  }
-
-  /**
-   * Stops the loop, delivers pending changes in one last batch, and then
-   * nothing fires any more: no callback, timer or open stream remains.
-   * Idempotent.
-   *
-   * @returns A promise that settles when everything has stopped.
-   */
-  stop(): Promise<void> {
-    return this.#core.stop();
-  }
-
-  /**
-   * The loop's last failure (e.g. an `ApiError` with code 403) and when it
-   * happened, on the watcher's clock; kept after recovery.
-   */
-  lastError(): ListWatchFailure | undefined {
-    return this.#core.lastError();
-  }
-
-  /** A snapshot for health endpoints: sync, versions, counts, last error. */
-  health(): WatcherHealth {
-    return this.#core.health();
   }
 
   /** A complete (re)list: into the store as one diff, then the sync. */

@@ -69,7 +69,7 @@ function pacedClient(
   return { client: { performRequest } as RestClient, pacing };
 }
 
-async function setup(stopAfter?: number) {
+function setup(stopAfter?: number) {
   const clock = new FakeClock();
   const server = new FakeApiServer({ clock });
   const fetchMock = mockFetch(server);
@@ -101,7 +101,7 @@ async function setup(stopAfter?: number) {
 }
 
 Deno.test("Watcher syncs a LIST whose body trickles in for several times the idle timeout", async () => {
-  await using t = await setup();
+  await using t = setup();
   t.watcher.start();
   await waitFor(() => t.lists() === 1, { description: "the LIST request" });
   for (let i = 1; i <= SLICES; i++) {
@@ -120,7 +120,7 @@ Deno.test("Watcher syncs a LIST whose body trickles in for several times the idl
 });
 
 Deno.test("Watcher abandons a LIST body that stops mid-way after the idle timeout of silence, and lists again", async () => {
-  await using t = await setup(3);
+  await using t = setup(3);
   t.watcher.start();
   await waitFor(() => t.lists() === 1, { description: "the LIST request" });
   for (let i = 1; i <= 3; i++) {

@@ -277,12 +277,7 @@ function streamingStep(
     case "watchFailed":
       return streamFault(state, input.error, context);
     case "idleTimeout":
-      return enter(streaming(state), context, [note({
-        kind: "idle",
-        request: "stream",
-        idleMs: input.idleMs,
-        resourceVersion: undefined,
-      })]);
+      return idleRestart(streaming(state), input.idleMs, context);
     case "initialStreamDeadline":
       return fallBackToList(state, {
         why: "deadline",
@@ -293,13 +288,14 @@ function streamingStep(
   }
 }
 
+/** One event of the initial stream: collected until the end bookmark. */
 function initialEvent(
   state: StreamingInitialState,
   event: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const type = isRecord(event) ? event.type : undefined;
-  const object = isRecord(event) ? event.object : undefined;
+  if (!isRecord(event)) return skipEvent(state, undefined);
+  const { type, object } = event;
   if (type === "ERROR") {
     return streamFault(state, errorEventError(object, context.path), context);
   }
@@ -398,12 +394,7 @@ function watchingStep(
     case "watchFailed":
       return watchFault(state, input.error, context);
     case "idleTimeout":
-      return enter(rewatch(state), context, [note({
-        kind: "idle",
-        request: "watch",
-        idleMs: input.idleMs,
-        resourceVersion: state.resourceVersion,
-      })]);
+      return idleRestart(rewatch(state), input.idleMs, context);
     default:
       return stay(state);
   }
@@ -415,8 +406,8 @@ function watchEvent(
   event: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const type = isRecord(event) ? event.type : undefined;
-  const object = isRecord(event) ? event.object : undefined;
+  if (!isRecord(event)) return skipEvent(counted(state), undefined);
+  const { type, object } = event;
   if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") {
     if (!hasMetadata(object)) return skipEvent(counted(state), type);
     return {
@@ -500,7 +491,22 @@ function backingOffStep(
     : stay(state);
 }
 
-// --- Skipping ----------------------------------------------------------------
+// --- Shared by phases -------------------------------------------------------
+
+/** A stream went silent for `idleMs`: the same request again. */
+function idleRestart(
+  next: StreamingInitialState | WatchingState,
+  idleMs: number,
+  context: ListWatchContext,
+): ListWatchStep {
+  const watch = next.phase === "watching";
+  return enter(next, context, [note({
+    kind: "idle",
+    request: watch ? "watch" : "stream",
+    idleMs,
+    resourceVersion: watch ? next.resourceVersion : undefined,
+  })]);
+}
 
 function skipEvent(
   state: WatchingState | StreamingInitialState,

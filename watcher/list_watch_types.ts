@@ -196,8 +196,23 @@ export interface BackingOffState extends ListWatchStateCommon {
   /** The phase. */
   readonly phase: "backingOff";
   /** What to do once the wait is over. */
-  readonly next: ListingState | StreamingInitialState | WatchingState;
+  readonly next: RequestState;
 }
+
+/**
+ * A state entered with a request: paging through a LIST, streaming the
+ * initial list, or watching.
+ *
+ * @example
+ * ```ts
+ * import type { RequestState } from "@haptic/k8s-watcher";
+ *
+ * function requests(state: RequestState): string {
+ *   return state.phase === "listing" ? "LIST" : "WATCH";
+ * }
+ * ```
+ */
+export type RequestState = ListingState | StreamingInitialState | WatchingState;
 
 /**
  * Every state of the list-then-watch loop.
@@ -211,12 +226,7 @@ export interface BackingOffState extends ListWatchStateCommon {
  * }
  * ```
  */
-export type ListWatchState =
-  | IdleState
-  | ListingState
-  | StreamingInitialState
-  | WatchingState
-  | BackingOffState;
+export type ListWatchState = IdleState | RequestState | BackingOffState;
 
 /**
  * The result of one piece of I/O, fed into `listWatchTransition`.

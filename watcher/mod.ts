@@ -5,6 +5,7 @@
  */
 export * from "./bulk.ts";
 export * from "./single.ts";
+export * from "./watcher_base.ts";
 export * from "./watcher_health.ts";
 export * from "./watcher_config.ts";
 export * from "./sync_error.ts";

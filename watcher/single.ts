@@ -1,8 +1,7 @@
 import type { KubeObject } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { ListInfo, ListPage, WatchEventType } from "./list_watch_types.ts";
-import type { ListWatchFailure } from "./list_watch_options.ts";
-import type { WatcherHealth } from "./watcher_health.ts";
+import { WatcherBase } from "./watcher_base.ts";
 import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
 import {
   type SingleWatcherConfig,
@@ -55,7 +54,7 @@ import {
  * await server.close();
  * ```
  */
-export class SingleWatcher {
+export class SingleWatcher extends WatcherBase<void> {
   #config: SingleWatcherConfig;
   #core: WatcherCore<void>;
   #current: KubeObject | null = null;
@@ -79,6 +78,7 @@ export class SingleWatcher {
     client: RestClient,
     options: WatcherOptions = {},
   ) {
+    super();
     checkConfigObject(config);
     for (const field of ["namespace", "name"] as const) {
       if (typeof config[field] !== "string" || config[field] === "") {
@@ -86,7 +86,7 @@ export class SingleWatcher {
       }
     }
     this.#config = config;
-    this.#core = new WatcherCore(config, client, options, {
+    this.#core = new WatcherCore(this, config, client, options, {
       namespace: config.namespace,
       fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
     }, (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`);
@@ -101,60 +101,9 @@ export class SingleWatcher {
     });
   }
 
-  /**
-   * Starts watching. Resolves once stopped; never rejects for transient
-   * faults. Calling it again returns the same promise.
-   *
-   * @param signal Stops the watcher when aborted.
-   * @returns A promise that settles when the watcher has stopped.
-   */
-  start(signal?: AbortSignal): Promise<void> {
-    return this.#core.start(signal);
-  }
-
-  /**
-   * Resolves once the initial state is known (and `onSyncComplete` ran).
-   * Rejects with a `WatcherSyncError` naming the last failure when `signal`
-   * aborts or the watcher stops first.
-   *
-   * @param signal Gives up waiting.
-   * @returns A promise that settles at the initial sync.
-   */
-  waitForSync(signal?: AbortSignal): Promise<void> {
-    return this.#core.waitForSync(signal);
-  }
-
-  /** Whether the initial state is known. */
-  isSynced(): boolean {
-    return this.#core.synced;
-  }
-
   /** The object as last seen, or `null` when absent (or not yet synced). */
   get current(): KubeObject | null {
     return this.#current;
-  }
-
-  /**
-   * Stops watching; waits for a running callback; afterwards nothing fires.
-   * Idempotent.
-   *
-   * @returns A promise that settles when everything has stopped.
-   */
-  stop(): Promise<void> {
-    return this.#core.stop();
-  }
-
-  /**
-   * The loop's last failure (a 403, say) and when, on the watcher's clock;
-   * kept after recovery.
-   */
-  lastError(): ListWatchFailure | undefined {
-    return this.#core.lastError();
-  }
-
-  /** A snapshot for health endpoints; `objects` is 1 while the object exists. */
-  health(): WatcherHealth {
-    return this.#core.health();
   }
 
   /** After the loop ended: let a running callback finish, skip the rest. */
