@@ -9,7 +9,7 @@
 import { ApiError, type KubeStatus } from "../client/api_error.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
-import type { Fault, FaultKind } from "./list_watch_types.ts";
+import type { Fault, FaultKind } from "./list_watch_notes.ts";
 
 /** Classifies anything a client threw, ours or `@cloudydeno`'s. */
 export function classifyFault(error: unknown): Fault {

@@ -119,6 +119,12 @@ export function hasMetadata(value: unknown): value is KubeObject {
     (value as { metadata?: unknown }).metadata !== null;
 }
 
+/** Whether `type` is a watch event type (`ERROR` aside). */
+export function isEventType(type: unknown): boolean {
+  return type === "ADDED" || type === "MODIFIED" || type === "DELETED" ||
+    type === "BOOKMARK";
+}
+
 /** `value` when it is a non-empty string, else `fallback`. */
 export function stringOr<T extends string | undefined>(
   value: unknown,
@@ -127,16 +133,34 @@ export function stringOr<T extends string | undefined>(
   return typeof value === "string" && value !== "" ? value : fallback;
 }
 
-/**
- * The page's items that have metadata: the page's own array when all do
- * (it is ours, so it is not copied), else a copy without the others; and
- * how many were skipped.
- */
-export function itemsWithMetadata(
-  items: unknown[],
-): [KubeObject[], number] {
+/** A LIST answer's parts, as the machine needs them. */
+export interface ListAnswer {
+  /** The items with metadata: the answer's own array when all have it. */
+  items: KubeObject[];
+  /** How many items had no metadata and were left out. */
+  skipped: number;
+  resourceVersion: string;
+  /** The token of the next page, when there is one. */
+  continueToken: string | undefined;
+}
+
+/** The parts of a LIST answer, or what is wrong with it. */
+export function readListAnswer(list: unknown): ListAnswer | string {
+  if (!isRecord(list)) return "it is not an object";
+  const items = list.items ?? [];
+  if (!Array.isArray(items)) return "its items are not an array";
+  const meta = isRecord(list.metadata) ? list.metadata : {};
+  const resourceVersion = stringOr(meta.resourceVersion, undefined);
+  if (resourceVersion === undefined) {
+    return "it has no metadata.resourceVersion";
+  }
   let skipped = 0;
   for (const item of items) if (!hasMetadata(item)) skipped++;
-  if (skipped === 0) return [items as KubeObject[], 0];
-  return [items.filter(hasMetadata), skipped];
+  return {
+    // The answer's array is ours: adopted rather than copied.
+    items: skipped === 0 ? items : items.filter(hasMetadata),
+    skipped,
+    resourceVersion,
+    continueToken: stringOr(meta.continue, undefined),
+  };
 }

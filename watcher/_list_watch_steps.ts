@@ -6,16 +6,15 @@
  * @module
  */
 import type {
-  Fault,
   ListingState,
   ListWatchCommand,
   ListWatchContext,
-  ListWatchNote,
   ListWatchOutput,
   ListWatchState,
   ListWatchStep,
   RequestState,
 } from "./list_watch_types.ts";
+import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
 
 /** Watch `timeoutSeconds` is drawn from this range, as client-go does. */
 const MIN_WATCH_SECONDS = 300;

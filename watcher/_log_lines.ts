@@ -8,7 +8,7 @@
  */
 import type { Logger } from "../types.ts";
 import type { LogLevel } from "../logger.ts";
-import type { ListWatchNote } from "./list_watch_types.ts";
+import type { ListWatchNote } from "./list_watch_notes.ts";
 import { messageOf } from "./_fault.ts";
 
 /** One line for the logger. */

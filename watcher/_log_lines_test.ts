@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { backoffLine, noteLine, sinkFailedLine } from "./_log_lines.ts";
-import type { Fault, ListWatchNote } from "./list_watch_types.ts";
+import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
 import { ApiError } from "../client/api_error.ts";
 
 const PATH = "/apis/example.com/v1/widgets";

@@ -21,13 +21,13 @@ import type {
   ListingState,
   ListWatchContext,
   ListWatchInput,
-  ListWatchNote,
   ListWatchOutput,
   ListWatchState,
   ListWatchStep,
   StreamingInitialState,
   WatchingState,
 } from "./list_watch_types.ts";
+import type { ListWatchNote } from "./list_watch_notes.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
 import { classifyFault, errorEventError } from "./_fault.ts";
 import {
@@ -42,9 +42,10 @@ import {
   counted,
   freshList,
   hasMetadata,
+  isEventType,
   isRecord,
-  itemsWithMetadata,
   listing,
+  readListAnswer,
   rewatch,
   streamedAt,
   streaming,
@@ -181,55 +182,30 @@ function listPage(
   list: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const items = isRecord(list) ? list.items ?? [] : undefined;
-  const meta = isRecord(list) && isRecord(list.metadata)
-    ? list.metadata
-    : undefined;
-  const resourceVersion = meta?.resourceVersion;
-  const problem = !isRecord(list)
-    ? "it is not an object"
-    : !Array.isArray(items)
-    ? "its items are not an array"
-    : typeof resourceVersion !== "string" || resourceVersion === ""
-    ? "it has no metadata.resourceVersion"
-    : undefined;
-  if (problem !== undefined) {
-    return listFault(
-      state,
-      new MalformedListError(context.path, problem),
-      context,
-    );
+  const answer = readListAnswer(list);
+  if (typeof answer === "string") {
+    const error = new MalformedListError(context.path, answer);
+    return listFault(state, error, context);
   }
-  const [page, skipped] = itemsWithMetadata(items as unknown[]);
+  const { items, skipped, resourceVersion, continueToken } = answer;
   const outputs: ListWatchOutput[] = skipped === 0
     ? []
     : [note({ kind: "itemsWithoutMetadata", count: skipped })];
-  const listedSoFar = state.listed + page.length;
-  outputs.push({
-    type: "page",
-    items: page,
-    first: state.continueToken === undefined,
-    listedSoFar,
-  });
-  const token = meta?.continue;
-  if (typeof token === "string" && token !== "") {
-    return enter(
-      listing(state, token, listedSoFar, state.paginate),
-      context,
-      outputs,
-    );
+  const listedSoFar = state.listed + items.length;
+  const first = state.continueToken === undefined;
+  outputs.push({ type: "page", items, first, listedSoFar });
+  if (continueToken !== undefined) {
+    const next = listing(state, continueToken, listedSoFar, state.paginate);
+    return enter(next, context, outputs);
   }
-  outputs.push({
-    type: "listed",
-    resourceVersion: resourceVersion as string,
-    initial: !state.synced,
-  });
+  outputs.push({ type: "listed", resourceVersion, initial: !state.synced });
   return enter(
-    watching(
-      { ...state, synced: true },
-      resourceVersion as string,
-      { opened: false, openedAt: undefined, eventCount: 0, fromList: true },
-    ),
+    watching({ ...state, synced: true }, resourceVersion, {
+      opened: false,
+      openedAt: undefined,
+      eventCount: 0,
+      fromList: true,
+    }),
     context,
     outputs,
   );
@@ -508,6 +484,7 @@ function idleRestart(
   })]);
 }
 
+/** A line that is no usable event: skipped, with the reason why. */
 function skipEvent(
   state: WatchingState | StreamingInitialState,
   type: unknown,
@@ -521,11 +498,4 @@ function skipEvent(
       : "notAnEvent",
     eventType: type,
   })]);
-}
-
-// --- Shapes ------------------------------------------------------------------
-
-function isEventType(type: unknown): boolean {
-  return type === "ADDED" || type === "MODIFIED" || type === "DELETED" ||
-    type === "BOOKMARK";
 }

@@ -15,5 +15,6 @@ export * from "./list_watch.ts";
 export * from "./list_watch_options.ts";
 export * from "./list_watch_state.ts";
 export * from "./list_watch_types.ts";
+export * from "./list_watch_notes.ts";
 export * from "./list_watch_errors.ts";
 export * from "./backoff.ts";
