@@ -21,6 +21,24 @@ export interface ReadJsonBodyOptions {
 const PREVIEW_CHARS = 32;
 
 /**
+ * The parsed JSON of a LIST answer. The loop asks for a byte stream; a
+ * client that answers with bytes or with parsed JSON anyway (a hand-written
+ * fake, say) is served too.
+ *
+ * @throws {MalformedListError} When the body is not JSON.
+ */
+export async function readJsonAnswer(
+  answer: unknown,
+  options: ReadJsonBodyOptions,
+): Promise<unknown> {
+  if (answer instanceof ReadableStream) {
+    return await readJsonBody(answer, options);
+  }
+  if (answer instanceof Uint8Array) return parse(answer, options.path);
+  return answer;
+}
+
+/**
  * The parsed JSON of `stream`, read to its end.
  *
  * @throws {MalformedListError} When the body is not JSON.
@@ -55,7 +73,11 @@ export async function readJsonBody(
     signal.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
-  const text = new TextDecoder().decode(concat(chunks, size));
+  return parse(concat(chunks, size), options.path);
+}
+
+function parse(bytes: Uint8Array, path: string): unknown {
+  const text = new TextDecoder().decode(bytes);
   try {
     return JSON.parse(text);
   } catch {
@@ -63,7 +85,7 @@ export async function readJsonBody(
       ? `${text.slice(0, PREVIEW_CHARS)}…`
       : text;
     throw new MalformedListError(
-      options.path,
+      path,
       `its body is not JSON: ${JSON.stringify(preview)}`,
     );
   }

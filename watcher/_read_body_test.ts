@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { readJsonBody } from "./_read_body.ts";
+import { readJsonAnswer, readJsonBody } from "./_read_body.ts";
 import { MalformedListError } from "./list_watch_errors.ts";
 
 const PATH = "/api/v1/pods";
@@ -102,5 +102,27 @@ Deno.test("readJsonBody passes a broken stream's error on", async () => {
       path: PATH,
     }),
     /connection reset/,
+  );
+});
+
+Deno.test("readJsonAnswer also takes bytes or parsed JSON from a client that gives those", async () => {
+  const options = {
+    onBytes: () => {},
+    signal: new AbortController().signal,
+    path: PATH,
+  };
+  const list = { metadata: { resourceVersion: "1" }, items: [] };
+  assert.deepEqual(
+    await readJsonAnswer(encoder.encode(JSON.stringify(list)), options),
+    list,
+  );
+  assert.equal(await readJsonAnswer(list, options), list);
+  assert.deepEqual(
+    await readJsonAnswer(new Blob([JSON.stringify(list)]).stream(), options),
+    list,
+  );
+  await assert.rejects(
+    readJsonAnswer(encoder.encode("<html>"), options),
+    MalformedListError,
   );
 });

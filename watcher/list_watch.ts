@@ -26,7 +26,7 @@ import type {
 } from "./list_watch_options.ts";
 import { ListTimeoutError } from "./list_watch_errors.ts";
 import { RequestTimers } from "./_request_timers.ts";
-import { readJsonBody } from "./_read_body.ts";
+import { readJsonAnswer } from "./_read_body.ts";
 import { backoffLine, noteLine, sinkFailedLine, write } from "./_log_lines.ts";
 import {
   validateGvr,
@@ -349,7 +349,7 @@ export class ListWatch {
         expectStream: true,
       });
       timers.bytes();
-      list = await readJsonBody(body, {
+      list = await readJsonAnswer(body, {
         onBytes: timers.bytes,
         signal: timers.signal,
         path: this.#path,
