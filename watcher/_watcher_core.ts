@@ -46,14 +46,13 @@ export interface CoreParts {
 }
 
 /** Each watcher's core, found by the shared methods of `WatcherBase`. */
-// deno-lint-ignore no-explicit-any
-const cores = new WeakMap<object, WatcherCore<any>>();
+const cores = new WeakMap<object, WatcherCore<unknown>>();
 
 /** The core of a watcher built with one. */
 export function coreOf<T>(owner: object): WatcherCore<T> {
   const core = cores.get(owner);
   if (core === undefined) throw new Error("This watcher has no core");
-  return core;
+  return core as WatcherCore<T>;
 }
 
 /** Checks that `config` is an object before anything reads it. */
@@ -128,7 +127,7 @@ export class WatcherCore<T> {
     }
     this.what = describe(config.gvr);
     this.#sync = new SyncWaiters(this.what, () => this.#loop.lastError);
-    cores.set(owner, this);
+    cores.set(owner, this as WatcherCore<unknown>);
     this.#lifecycle = new Lifecycle((signal) => {
       this.#parts?.beforeRun?.();
       return this.#loop.run(signal);

@@ -10,7 +10,6 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { delay } from "../internal/delay.ts";
 import { Watcher } from "./bulk.ts";
 import { ListTimeoutError } from "./list_watch_errors.ts";
 import { BY_IDENTITY, configMap, CONFIGMAPS } from "./_bulk_harness_test.ts";
@@ -55,7 +54,9 @@ function pacedClient(
           await new Promise<void>((resolve) => never = resolve);
           return;
         }
-        await delay(EVERY_MS, { clock });
+        await new Promise<void>((resolve) =>
+          clock.setTimeout(resolve, EVERY_MS)
+        );
         const start = pacing.slicesSent * size;
         controller.enqueue(body.slice(start, start + size));
         if (++pacing.slicesSent === SLICES) controller.close();
