@@ -120,7 +120,10 @@ export interface WatcherOptions {
   clock?: Clock;
   /** Source of jitter in [0, 1). Defaults to `Math.random`. */
   random?: () => number;
-  /** A watch silent for this long is resumed. Defaults to 3 minutes. */
+  /**
+   * A watch silent for this long is resumed, a LIST page whose body stops
+   * for this long is requested again. Defaults to 3 minutes.
+   */
   idleTimeoutMs?: number;
 }
 
