@@ -22,23 +22,24 @@ import {
  * ```ts
  * import type { SyncSource } from "@haptic/k8s-watcher";
  *
- * let failure: unknown;
+ * let failure: { error: unknown } | undefined;
  * const source: SyncSource = {
  *   waitForSync: () => new Promise(() => {}), // never, in this example
  *   lastError: () => failure,
  * };
- * failure = new Error("HTTP 403 Forbidden");
+ * failure = { error: new Error("HTTP 403 Forbidden") };
  * ```
  */
 export interface SyncSource {
   /** Resolves with the number of objects loaded by the initial list. */
   waitForSync(signal?: AbortSignal): Promise<number>;
   /**
-   * The source's most recent failure, or `undefined` when none. Optional;
-   * when present, a {@linkcode SyncAbortedError} names it for each resource
-   * that had not synced. `Watcher.lastError()` fits.
+   * The source's most recent failure as `{ error }`, or `undefined` when
+   * none. Optional; when present, a {@linkcode SyncAbortedError} names the
+   * error for each resource that had not synced. `Watcher.lastError()` and
+   * `SingleWatcher.lastError()` fit.
    */
-  lastError?(): unknown;
+  lastError?(): { readonly error: unknown } | undefined;
 }
 
 /**
@@ -411,8 +412,8 @@ export class IndexSynchronizationTracker {
     const source = this.#sources.get(name);
     if (typeof source?.lastError === "function") {
       try {
-        const error = source.lastError();
-        if (error !== undefined && error !== null) return error;
+        const failure = source.lastError();
+        if (failure != null && failure.error != null) return failure.error;
       } catch {
         // A broken accessor must not hide which resources are missing.
       }

@@ -408,14 +408,18 @@ Deno.test("IndexSynchronizationTracker names each unsynced resource's last error
   // A source that reports its own last error, which changes over time.
   void tracker.track("ingresses", {
     waitForSync: never,
-    lastError: () => ingressFailure,
+    lastError: () =>
+      ingressFailure === undefined ? undefined : { error: ingressFailure },
   });
   // A source whose wait failed: that failure is what is known.
   await tracker.track("services", {
     waitForSync: () => Promise.reject(new Error("HTTP 404 Not Found")),
   });
   // A source with an accessor but no error yet, and one whose accessor throws.
-  void tracker.track("secrets", { waitForSync: never, lastError: () => null });
+  void tracker.track("secrets", {
+    waitForSync: never,
+    lastError: () => undefined,
+  });
   void tracker.track("pods", {
     waitForSync: never,
     lastError: () => {
@@ -450,7 +454,7 @@ Deno.test("IndexSynchronizationTracker prefers a source's current error over its
   });
   await tracker.track("a", {
     waitForSync: () => Promise.reject(new Error("old")),
-    lastError: () => ({ code: 503 }), // not an Error: shown as JSON
+    lastError: () => ({ error: { code: 503 } }), // not an Error: shown as JSON
   });
   controller.abort();
   await assert.rejects(
@@ -506,7 +510,7 @@ Deno.test("IndexSynchronizationTracker names a real Watcher's 403 when the wait 
   await assert.rejects(tracker.synchronized, (e: unknown) => {
     assert.ok(e instanceof SyncAbortedError);
     assert.deepEqual(e.unsynced, ["secrets"]);
-    assert.equal(e.lastErrors.get("secrets"), secrets.lastError());
+    assert.equal(e.lastErrors.get("secrets"), secrets.lastError()?.error);
     assert.match(
       e.message,
       /^Resources not synced when the wait was aborted: "secrets" \(last error: .*403/,

@@ -113,7 +113,7 @@ class Harness implements AsyncDisposable {
     });
     this.server.closeAllWatches();
     await waitFor(() => fault.hits === 1, { description: "503 on re-watch" });
-    await waitFor(() => this.#watcher?.lastWatchError() !== undefined, {
+    await waitFor(() => this.#watcher?.lastError()?.time !== undefined, {
       description: "the watcher to record the failure",
     });
   }
@@ -230,7 +230,7 @@ Deno.test("SingleWatcher suppresses callbacks until synced, then reports the lat
   const watcher = h.create(SECRETS);
   watcher.start();
   await waitFor(() => fault.hits === 1);
-  await waitFor(() => watcher.lastWatchError() !== undefined);
+  await waitFor(() => watcher.lastError()?.time !== undefined);
   // Changes while the first LIST is failing are not deliveries.
   h.server.patch(SECRETS, NS, NAME, { data: { v: "Mg==" } });
   h.server.patch(SECRETS, NS, NAME, { data: { v: "Mw==" } });
@@ -283,7 +283,7 @@ Deno.test("SingleWatcher delivers add, update and delete at once, in order, dele
   assert.deepEqual(update?.data, { v: "Mg==" });
   assert.equal(del, null);
   assert.equal(watcher.current, null);
-  assert.ok(watcher.lastEventTime() !== undefined);
+  assert.ok(watcher.health().lastEventTime !== undefined);
   assert.equal(h.clock.now(), 1_000_000, "no time had to pass");
 });
 
@@ -586,7 +586,7 @@ Deno.test("SingleWatcher skips an unchanged object after a relist", async () => 
     stored.metadata.resourceVersion,
   );
   assert.equal(h.calls.filter((c) => c.kind === "sync").length, 1);
-  assert.ok(watcher.lastWatchError() !== undefined);
+  assert.ok(watcher.lastError()?.time !== undefined);
 });
 
 Deno.test("SingleWatcher delivers a recreation with the same generation seen in a relist", async () => {
@@ -682,14 +682,20 @@ Deno.test("SingleWatcher waitForSync rejects with WatcherSyncError naming a 403"
     forMs: 3_600_000,
   });
   const watcher = h.create(SECRETS);
-  assert.equal(watcher.lastWatchError(), undefined);
+  assert.equal(watcher.lastError()?.time, undefined);
   watcher.start();
-  await waitFor(() => watcher.lastWatchError() !== undefined);
-  assert.equal(watcher.lastWatchError(), 1_000_000);
-  assert.equal(watcher.lastEventTime(), undefined);
-  const error = watcher.lastError();
+  await waitFor(() => watcher.lastError()?.time !== undefined);
+  assert.equal(watcher.lastError()?.time, 1_000_000);
+  assert.equal(watcher.health().lastEventTime, undefined);
+  const error = watcher.lastError()?.error;
   assert.ok(error instanceof ApiError);
   assert.equal(error.code, 403);
+  // The same failure in the health snapshot, as for the bulk Watcher.
+  const health = watcher.health();
+  assert.equal(health.lastError?.error, error);
+  assert.equal(health.lastError?.time, 1_000_000);
+  assert.equal(health.synced, false);
+  assert.equal(health.objects, 0);
   // Logged at error level with a hint.
   assert.match(h.logger.text(), /error .*RBAC/);
 
@@ -716,19 +722,22 @@ Deno.test("SingleWatcher waitForSync rejects with WatcherSyncError naming a 403"
   // The loop keeps retrying with backoff; once allowed, it syncs.
   await h.clock.tick(1_000);
   await waitFor(() => forbidden.hits === 2);
-  const retriedAt = watcher.lastWatchError()!;
+  const retriedAt = watcher.lastError()!.time;
   assert.ok(retriedAt > 1_000_000 && retriedAt <= h.clock.now());
   forbidden.cancel();
   await h.clock.tick(60_000);
   await watcher.waitForSync(AbortSignal.timeout(5_000));
   assert.equal(h.calls[0]?.kind, "sync");
+  assert.equal(watcher.health().synced, true);
+  assert.equal(watcher.health().objects, 1);
+  assert.equal(watcher.health().relists, 0);
 
   // lastEventTime follows the clock of the watch events.
   await waitFor(() => h.server.openWatchCount === 1);
   await h.clock.tick(5_000);
   h.server.patch(SECRETS, NS, NAME, { data: { v: "MQ==" } });
   await h.changesReach(1);
-  assert.equal(watcher.lastEventTime(), h.clock.now());
+  assert.equal(watcher.health().lastEventTime, h.clock.now());
 });
 
 // --- Stopping ---------------------------------------------------------------
@@ -862,11 +871,14 @@ Deno.test("SingleWatcher escapes its name in the field selector, as client-go do
       abortSignal?: AbortSignal;
     }): Promise<unknown> {
       selectors.push(opts.querystring?.get("fieldSelector") ?? null);
-      if (!opts.expectStream) {
-        return Promise.resolve({
-          metadata: { resourceVersion: "5" },
-          items: [{ metadata: { name, resourceVersion: "5" } }],
-        });
+      if (opts.querystring?.get("watch") !== "1") {
+        // A LIST body, read as a stream.
+        return Promise.resolve(
+          new Blob([JSON.stringify({
+            metadata: { resourceVersion: "5" },
+            items: [{ metadata: { name, resourceVersion: "5" } }],
+          })]).stream(),
+        );
       }
       return Promise.resolve(
         new ReadableStream<Uint8Array>({

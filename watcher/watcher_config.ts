@@ -139,13 +139,17 @@ export interface WatcherOptions {
   clock?: Clock;
   /** Source of jitter in [0, 1). Defaults to `Math.random`. */
   random?: () => number;
-  /** A watch silent for this long is resumed. Defaults to 3 minutes. */
+  /**
+   * A watch silent for this long is resumed, a LIST page whose body stops
+   * for this long is requested again. Defaults to 3 minutes.
+   */
   idleTimeoutMs?: number;
 }
 
 /**
- * Thrown by the watcher constructors when the configuration is unusable.
- * `field` names the offending option.
+ * Thrown by the watcher and `ListWatch` constructors when the configuration
+ * is unusable; `field` names the offending option. A `TypeError`, as for
+ * any unusable argument.
  *
  * @example
  * ```ts
@@ -158,7 +162,7 @@ export interface WatcherOptions {
  * );
  * ```
  */
-export class WatcherConfigError extends Error {
+export class WatcherConfigError extends TypeError {
   /** The option that was wrong, e.g. `gvr.resource`. */
   readonly field: string;
 
