@@ -11,6 +11,7 @@ export interface Listening {
 export function serveOn(
   port: number,
   handle: (request: Request, closeSignal: AbortSignal) => Promise<Response>,
+  tls?: { cert: string; key: string },
 ): Listening {
   if (typeof Deno === "undefined" || typeof Deno.serve !== "function") {
     throw new Error(
@@ -19,12 +20,12 @@ export function serveOn(
   }
   const stop = new AbortController();
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port, onListen: () => {} },
+    { hostname: "127.0.0.1", port, onListen: () => {}, ...tls },
     (request) => handle(request, stop.signal),
   );
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${server.addr.port}`,
+    url: `${tls ? "https" : "http"}://127.0.0.1:${server.addr.port}`,
     close(): Promise<void> {
       return closing ??= (async () => {
         stop.abort();
