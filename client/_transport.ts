@@ -219,7 +219,7 @@ class NodeTransport implements Transport {
         ...(servername ? { servername } : {}),
       });
       this.#track(socket);
-      options.agent = false;
+      // No agent: with one, Node would open its own connection instead.
       options.createConnection = () => socket;
     } else if (proxy) {
       // A plain HTTP request goes to the proxy with the absolute URL.
