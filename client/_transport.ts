@@ -57,7 +57,7 @@ function needsNode(settings: TlsSettings): boolean {
 
 /** The transport for `settings`. */
 export function createTransport(settings: TlsSettings): Transport {
-  const { ca, cert, key, serverName, proxyUrl, insecure } = settings;
+  const { ca, cert, serverName, proxyUrl, insecure } = settings;
   if (!ca && !cert && !serverName && !proxyUrl && !insecure) {
     return {
       kind: "fetch",
