@@ -1,37 +1,12 @@
 import assert from "node:assert/strict";
 import { parseYaml, YamlError } from "./_yaml.ts";
+import { findKubectl, kubectl } from "../tests/kubectl.ts";
 
-function hasKubectl(): boolean {
-  try {
-    return new Deno.Command("kubectl", {
-      args: ["version", "--client"],
-      stdout: "null",
-      stderr: "null",
-    }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
-const kubectlAvailable = hasKubectl();
+const kubectlAvailable = findKubectl() !== undefined;
 if (!kubectlAvailable) {
   console.warn(
     "Skipping the YAML tests against kubectl: kubectl is not on PATH",
   );
-}
-
-async function kubectl(...args: string[]): Promise<string> {
-  const out = await new Deno.Command("kubectl", {
-    args,
-    env: { HOME: "/nonexistent" },
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  const decoder = new TextDecoder();
-  if (!out.success) {
-    throw new Error(`kubectl ${args.join(" ")}: ${decoder.decode(out.stderr)}`);
-  }
-  return decoder.decode(out.stdout);
 }
 
 /** Strings that make a YAML writer pick every style it has. */
