@@ -1,7 +1,8 @@
 // The runtime smoke test on Deno, from the sources: a kubeconfig written by
 // kubectl with an exec plugin, read by FetchClient.fromEnv() on a PATH
 // without kubectl, against a TLS server with its own CA, and a Watcher
-// synced through it. `.ci/runtimes` runs the same script on Node and Bun.
+// synced through it; then a proxy-url with tls-server-name, in-cluster and
+// a client certificate. `.ci/runtimes` runs the same script on Node and Bun.
 import assert from "node:assert/strict";
 
 function available(command: string, ...args: string[]): boolean {
@@ -52,6 +53,10 @@ Deno.test({
     assert.match(
       stdout,
       /smoke ok on Deno .*kubeconfig .* \(context "smoke"\), exec plugin, 3 objects synced, 1 watched/,
+    );
+    assert.match(
+      stdout,
+      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate/,
     );
   },
 });

@@ -6,7 +6,10 @@
 // server behind node:https), has the real kubectl write a YAML kubeconfig
 // whose user is an exec credential plugin, then reads it with
 // FetchClient.fromEnv() on a PATH without kubectl and syncs a Watcher
-// through it, watch stream included. It exits non-zero on any failure.
+// through it, watch stream included. Then, on the same runtime: another
+// context of that kubeconfig through an HTTP CONNECT proxy-url to a server
+// known by its tls-server-name only, the in-cluster service account, and a
+// client certificate. It exits non-zero on any failure.
 // The modules are the package as a user of that runtime gets it: the
 // TypeScript sources on Deno, the transpiled bundle on Node and Bun.
 import { execFileSync } from "node:child_process";
@@ -19,7 +22,9 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
+import http from "node:http";
 import https from "node:https";
+import net from "node:net";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 
@@ -49,13 +54,50 @@ function run(command, args) {
   return execFileSync(command, args, { cwd: dir, stdio: "pipe" }).toString();
 }
 
-/** A CA and a server certificate for 127.0.0.1 signed by it. */
+const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
+
+/** A key and certificate signed by ca.crt, with the given extensions. */
+function issue(name, subject, extensions) {
+  run("openssl", [
+    "req",
+    ...EC,
+    "-nodes",
+    "-keyout",
+    `${name}.key`,
+    "-out",
+    `${name}.csr`,
+    "-subj",
+    subject,
+  ]);
+  writeFileSync(`${dir}/${name}.ext`, extensions);
+  run("openssl", [
+    "x509",
+    "-req",
+    "-in",
+    `${name}.csr`,
+    "-CA",
+    "ca.crt",
+    "-CAkey",
+    "ca.key",
+    "-CAcreateserial",
+    "-out",
+    `${name}.crt`,
+    "-days",
+    "2",
+    "-extfile",
+    `${name}.ext`,
+  ]);
+}
+
+/**
+ * A CA; server certificates for 127.0.0.1 and for the name api.smoke only;
+ * a client certificate for smoke-user.
+ */
 function makeCertificates() {
-  const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
   run("openssl", [
     "req",
     "-x509",
-    ...ec,
+    ...EC,
     "-nodes",
     "-keyout",
     "ca.key",
@@ -70,81 +112,118 @@ function makeCertificates() {
     "-addext",
     "keyUsage=critical,keyCertSign,cRLSign",
   ]);
-  run("openssl", [
-    "req",
-    ...ec,
-    "-nodes",
-    "-keyout",
-    "server.key",
-    "-out",
-    "server.csr",
-    "-subj",
+  const usage =
+    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n";
+  issue(
+    "server",
     "/CN=127.0.0.1",
-  ]);
-  writeFileSync(
-    `${dir}/server.ext`,
-    "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\n" +
-      "keyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth\n",
+    `subjectAltName=IP:127.0.0.1\n${usage}extendedKeyUsage=serverAuth\n`,
   );
-  run("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    "server.csr",
-    "-CA",
-    "ca.crt",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    "server.crt",
-    "-days",
-    "2",
-    "-extfile",
-    "server.ext",
-  ]);
+  issue(
+    "named",
+    "/CN=api.smoke",
+    `subjectAltName=DNS:api.smoke\n${usage}extendedKeyUsage=serverAuth\n`,
+  );
+  issue("client", "/CN=smoke-user", `${usage}extendedKeyUsage=clientAuth\n`);
 }
 
-/** The fake API server behind node:https, for bearer TOKEN only. */
-async function serve(api) {
+const IN_CLUSTER_TOKEN = "smoke-in-cluster-token";
+
+/**
+ * Who the request authenticates as, or undefined. A client certificate
+ * counts when it verified against the CA (Bun's server does not give the
+ * certificate itself).
+ */
+function caller(req) {
+  const auth = req.headers.authorization;
+  if (auth === `Bearer ${TOKEN}`) return "exec plugin";
+  if (auth === `Bearer ${IN_CLUSTER_TOKEN}`) return "service account";
+  if (auth === undefined && req.socket.authorized === true) {
+    return "client certificate";
+  }
+  return undefined;
+}
+
+/** An HTTP CONNECT proxy that records the authorities it tunnels to. */
+async function connectProxy(tunnels) {
+  const proxy = http.createServer((_req, res) => res.writeHead(405).end());
+  const sockets = new Set();
+  proxy.closeAllConnections = () => {
+    for (const socket of sockets) socket.destroy();
+  };
+  proxy.on("connect", (req, socket, head) => {
+    tunnels.push(req.url);
+    sockets.add(socket);
+    const cut = req.url.lastIndexOf(":");
+    const upstream = net.connect(
+      Number(req.url.slice(cut + 1)),
+      req.url.slice(0, cut),
+      () => {
+        socket.write("HTTP/1.1 200 Connection Established\r\n\r\n");
+        upstream.write(head);
+        upstream.pipe(socket);
+        socket.pipe(upstream);
+      },
+    );
+    sockets.add(upstream);
+    upstream.on("error", () => socket.destroy());
+    socket.on("error", () => upstream.destroy());
+  });
+  await new Promise((resolve) => proxy.listen(0, "127.0.0.1", resolve));
+  return proxy;
+}
+
+/**
+ * The fake API server behind node:https with the certificate `name`, for
+ * known callers only (a client certificate is asked for, not required).
+ */
+async function serve(api, name) {
   const server = https.createServer({
-    cert: readFileSync(`${dir}/server.crt`),
-    key: readFileSync(`${dir}/server.key`),
-  }, async (req, res) => {
-    if (req.headers.authorization !== `Bearer ${TOKEN}`) {
-      res.writeHead(401, { "content-type": "application/json" });
-      res.end(JSON.stringify({ kind: "Status", code: 401 }));
-      return;
-    }
-    const gone = new AbortController();
-    res.on("close", () => gone.abort());
-    const answer = await api.handle(
-      new Request(`${api.url}${req.url}`, {
-        method: req.method,
-        headers: req.headers,
-        signal: gone.signal,
-      }),
-    );
-    res.writeHead(answer.status, Object.fromEntries(answer.headers));
-    if (!answer.body) return void res.end();
-    const reader = answer.body.getReader();
-    gone.signal.addEventListener(
-      "abort",
-      () => reader.cancel().catch(() => {}),
-    );
-    try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        res.write(value);
-      }
-    } catch {
-      // The client went away.
-    }
-    res.end();
+    cert: readFileSync(`${dir}/${name}.crt`),
+    key: readFileSync(`${dir}/${name}.key`),
+    ca: readFileSync(`${dir}/ca.crt`),
+    requestCert: true,
+    rejectUnauthorized: false,
+  }, (req, res) => {
+    answer(api, req, res).catch((error) => {
+      console.error(error);
+      res.destroy();
+    });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
   return server;
+}
+
+/** Answers one request from the fake API server. */
+async function answer(api, req, res) {
+  if (!caller(req)) {
+    res.writeHead(401, { "content-type": "application/json" });
+    res.end(JSON.stringify({ kind: "Status", code: 401 }));
+    return;
+  }
+  const gone = new AbortController();
+  res.on("close", () => gone.abort());
+  const response = await api.handle(
+    new Request(`${api.url}${req.url}`, {
+      method: req.method,
+      headers: req.headers,
+      signal: gone.signal,
+    }),
+  );
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (!response.body) return void res.end();
+  const reader = response.body.getReader();
+  gone.signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      res.write(value);
+    }
+  } catch {
+    // The client went away.
+  }
+  res.end();
 }
 
 /** The exec plugin: shell built-ins only, so it needs no PATH. */
@@ -165,13 +244,25 @@ function check(condition, what) {
   if (!condition) throw new Error(`smoke test on ${runtime}: ${what}`);
 }
 
+async function listConfigMaps(client) {
+  const list = await client.performRequest({
+    method: "GET",
+    path: "/api/v1/namespaces/shop/configmaps",
+    expectJson: true,
+  });
+  return list.items.length;
+}
+
 const api = new FakeApiServer();
-let server;
-let client;
+const servers = [];
+const clients = [];
 try {
   makeCertificates();
-  server = await serve(api);
-  const port = server.address().port;
+  const server = await serve(api, "server");
+  const named = await serve(api, "named");
+  const tunnels = [];
+  const proxy = await connectProxy(tunnels);
+  servers.push(server, named, proxy);
   const bin = `${dir}/bin`;
   writePlugin(bin);
   const kubeconfig = `${dir}/kubeconfig`;
@@ -180,9 +271,18 @@ try {
   kubectl(
     "set-cluster",
     "smoke",
-    `--server=https://127.0.0.1:${port}`,
+    `--server=https://127.0.0.1:${server.address().port}`,
     `--certificate-authority=${dir}/ca.crt`,
     "--embed-certs",
+  );
+  kubectl(
+    "set-cluster",
+    "smoke-proxied",
+    `--server=https://127.0.0.1:${named.address().port}`,
+    `--certificate-authority=${dir}/ca.crt`,
+    "--embed-certs",
+    "--tls-server-name=api.smoke",
+    `--proxy-url=http://127.0.0.1:${proxy.address().port}`,
   );
   kubectl(
     "set-credentials",
@@ -200,6 +300,12 @@ try {
     "--user=smoke-user",
     "--namespace=shop",
   );
+  kubectl(
+    "set-context",
+    "via-proxy",
+    "--cluster=smoke-proxied",
+    "--user=smoke-user",
+  );
   kubectl("use-context", "smoke");
   check(
     readFileSync(kubeconfig, "utf8").startsWith("apiVersion: v1\n"),
@@ -213,10 +319,10 @@ try {
       data: { name },
     });
   }
-  client = FetchClient.fromEnv({
-    env: { KUBECONFIG: kubeconfig, PATH: bin, HOME: dir },
-    inClusterDir: `${dir}/no-service-account`,
-  });
+  const env = { KUBECONFIG: kubeconfig, PATH: bin, HOME: dir };
+  const inClusterDir = `${dir}/serviceaccount`;
+  const client = FetchClient.fromEnv({ env, inClusterDir });
+  clients.push(client);
   check(client.defaultNamespace === "shop", "the context namespace is used");
   const batches = [];
   const watcher = new Watcher({
@@ -237,15 +343,66 @@ try {
   check(batches[0] === 1, "the watch stream delivered the new object");
   check((await watcher.store.get("shop", "d")).length === 1, "d is stored");
   await watcher.stop();
-  const runs = readFileSync(`${dir}/plugin-runs`, "utf8").trim().split("\n");
-  check(runs.length === 1, `the plugin ran once, not ${runs.length} times`);
+  const runs = () =>
+    readFileSync(`${dir}/plugin-runs`, "utf8").trim().split("\n").length;
+  check(runs() === 1, `the plugin ran once, not ${runs()} times`);
   console.log(
     `smoke ok on ${runtime}: ${client.source}, exec plugin, ${synced} objects synced, 1 watched`,
   );
+
+  const proxied = FetchClient.fromEnv({
+    env,
+    inClusterDir,
+    context: "via-proxy",
+  });
+  clients.push(proxied);
+  check(await listConfigMaps(proxied) === 4, "the proxied list has 4 objects");
+  check(
+    tunnels.length === 1 && tunnels[0] === `127.0.0.1:${named.address().port}`,
+    `one CONNECT tunnel to the server, not ${JSON.stringify(tunnels)}`,
+  );
+
+  mkdirSync(inClusterDir);
+  writeFileSync(`${inClusterDir}/token`, IN_CLUSTER_TOKEN);
+  writeFileSync(`${inClusterDir}/ca.crt`, readFileSync(`${dir}/ca.crt`));
+  writeFileSync(`${inClusterDir}/namespace`, "shop");
+  const inCluster = FetchClient.inCluster({
+    env: {
+      KUBERNETES_SERVICE_HOST: "127.0.0.1",
+      KUBERNETES_SERVICE_PORT: String(server.address().port),
+    },
+    inClusterDir,
+  });
+  clients.push(inCluster);
+  check(await listConfigMaps(inCluster) === 4, "the in-cluster list works");
+
+  const withCertificate = new FetchClient({
+    server: `https://127.0.0.1:${server.address().port}`,
+    caData: readFileSync(`${dir}/ca.crt`, "utf8"),
+    certData: readFileSync(`${dir}/client.crt`, "utf8"),
+    keyData: readFileSync(`${dir}/client.key`, "utf8"),
+  });
+  clients.push(withCertificate);
+  check(
+    await listConfigMaps(withCertificate) === 4,
+    "the client certificate list works",
+  );
+  const anonymous = new FetchClient({
+    server: `https://127.0.0.1:${server.address().port}`,
+    caData: readFileSync(`${dir}/ca.crt`, "utf8"),
+  });
+  clients.push(anonymous);
+  const refused = await listConfigMaps(anonymous).then(() => 0, (e) => e.code);
+  check(refused === 401, `without credentials: 401, not ${refused}`);
+  console.log(
+    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate`,
+  );
 } finally {
-  client?.close();
-  server?.closeAllConnections?.();
-  await new Promise((resolve) => server ? server.close(resolve) : resolve());
+  for (const client of clients) client.close();
+  for (const server of servers) {
+    server.closeAllConnections?.();
+    await new Promise((resolve) => server.close(resolve));
+  }
   await api.close?.();
   clearTimeout(guard);
   rmSync(dir, { recursive: true, force: true });
