@@ -444,7 +444,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
 
   /**
    * Serves the same API over HTTP on 127.0.0.1, for benchmarks and other
-   * clients (kubectl, `@kubernetes/client-node`). Needs Deno.
+   * clients (kubectl, `@kubernetes/client-node`): with `Deno.serve` on
+   * Deno, `node:http` on Node and Bun.
    *
    * @param options `port` (default 0: any free port).
    * @returns The listener; close it (or let the server's `close()` do it).
@@ -468,11 +469,11 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         listeners.delete(listening);
         await listening.close();
       };
-      return Promise.resolve({
+      return listening.ready.then(() => ({
         url: listening.url,
         close,
         [Symbol.asyncDispose]: close,
-      });
+      }));
     } catch (err) {
       return Promise.reject(err);
     }

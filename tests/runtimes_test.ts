@@ -56,7 +56,7 @@ Deno.test({
     );
     assert.match(
       stdout,
-      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate/,
+      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen\(\)/,
     );
   },
 });

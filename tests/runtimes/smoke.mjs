@@ -212,6 +212,7 @@ async function answer(api, req, res) {
   );
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (!response.body) return void res.end();
+  res.flushHeaders();
   const reader = response.body.getReader();
   gone.signal.addEventListener("abort", () => reader.cancel().catch(() => {}));
   try {
@@ -394,8 +395,42 @@ try {
   clients.push(anonymous);
   const refused = await listConfigMaps(anonymous).then(() => 0, (e) => e.code);
   check(refused === 401, `without credentials: 401, not ${refused}`);
+
+  // FakeApiServer.listen() over plain HTTP, read with the global fetch: a
+  // list, then a watch stream that sees a new object.
+  const listener = await api.listen();
+  servers.push({ close: (done) => listener.close().then(done) });
+  const plain = new FetchClient({ server: listener.url });
+  clients.push(plain);
+  const list = await plain.performRequest({
+    method: "GET",
+    path: "/api/v1/namespaces/shop/configmaps",
+    expectJson: true,
+  });
+  check(list.items.length === 4, "FakeApiServer.listen() lists 4 objects");
+  const stop = new AbortController();
+  const events = await plain.performRequest({
+    method: "GET",
+    path: "/api/v1/namespaces/shop/configmaps",
+    querystring: new URLSearchParams({
+      watch: "1",
+      resourceVersion: list.metadata.resourceVersion,
+    }),
+    expectStream: true,
+    expectJson: true,
+    abortSignal: stop.signal,
+  });
+  api.create("configmaps", { metadata: { namespace: "shop", name: "e" } });
+  const reader = events.getReader();
+  const { value: event } = await reader.read();
+  check(
+    event?.type === "ADDED" && event.object.metadata.name === "e",
+    "the plain HTTP watch stream delivers the new object",
+  );
+  stop.abort();
+  await reader.cancel().catch(() => {});
   console.log(
-    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate`,
+    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen()`,
   );
 } finally {
   for (const client of clients) client.close();
