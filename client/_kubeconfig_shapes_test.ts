@@ -9,25 +9,9 @@ import {
   mergeKubeconfig,
   type ResolvedConfig,
 } from "./_kubeconfig.ts";
-import { findKubectl, kubectl } from "../tests/kubectl.ts";
+import { findKubectl, viewKubeconfig } from "../tests/kubectl.ts";
+import { CERT, KEY } from "../tests/fixtures.ts";
 
-const CERT = `-----BEGIN CERTIFICATE-----
-MIIBfDCCASGgAwIBAgIUMQmPtickzc0qiKKW+ttI76nqgB4wCgYIKoZIzj0EAwIw
-EjEQMA4GA1UEAwwHZml4dHVyZTAgFw0yNjExMzAwMDMxNTdaGA8yMTI2MTEwNjAw
-MzE1N1owEjEQMA4GA1UEAwwHZml4dHVyZTBZMBMGByqGSM49AgEGCCqGSM49AwEH
-A0IABCFDzCnpT6aeTtlsIq9jl+5+aqWHHnqkP7s3euuWlbwQDx8kPnQY4NlhQNFV
-SF6Z+rWYaXPSV/7SEsD300pDEh6jUzBRMB0GA1UdDgQWBBQJHOHwHm8FuKuw5cWA
-62PB4l/jqjAfBgNVHSMEGDAWgBQJHOHwHm8FuKuw5cWA62PB4l/jqjAPBgNVHRMB
-Af8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQChaSgrbN3nem4XI95cReUkdjlc
-Z98r8W9FtDBvODY+NAIhAPRsEmdOt7SL00VLG0PzIP+TZzD1e0/lxl8pS7W+EI04
------END CERTIFICATE-----
-`;
-const KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQghX6w1Lx1c5Jbxe/8
-M4YkTyZrA9Rm23yHfbXuDuXVJNKhRANCAAQhQ8wp6U+mnk7ZbCKvY5fufmqlhx56
-pD+7N3rrlpW8EA8fJD50GODZYUDRVUhemfq1mGlz0lf+0hLA99NKQxIe
------END PRIVATE KEY-----
-`;
 const CA64 = btoa(CERT);
 const KEY64 = btoa(KEY);
 
@@ -340,15 +324,7 @@ users:
 
 /** The configuration kubectl finds in `path`, through the same extraction. */
 async function throughKubectl(path: string): Promise<ResolvedConfig["config"]> {
-  const json = await kubectl(
-    "config",
-    "view",
-    "--raw",
-    "-o",
-    "json",
-    "--kubeconfig",
-    path,
-  );
+  const json = await viewKubeconfig(path, "json");
   const kubeconfig = emptyKubeconfig(path);
   mergeKubeconfig(kubeconfig, JSON.parse(json), { origin: path, baseDir: "/" });
   return configFromKubeconfig(kubeconfig).config;

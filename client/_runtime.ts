@@ -168,21 +168,9 @@ export async function run(
   options.signal?.throwIfAborted();
   try {
     if (runtimeName === "deno") {
-      const output = await new Deno.Command(command, {
-        args: options.args,
-        env: options.env,
-        clearEnv: true,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-        signal: options.signal,
-      }).output();
+      const output = await denoCommand(command, options).output();
       options.signal?.throwIfAborted();
-      return {
-        code: output.signal ? -1 : output.code,
-        stdout: output.stdout,
-        stderr: output.stderr,
-      };
+      return fromDeno(output);
     }
     return await runNode(command, options);
   } catch (error) {
@@ -190,6 +178,26 @@ export async function run(
     if (isNotFound(error)) throw new CommandNotFoundError(command);
     throw error;
   }
+}
+
+function denoCommand(command: string, options: RunOptions): Deno.Command {
+  return new Deno.Command(command, {
+    args: options.args,
+    env: options.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: options.signal,
+  });
+}
+
+function fromDeno(output: Deno.CommandOutput): ProcessOutput {
+  return {
+    code: output.signal ? -1 : output.code,
+    stdout: output.stdout,
+    stderr: output.stderr,
+  };
 }
 
 function runNode(command: string, options: RunOptions): Promise<ProcessOutput> {
@@ -226,19 +234,7 @@ export function runSync(
 ): ProcessOutput {
   try {
     if (runtimeName === "deno") {
-      const output = new Deno.Command(command, {
-        args: options.args,
-        env: options.env,
-        clearEnv: true,
-        stdin: "null",
-        stdout: "piped",
-        stderr: "piped",
-      }).outputSync();
-      return {
-        code: output.signal ? -1 : output.code,
-        stdout: output.stdout,
-        stderr: output.stderr,
-      };
+      return fromDeno(denoCommand(command, options).outputSync());
     }
     const { spawnSync } = nodeBuiltin<typeof NodeChildProcess>(
       "node:child_process",

@@ -59,16 +59,7 @@ function needsNode(settings: TlsSettings): boolean {
 export function createTransport(settings: TlsSettings): Transport {
   const { ca, cert, serverName, proxyUrl, insecure } = settings;
   if (!ca && !cert && !serverName && !proxyUrl && !insecure) {
-    return {
-      kind: "fetch",
-      fetch: (url, init) =>
-        globalThis.fetch(url, {
-          ...init,
-          body: init.body as BodyInit | undefined,
-          redirect: "manual",
-        }),
-      close() {},
-    };
+    return globalFetch();
   }
   if (proxyUrl) checkProxyUrl(proxyUrl, needsNode(settings));
   return needsNode(settings)
@@ -112,33 +103,41 @@ function denoTransport(settings: TlsSettings): Transport {
     url.password = "";
     proxy = { transport, url: url.href, basicAuth };
   }
-  let client: Deno.HttpClient;
   try {
-    client = Deno.createHttpClient({
+    return globalFetch(Deno.createHttpClient({
       ...(settings.ca ? { caCerts: [settings.ca] } : {}),
       ...(settings.cert && settings.key
         ? { cert: settings.cert, key: settings.key }
         : {}),
       ...(proxy ? { proxy } : {}),
-    });
+    }));
   } catch (error) {
-    throw new KubeConfigError(
-      `The TLS certificates or key are not usable: ${
-        error instanceof Error ? error.message : "unknown error"
-      }`,
-    );
+    throw unusableTls(error);
   }
+}
+
+/** The global `fetch`, with Deno's `client` when one is given. */
+function globalFetch(client?: Deno.HttpClient): Transport {
   return {
-    kind: "deno",
+    kind: client ? "deno" : "fetch",
     fetch: (url, init) =>
       globalThis.fetch(url, {
         ...init,
         body: init.body as BodyInit | undefined,
+        // A redirect could carry the token elsewhere; the API never sends one.
         redirect: "manual",
-        client,
+        ...(client ? { client } : {}),
       }),
-    close: () => client.close(),
+    close: () => client?.close(),
   };
+}
+
+function unusableTls(error: unknown): KubeConfigError {
+  return new KubeConfigError(
+    `The TLS certificates or key are not usable: ${
+      error instanceof Error ? error.message : "unknown error"
+    }`,
+  );
 }
 
 interface NodeModules {
@@ -178,11 +177,7 @@ class NodeTransport implements Transport {
     try {
       this.#modules.tls.createSecureContext(this.#tls);
     } catch (error) {
-      throw new KubeConfigError(
-        `The TLS certificates or key are not usable: ${
-          error instanceof Error ? error.message : "unknown error"
-        }`,
-      );
+      throw unusableTls(error);
     }
     this.#agent = new this.#modules.https.Agent({
       ...this.#tls,

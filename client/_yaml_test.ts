@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { parseYaml, YamlError } from "./_yaml.ts";
-import { findKubectl, kubectl } from "../tests/kubectl.ts";
+import { findKubectl, kubectl, viewKubeconfig } from "../tests/kubectl.ts";
 
 const kubectlAvailable = findKubectl() !== undefined;
 if (!kubectlAvailable) {
@@ -85,22 +85,8 @@ Deno.test({
           }],
         }),
       );
-      const yaml = await kubectl(
-        "config",
-        "view",
-        "--raw",
-        "--kubeconfig",
-        path,
-      );
-      const json = await kubectl(
-        "config",
-        "view",
-        "--raw",
-        "-o",
-        "json",
-        "--kubeconfig",
-        path,
-      );
+      const yaml = await viewKubeconfig(path, "yaml");
+      const json = await viewKubeconfig(path, "json");
       const parsed = parseYaml(yaml) as {
         clusters: [{ cluster: { extensions: [{ extension: unknown }] } }];
       };
@@ -175,15 +161,7 @@ Deno.test({
         await kubectl("config", ...step, "--kubeconfig", kc);
       }
       const yaml = await Deno.readTextFile(kc);
-      const json = await kubectl(
-        "config",
-        "view",
-        "--raw",
-        "-o",
-        "json",
-        "--kubeconfig",
-        kc,
-      );
+      const json = await viewKubeconfig(kc, "json");
       const parsed = parseYaml(yaml) as Record<string, unknown>;
       assert.deepEqual(parsed, JSON.parse(json));
       assert.equal(parsed["current-context"], "dev");

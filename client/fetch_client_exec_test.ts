@@ -4,6 +4,7 @@ import { ApiError } from "./api_error.ts";
 import { KubeConfigError } from "./errors.ts";
 import { FetchClient, type FetchClientOptions } from "./fetch_client.ts";
 import type { ExecPluginConfig } from "./fetch_client_config.ts";
+import { CERT as CA } from "../tests/fixtures.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const START = Date.parse("2030-01-01T00:00:00Z");
@@ -95,19 +96,6 @@ async function failure(promise: Promise<unknown>): Promise<Error> {
   assert.ok(error instanceof Error, `expected a failure, got ${error}`);
   return error;
 }
-
-// A throwaway self-signed certificate, only parsed here.
-const CA = `-----BEGIN CERTIFICATE-----
-MIIBfDCCASGgAwIBAgIUMQmPtickzc0qiKKW+ttI76nqgB4wCgYIKoZIzj0EAwIw
-EjEQMA4GA1UEAwwHZml4dHVyZTAgFw0yNjExMzAwMDMxNTdaGA8yMTI2MTEwNjAw
-MzE1N1owEjEQMA4GA1UEAwwHZml4dHVyZTBZMBMGByqGSM49AgEGCCqGSM49AwEH
-A0IABCFDzCnpT6aeTtlsIq9jl+5+aqWHHnqkP7s3euuWlbwQDx8kPnQY4NlhQNFV
-SF6Z+rWYaXPSV/7SEsD300pDEh6jUzBRMB0GA1UdDgQWBBQJHOHwHm8FuKuw5cWA
-62PB4l/jqjAfBgNVHSMEGDAWgBQJHOHwHm8FuKuw5cWA62PB4l/jqjAPBgNVHRMB
-Af8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQChaSgrbN3nem4XI95cReUkdjlc
-Z98r8W9FtDBvODY+NAIhAPRsEmdOt7SL00VLG0PzIP+TZzD1e0/lxl8pS7W+EI04
------END CERTIFICATE-----
-`;
 
 Deno.test("an exec plugin's token is sent, from a run with its args, env and cluster info", async () => {
   await withDir(async (dir) => {

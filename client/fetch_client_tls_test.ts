@@ -2,146 +2,14 @@ import assert from "node:assert/strict";
 import { ApiConnectionError } from "./errors.ts";
 import { FetchClient } from "./fetch_client.ts";
 import type { FetchClientConfig } from "./fetch_client_config.ts";
+import {
+  CLIENT_NAME,
+  hasOpenssl,
+  makePki,
+  SERVER_NAME,
+} from "../tests/pki.mjs";
 
-interface Pki {
-  caCert: string;
-  serverCert: string;
-  serverKey: string;
-  otherCaCert: string;
-  /** A server certificate for the name api.internal only. */
-  namedCert: string;
-  namedKey: string;
-  /** A client certificate for mutual TLS, CN exec-user. */
-  clientCert: string;
-  clientKey: string;
-}
-
-function hasOpenssl(): boolean {
-  try {
-    return new Deno.Command("openssl", {
-      args: ["version"],
-      stdout: "null",
-      stderr: "null",
-    }).outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
-async function openssl(dir: string, ...args: string[]): Promise<void> {
-  const out = await new Deno.Command("openssl", {
-    args,
-    cwd: dir,
-    stdout: "piped",
-    stderr: "piped",
-  }).output();
-  if (!out.success) {
-    throw new Error(
-      `openssl ${args[0]} failed: ${new TextDecoder().decode(out.stderr)}`,
-    );
-  }
-}
-
-const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
-
-/** A key and a certificate signed by ca.crt, with the given extensions. */
-async function issue(
-  dir: string,
-  name: string,
-  subject: string,
-  extensions: string,
-): Promise<void> {
-  await openssl(
-    dir,
-    "req",
-    ...EC,
-    "-nodes",
-    "-keyout",
-    `${name}.key`,
-    "-out",
-    `${name}.csr`,
-    "-subj",
-    subject,
-  );
-  await Deno.writeTextFile(`${dir}/${name}.ext`, extensions);
-  await openssl(
-    dir,
-    "x509",
-    "-req",
-    "-in",
-    `${name}.csr`,
-    "-CA",
-    "ca.crt",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    `${name}.crt`,
-    "-days",
-    "2",
-    "-extfile",
-    `${name}.ext`,
-  );
-}
-
-/**
- * A CA; server certificates for 127.0.0.1 and for api.internal and a
- * client certificate, all signed by it; and an unrelated CA.
- */
-async function makePki(dir: string): Promise<Pki> {
-  for (const name of ["ca", "other-ca"]) {
-    await openssl(
-      dir,
-      "req",
-      "-x509",
-      ...EC,
-      "-nodes",
-      "-keyout",
-      `${name}.key`,
-      "-out",
-      `${name}.crt`,
-      "-days",
-      "2",
-      "-subj",
-      `/CN=${name}`,
-      "-addext",
-      "basicConstraints=critical,CA:TRUE",
-      "-addext",
-      "keyUsage=critical,keyCertSign,cRLSign",
-    );
-  }
-  const usage =
-    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n";
-  await issue(
-    dir,
-    "server",
-    "/CN=127.0.0.1",
-    `subjectAltName=IP:127.0.0.1\n${usage}extendedKeyUsage=serverAuth\n`,
-  );
-  await issue(
-    dir,
-    "named",
-    "/CN=api.internal",
-    `subjectAltName=DNS:api.internal\n${usage}extendedKeyUsage=serverAuth\n`,
-  );
-  await issue(
-    dir,
-    "client",
-    "/CN=exec-user",
-    `${usage}extendedKeyUsage=clientAuth\n`,
-  );
-  const read = (name: string) => Deno.readTextFile(`${dir}/${name}`);
-  return {
-    caCert: await read("ca.crt"),
-    serverCert: await read("server.crt"),
-    serverKey: await read("server.key"),
-    otherCaCert: await read("other-ca.crt"),
-    namedCert: await read("named.crt"),
-    namedKey: await read("named.key"),
-    clientCert: await read("client.crt"),
-    clientKey: await read("client.key"),
-  };
-}
+type Pki = ReturnType<typeof makePki>;
 
 const opensslAvailable = hasOpenssl();
 if (!opensslAvailable) {
@@ -156,7 +24,7 @@ Deno.test({
   async fn(t) {
     const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-tls-" });
     try {
-      const pki = await makePki(dir);
+      const pki = makePki(dir);
       await using server = Deno.serve({
         hostname: "127.0.0.1",
         port: 0,
@@ -243,7 +111,7 @@ Deno.test({
 async function withPki(fn: (pki: Pki, dir: string) => Promise<void>) {
   const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-tls-" });
   try {
-    await fn(await makePki(dir), dir);
+    await fn(makePki(dir), dir);
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -335,7 +203,7 @@ Deno.test({
       using named = new FetchClient({
         server: url,
         caData: pki.caCert,
-        tlsServerName: "api.internal",
+        tlsServerName: SERVER_NAME,
         token: "t0k",
       });
       assert.deepEqual(await getApi(named), { auth: "Bearer t0k" });
@@ -370,7 +238,7 @@ Deno.test({
         ["with a TLS server name (node:https)", {
           server: `https://127.0.0.1:${named.addr.port}`,
           caData: pki.caCert,
-          tlsServerName: "api.internal",
+          tlsServerName: SERVER_NAME,
         }],
       ];
       for (const [name, config] of cases) {
@@ -392,7 +260,7 @@ Deno.test({
           () =>
             new FetchClient({
               server: `https://127.0.0.1:${named.addr.port}`,
-              tlsServerName: "api.internal",
+              tlsServerName: SERVER_NAME,
               proxyUrl: "socks5://127.0.0.1:1080",
             }),
           /proxy URL scheme socks5: is not supported here; use http:\/\//,
@@ -443,7 +311,7 @@ Deno.test({
         certData: pki.clientCert,
         keyData: pki.clientKey,
       });
-      assert.deepEqual(await getApi(fixed), { cn: "exec-user" });
+      assert.deepEqual(await getApi(fixed), { cn: CLIENT_NAME });
 
       const credential = {
         apiVersion: "client.authentication.k8s.io/v1",
@@ -470,7 +338,7 @@ Deno.test({
           command: `${dir}/plugin`,
         },
       }, { env: { PATH: "/usr/bin:/bin" } });
-      assert.deepEqual(await getApi(exec), { cn: "exec-user" });
+      assert.deepEqual(await getApi(exec), { cn: CLIENT_NAME });
       using none = new FetchClient({ server: server.url, caData: pki.caCert });
       await assert.rejects(getApi(none), ApiConnectionError);
     });

@@ -33,3 +33,19 @@ export async function kubectl(...args: string[]): Promise<string> {
   }
   return decoder.decode(out.stdout);
 }
+
+/** What `kubectl config view --raw` prints for the kubeconfig `path`. */
+export function viewKubeconfig(
+  path: string,
+  format: "yaml" | "json",
+): Promise<string> {
+  return kubectl(
+    "config",
+    "view",
+    "--raw",
+    "-o",
+    format,
+    "--kubeconfig",
+    path,
+  );
+}

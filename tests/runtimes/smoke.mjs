@@ -27,6 +27,7 @@ import https from "node:https";
 import net from "node:net";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
+import { makePki, SERVER_NAME } from "../pki.mjs";
 
 const runtime = typeof globalThis.Deno === "object"
   ? `Deno ${globalThis.Deno.version.deno}`
@@ -52,79 +53,6 @@ const guard = setTimeout(() => {
 
 function run(command, args) {
   return execFileSync(command, args, { cwd: dir, stdio: "pipe" }).toString();
-}
-
-const EC = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1"];
-
-/** A key and certificate signed by ca.crt, with the given extensions. */
-function issue(name, subject, extensions) {
-  run("openssl", [
-    "req",
-    ...EC,
-    "-nodes",
-    "-keyout",
-    `${name}.key`,
-    "-out",
-    `${name}.csr`,
-    "-subj",
-    subject,
-  ]);
-  writeFileSync(`${dir}/${name}.ext`, extensions);
-  run("openssl", [
-    "x509",
-    "-req",
-    "-in",
-    `${name}.csr`,
-    "-CA",
-    "ca.crt",
-    "-CAkey",
-    "ca.key",
-    "-CAcreateserial",
-    "-out",
-    `${name}.crt`,
-    "-days",
-    "2",
-    "-extfile",
-    `${name}.ext`,
-  ]);
-}
-
-/**
- * A CA; server certificates for 127.0.0.1 and for the name api.smoke only;
- * a client certificate for smoke-user.
- */
-function makeCertificates() {
-  run("openssl", [
-    "req",
-    "-x509",
-    ...EC,
-    "-nodes",
-    "-keyout",
-    "ca.key",
-    "-out",
-    "ca.crt",
-    "-days",
-    "2",
-    "-subj",
-    "/CN=smoke-ca",
-    "-addext",
-    "basicConstraints=critical,CA:TRUE",
-    "-addext",
-    "keyUsage=critical,keyCertSign,cRLSign",
-  ]);
-  const usage =
-    "basicConstraints=CA:FALSE\nkeyUsage=critical,digitalSignature\n";
-  issue(
-    "server",
-    "/CN=127.0.0.1",
-    `subjectAltName=IP:127.0.0.1\n${usage}extendedKeyUsage=serverAuth\n`,
-  );
-  issue(
-    "named",
-    "/CN=api.smoke",
-    `subjectAltName=DNS:api.smoke\n${usage}extendedKeyUsage=serverAuth\n`,
-  );
-  issue("client", "/CN=smoke-user", `${usage}extendedKeyUsage=clientAuth\n`);
 }
 
 const IN_CLUSTER_TOKEN = "smoke-in-cluster-token";
@@ -258,7 +186,7 @@ const api = new FakeApiServer();
 const servers = [];
 const clients = [];
 try {
-  makeCertificates();
+  makePki(dir);
   const server = await serve(api, "server");
   const named = await serve(api, "named");
   const tunnels = [];
@@ -282,7 +210,7 @@ try {
     `--server=https://127.0.0.1:${named.address().port}`,
     `--certificate-authority=${dir}/ca.crt`,
     "--embed-certs",
-    "--tls-server-name=api.smoke",
+    `--tls-server-name=${SERVER_NAME}`,
     `--proxy-url=http://127.0.0.1:${proxy.address().port}`,
   );
   kubectl(
