@@ -17,7 +17,10 @@ export const EXEC_API_VERSIONS = [
   "client.authentication.k8s.io/v1beta1",
 ] as const;
 
-/** Credentials are renewed this long before they expire. */
+/**
+ * Credentials are renewed this long before they expire (or halfway through
+ * their life when it is shorter than twice this).
+ */
 export const EXEC_REFRESH_MARGIN_MS = 30_000;
 /** How long a plugin may run by default. */
 export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
@@ -30,6 +33,8 @@ export interface ExecCredential {
   key?: string;
   /** Epoch milliseconds, when the plugin said. */
   expiresAt?: number;
+  /** When to run the plugin again instead of using this (epoch ms). */
+  renewAt?: number;
 }
 
 /** Options of {@linkcode ExecCredentialSource}. */
@@ -89,9 +94,8 @@ export class ExecCredentialSource {
   }
 
   #expiresSoon(credential: ExecCredential): boolean {
-    return credential.expiresAt !== undefined &&
-      this.#options.clock.now() >=
-        credential.expiresAt - EXEC_REFRESH_MARGIN_MS;
+    return credential.renewAt !== undefined &&
+      this.#options.clock.now() >= credential.renewAt;
   }
 
   async #run(): Promise<ExecCredential> {
@@ -229,6 +233,12 @@ export class ExecCredentialSource {
         fail("printed an expirationTimestamp that is not a date");
       }
       result.expiresAt = at;
+      const now = this.#options.clock.now();
+      // A credential that expired already is used for this request only.
+      result.renewAt = at <= now ? at : Math.max(
+        at - EXEC_REFRESH_MARGIN_MS,
+        now + (at - now) / 2,
+      );
     }
     return result;
   }

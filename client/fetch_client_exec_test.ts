@@ -172,6 +172,23 @@ Deno.test("an exec credential is reused until shortly before it expires", async 
   });
 });
 
+Deno.test("a short-lived exec credential is renewed halfway through its life", async () => {
+  await withDir(async (dir) => {
+    await writePlugin(dir, COUNTING_PLUGIN);
+    await Deno.writeTextFile(`${dir}/expiry`, "2030-01-01T00:00:20Z");
+    using _server = stubServer();
+    const clock = new FakeClock({ now: START });
+    using c = client(dir, {}, { clock });
+    await get(c);
+    await clock.tick(9_000);
+    await get(c);
+    assert.equal(await runs(dir), 1, "used again within its first half");
+    await clock.tick(1_000);
+    await get(c);
+    assert.equal(await runs(dir), 2);
+  });
+});
+
 Deno.test("an exec plugin runs once however many requests wait for it", async () => {
   await withDir(async (dir) => {
     await writePlugin(dir, COUNTING_PLUGIN);
