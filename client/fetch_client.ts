@@ -119,8 +119,9 @@ export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
  * `Authorization` header and never appear in an error message or log line.
  *
  * An exec credential plugin (`exec`) runs when the first request needs a
- * credential, again 30 s before the credential expires (halfway, for a shorter life), and once
- * more after a 401; one run at a time, however many requests wait.
+ * credential, again 30 s before the credential expires (halfway through a
+ * shorter life), and once more after a 401; one run at a time, however
+ * many requests wait.
  *
  * Errors: a non-2xx answer is an {@linkcode ApiError} (code, parsed
  * `Status`, `Retry-After`); a 2xx answer that is not the JSON expected is a
