@@ -212,7 +212,9 @@ function stringField(entry: Entry, field: string, where: string) {
   const value = entry[field];
   if (value === undefined || value === null || value === "") return undefined;
   if (typeof value !== "string") {
-    throw new KubeConfigError(`${where} field ${field} is not a string`);
+    throw new KubeConfigError(
+      `${where} field ${field} is not a string (quote it in YAML)`,
+    );
   }
   return value;
 }

@@ -91,9 +91,14 @@ function keyColon(text: string, from: number, end: number): number {
 class Reader {
   #lines: string[];
   #at = 0;
+  /** Whether the last line ends with a line break. */
+  #lastLineBroken: boolean;
 
   constructor(text: string) {
     this.#lines = text.replace(/^\uFEFF/, "").split(/\r\n|\r|\n/);
+    // The break that ends the last line does not start another one.
+    this.#lastLineBroken = this.#lines.length > 1 && this.#lines.at(-1) === "";
+    if (this.#lastLineBroken) this.#lines.pop();
   }
 
   document(): unknown {
@@ -623,28 +628,32 @@ class Reader {
     // Trailing empty lines belong to the chomping, not to what follows.
     let lastContent = lines.length;
     while (lastContent > 0 && lines[lastContent - 1] === "") lastContent--;
+    // Every line of the block ends with a break, except the last line of
+    // a file that does not end with one.
+    const breaks = lines.length - lastContent + (lastContent > 0 ? 1 : 0) -
+      (next === this.#lines.length && !this.#lastLineBroken ? 1 : 0);
     this.#at = next;
-    return assembleBlock(lines, lastContent, folded, chomp);
+    return assembleBlock(lines.slice(0, lastContent), folded, chomp, breaks);
   }
 }
 
 /**
- * Joins the lines of a block scalar: literal keeps the breaks, folded turns
- * a single break between two unindented lines into a space; then chomping
- * (`-` strip, default clip, `+` keep) decides the final breaks.
+ * Joins the lines of a block scalar up to its last line with content:
+ * literal keeps the breaks, folded turns a single break between two
+ * unindented lines into a space. Then chomping decides which of the
+ * `breaks` after that line stay: none (`-`), one (default) or all (`+`).
  */
 function assembleBlock(
   lines: string[],
-  contentEnd: number,
   folded: boolean,
   chomp: string,
+  breaks: number,
 ): string {
   let result = "";
   let emptyLines = 0;
   let hasContent = false;
   let moreIndented = false;
-  for (let n = 0; n < contentEnd; n++) {
-    const line = lines[n];
+  for (const line of lines) {
     if (line === "") {
       emptyLines++;
       continue;
@@ -666,11 +675,7 @@ function assembleBlock(
     hasContent = true;
     emptyLines = 0;
   }
-  const trailing = lines.length - contentEnd;
-  if (chomp === "+") {
-    result += "\n".repeat(hasContent ? trailing + 1 : trailing);
-  } else if (chomp === "" && hasContent) {
-    result += "\n";
-  }
+  if (chomp === "+") result += "\n".repeat(Math.max(breaks, 0));
+  else if (chomp === "" && hasContent && breaks > 0) result += "\n";
   return result;
 }

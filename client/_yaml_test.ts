@@ -250,6 +250,16 @@ Deno.test("parseYaml reads the block, flow and quoting forms of the subset", asy
       { a: "  indented\nnot\n", b: 1 },
     ],
     ["block scalar in a sequence", "- |\n  text\n- x\n", ["text\n", "x"]],
+    ["kept breaks at the end of the file", "a: |+\n  x\n", { a: "x\n" }],
+    ["kept empty lines at the end of the file", "a: |+\n  x\n\n", {
+      a: "x\n\n",
+    }],
+    ["a last line without a break", "a: |\n  x", { a: "x" }],
+    ["an empty block scalar", "a: |\nb: >+\n\nc: 1\n", {
+      a: "",
+      b: "\n",
+      c: 1,
+    }],
     ["windows line ends", "a: 1\r\nb:\r\n- x\r\n", { a: 1, b: ["x"] }],
     ["a byte order mark", "\uFEFFa: 1\n", { a: 1 }],
     ["a top-level sequence of scalars", "- 1\n- a b\n", [1, "a b"]],
