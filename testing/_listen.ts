@@ -1,4 +1,5 @@
 import type * as NodeHttp from "node:http";
+import type * as NodeHttps from "node:https";
 import type * as NodeNet from "node:net";
 import type * as NodeStream from "node:stream";
 import { nodeBuiltin } from "../client/_runtime.ts";
@@ -17,23 +18,27 @@ type Handler = (
   closeSignal: AbortSignal,
 ) => Promise<Response>;
 
+/** A server certificate and its key, PEM. */
+type Tls = { cert: string; key: string };
+
 /**
- * Serves `handle` on 127.0.0.1: with `Deno.serve` on Deno, `node:http` on
- * Node and Bun. Closing first ends the open streams (via `closeSignal`), so
- * that the HTTP server's graceful shutdown completes.
+ * Serves `handle` on 127.0.0.1 (over HTTPS with `tls`): with `Deno.serve`
+ * on Deno, `node:http(s)` on Node and Bun. Closing first ends the open
+ * streams (via `closeSignal`), so that the HTTP server's graceful shutdown
+ * completes.
  */
-export function serveOn(port: number, handle: Handler): Listening {
+export function serveOn(port: number, handle: Handler, tls?: Tls): Listening {
   if (typeof Deno === "undefined" || typeof Deno.serve !== "function") {
-    return serveOnNode(port, handle);
+    return serveOnNode(port, handle, tls);
   }
   const stop = new AbortController();
   const server = Deno.serve(
-    { hostname: "127.0.0.1", port, onListen: () => {} },
+    { hostname: "127.0.0.1", port, onListen: () => {}, ...tls },
     (request) => handle(request, stop.signal),
   );
   let closing: Promise<void> | undefined;
   return {
-    url: `http://127.0.0.1:${server.addr.port}`,
+    url: `${tls ? "https" : "http"}://127.0.0.1:${server.addr.port}`,
     ready: Promise.resolve(),
     close(): Promise<void> {
       return closing ??= (async () => {
@@ -44,11 +49,13 @@ export function serveOn(port: number, handle: Handler): Listening {
   };
 }
 
-function serveOnNode(port: number, handle: Handler): Listening {
-  const http = nodeBuiltin<typeof NodeHttp>("node:http");
+function serveOnNode(port: number, handle: Handler, tls?: Tls): Listening {
   const { Readable } = nodeBuiltin<typeof NodeStream>("node:stream");
   const stop = new AbortController();
-  const server = http.createServer((req, res) => {
+  const serve = (
+    req: NodeHttp.IncomingMessage,
+    res: NodeHttp.ServerResponse,
+  ) => {
     const headers = new Headers();
     for (const [name, value] of Object.entries(req.headers)) {
       for (const item of [value ?? []].flat()) headers.append(name, item);
@@ -78,14 +85,16 @@ function serveOnNode(port: number, handle: Handler): Listening {
         res.end();
       }
     }).catch(() => res.destroy());
-  });
+  };
+  const server = tls
+    ? nodeBuiltin<typeof NodeHttps>("node:https").createServer(tls, serve)
+    : nodeBuiltin<typeof NodeHttp>("node:http").createServer(serve);
   let url = "";
   const ready = new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(port, "127.0.0.1", () => {
-      url = `http://127.0.0.1:${
-        (server.address() as NodeNet.AddressInfo).port
-      }`;
+      const { port } = server.address() as NodeNet.AddressInfo;
+      url = `${tls ? "https" : "http"}://127.0.0.1:${port}`;
       resolve();
     });
   });
