@@ -473,7 +473,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
 
   /**
    * Serves the same API over HTTP on 127.0.0.1, for benchmarks and other
-   * clients (kubectl, `@kubernetes/client-node`). Needs Deno.
+   * clients (kubectl, `@kubernetes/client-node`): with `Deno.serve` on
+   * Deno, `node:http` on Node and Bun.
    *
    * kubectl sends a kubeconfig's token only over HTTPS: to test a `token`
    * with kubectl, pass `tls` (a PEM certificate for 127.0.0.1 and its
@@ -501,11 +502,11 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         listeners.delete(listening);
         await listening.close();
       };
-      return Promise.resolve({
+      return listening.ready.then(() => ({
         url: listening.url,
         close,
         [Symbol.asyncDispose]: close,
-      });
+      }));
     } catch (err) {
       return Promise.reject(err);
     }
