@@ -90,8 +90,8 @@ export class DebounceScheduler<B> {
     return !this.#pending.isEmpty;
   }
 
-  /** Something was added to the pending batch: schedule it. */
-  changed(): void {
+  /** Something was added to the pending batch: schedule it. (Bound.) */
+  changed = (): void => {
     if (this.#syncing) {
       this.#batchInitial = true;
       if (this.#suppressDuringSync) return;
@@ -109,7 +109,7 @@ export class DebounceScheduler<B> {
     } else {
       this.#timer = this.#clock.setTimeout(this.#due, wait);
     }
-  }
+  };
 
   /**
    * Enters or leaves sync mode. Leaving fires what accumulated at once,
