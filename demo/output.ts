@@ -22,6 +22,7 @@ const TAG_STYLE: Record<string, Style> = {
   sync: "cyan",
   ready: "green",
   batch: "blue",
+  render: "blue",
   burst: "magenta",
   secret: "magenta",
   fault: "yellow",

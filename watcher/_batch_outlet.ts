@@ -76,6 +76,9 @@ export function groupOutlet<T extends KubeObject>(
     get isEmpty() {
       return builder.isEmpty || (syncing && suppressDuringSync);
     },
+    get isInitial() {
+      return batchInitial || syncing;
+    },
     take() {
       const batch = builder.take(batchInitial || syncing);
       batchInitial = false;

@@ -20,6 +20,11 @@ export interface PendingBatch<B> {
    * @param isInitialSync Whether the batch belongs to the initial sync.
    */
   take(isInitialSync: boolean): B;
+  /**
+   * Whether the batch just taken opens a refractory window; absent means
+   * it does. A group whose call carries only initial-sync batches says no.
+   */
+  readonly lastOpensWindow?: boolean;
 }
 
 /** Options of a {@linkcode DebounceScheduler}. */
@@ -182,7 +187,9 @@ export class DebounceScheduler<B> {
     this.#cancelTimer();
     const batch = this.#pending.take(this.#batchInitial || this.#syncing);
     this.#batchInitial = false;
-    if (opensWindow) this.#lastFire = this.#clock.now();
+    if (opensWindow && this.#pending.lastOpensWindow !== false) {
+      this.#lastFire = this.#clock.now();
+    }
     let result: void | Promise<void> = undefined;
     this.#calling = true;
     try {

@@ -12,6 +12,8 @@
 export interface GroupSource<T> {
   /** Whether nothing is ready to deliver. */
   readonly isEmpty: boolean;
+  /** Whether the batch ready is an initial sync's (it opens no window). */
+  readonly isInitial: boolean;
   /** Takes the batch and starts an empty one. */
   take(): T;
 }

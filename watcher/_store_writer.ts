@@ -221,16 +221,14 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
   #keysOf(obj: T, fromEvent: boolean): string[] | undefined {
     const keys = this.#indexer.extractKeys(obj);
     if (keys !== undefined) return keys;
-    if (fromEvent) {
-      this.#note({
-        kind: "missingKey",
-        namespace: obj.metadata.namespace,
-        name: obj.metadata.name,
-        missing: this.#indexer.missingKey(obj),
-      });
-    } else {
-      this.#paths.unindexable(obj);
-    }
+    // Named at debug level; a list also counts it into one warning per path.
+    this.#note({
+      kind: "missingKey",
+      namespace: obj.metadata.namespace,
+      name: obj.metadata.name,
+      missing: this.#indexer.missingKey(obj),
+    });
+    if (!fromEvent) this.#paths.unindexable(obj);
     return undefined;
   }
 

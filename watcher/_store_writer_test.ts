@@ -240,7 +240,12 @@ Deno.test("StoreWriter skips what it cannot index, with one warning per path, an
   const debug = logger.at("debug").filter((r) =>
     r.message === "Object skipped: an index key is missing"
   );
-  assert.deepEqual(debug.map((r) => r.fields), [{
+  assert.deepEqual(debug.map((r) => r.fields.name), [
+    "no-label",
+    "no-label-either",
+    "a",
+  ]);
+  assert.deepEqual(debug.slice(2).map((r) => r.fields), [{
     resource: "configmaps",
     namespace: "shop",
     name: "a",

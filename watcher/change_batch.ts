@@ -5,6 +5,7 @@
  * @module
  */
 import type { ChangeStats, KubeObject } from "../types.ts";
+import { BatchBuilder } from "./_batch_builder.ts";
 
 /**
  * An object replaced in the store during a batch: the version before the
@@ -108,4 +109,54 @@ export interface ChangeBatch<T extends KubeObject = KubeObject>
   extends ChangeStats {
   /** The objects behind the counts; empty for the initial list itself. */
   readonly objects: ChangedObjects<T>;
+}
+
+/**
+ * Coalesces two batches of one watcher, `pending` first, into the batch a
+ * caller would have received had they been one (the rules of
+ * {@linkcode ChangedObjects}). The `merge` of a
+ * `DebounceGroup<ChangeBatch>` whose members watchers feed through their
+ * `group` option: a watcher hands its batch to the group whole, so the
+ * group calls `merge` only for batches added by hand with `member.add()`.
+ *
+ * @example A group for watchers
+ * ```ts
+ * import { type ChangeBatch, DebounceGroup, mergeChangeBatches } from "@haptic/k8s-watcher";
+ *
+ * const group = new DebounceGroup<ChangeBatch>({
+ *   interval: 1_000,
+ *   merge: mergeChangeBatches,
+ *   onChange: (batches) => {
+ *     for (const [name, batch] of batches) console.log(name, batch.total);
+ *   },
+ * });
+ * await group.stop();
+ * ```
+ *
+ * @typeParam T The watched objects.
+ * @param pending The earlier batch.
+ * @param next The later batch.
+ * @returns One batch with both, coalesced per object.
+ */
+export function mergeChangeBatches<T extends KubeObject>(
+  pending: ChangeBatch<T>,
+  next: ChangeBatch<T>,
+): ChangeBatch<T> {
+  const builder = new BatchBuilder<T>();
+  for (const batch of [pending, next]) {
+    const { created, modified, deleted } = batch.objects;
+    // The initial list is counted, not listed.
+    builder.createdInBulk(batch.created - created.length);
+    // A replacement (deleted and created under one name) replays in order.
+    for (const obj of deleted) builder.deleted(keyOf(obj), obj);
+    for (const m of modified) {
+      builder.modified(keyOf(m.current), m.previous, m.current);
+    }
+    for (const obj of created) builder.created(keyOf(obj), obj);
+  }
+  return builder.take(pending.isInitialSync || next.isInitialSync);
+}
+
+function keyOf(obj: KubeObject): string {
+  return `${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
 }

@@ -485,16 +485,22 @@ class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
     );
   }
 
+  /** Whether the last call carried more than initial-sync batches. */
+  lastOpensWindow = true;
+
   take(): ReadonlyMap<string, T> {
     const batches = new Map<string, T>();
+    let opensWindow = this.pushed.size > 0;
     for (const name of this.names) {
       if (this.pushed.has(name)) batches.set(name, this.pushed.get(name)!);
       const source = this.sources.get(name);
       if (source !== undefined && !source.isEmpty) {
+        if (!source.isInitial) opensWindow = true;
         batches.set(name, source.take());
       }
     }
     this.pushed = new Map();
+    this.lastOpensWindow = opensWindow;
     return batches;
   }
 }
