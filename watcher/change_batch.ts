@@ -118,6 +118,8 @@ export interface ChangeBatch<T extends KubeObject = KubeObject>
  * `DebounceGroup<ChangeBatch>` whose members watchers feed through their
  * `group` option: a watcher hands its batch to the group whole, so the
  * group calls `merge` only for batches added by hand with `member.add()`.
+ * The merged arrays hold `pending`'s objects first (its deleted, modified
+ * and created, in that order), then `next`'s.
  *
  * @example A group for watchers
  * ```ts
