@@ -143,6 +143,19 @@ Deno.test("Watcher relists on 410 and deletes what vanished meanwhile", async (t
         deleted: 3,
         isInitialSync: false,
       });
+      // The relist's differences, as objects: what vanished is deleted as
+      // last stored.
+      const { objects } = h.recorded.full[batches];
+      const names = (list: readonly KubeObject[]) =>
+        list.map((o) => o.metadata.name).sort();
+      assert.deepEqual(names(objects.created), ["new"]);
+      assert.deepEqual(names(objects.deleted), ["cm-1", "cm-3", "x"]);
+      assert.deepEqual(
+        objects.modified.map((m) => [m.previous.data, m.current.data]),
+        [
+          [{ v: "0" }, { v: "9" }],
+        ],
+      );
       assert.equal(h.requests("list").length, 2);
       assert.equal(h.requests("list")[1].query.continue, undefined);
       assert.equal(
