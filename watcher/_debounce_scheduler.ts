@@ -7,7 +7,6 @@
  *
  * @module
  */
-import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 
 /** What a scheduler delivers: a batch that is taken whole at each call. */

@@ -59,7 +59,7 @@ import {
  * @example Stored objects and the objects of each batch
  * ```ts
  * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
- * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+ * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *
  * const server = new FakeApiServer();
@@ -79,8 +79,9 @@ import {
  * assert.equal(await watcher.waitForSync(), 1);
  * assert.equal((await watcher.store.get("shop")).length, 1);
  * server.create(gvr, { metadata: { name: "b", namespace: "shop" }, data: {} });
- * await watcher.stop(); // delivers what is pending
+ * await waitFor(() => created.length === 1); // the first change: at once
  * assert.deepEqual(created, ["b"]);
+ * await watcher.stop();
  * await server.close();
  * ```
  *
