@@ -35,25 +35,25 @@ function builder() {
 Deno.test("BatchBuilder coalesces each object's changes into one entry", () => {
   const { b, records } = builder();
   // created → modified: one created, the latest version.
-  b.created("shop/a", obj("a", "1"));
-  b.modified("shop/a", obj("a", "1"), obj("a", "2"));
+  b.created("shop", "a", obj("a", "1"));
+  b.modified("shop", "a", obj("a", "1"), obj("a", "2"));
   // created → deleted: nothing.
-  b.created("shop/b", obj("b", "3"));
-  b.deleted("shop/b", obj("b", "3"));
+  b.created("shop", "b", obj("b", "3"));
+  b.deleted("shop", "b", obj("b", "3"));
   // modified → modified: the first previous, the latest current.
-  b.modified("shop/c", obj("c", "10"), obj("c", "4"));
-  b.modified("shop/c", obj("c", "4"), obj("c", "5"));
+  b.modified("shop", "c", obj("c", "10"), obj("c", "4"));
+  b.modified("shop", "c", obj("c", "4"), obj("c", "5"));
   // modified → deleted: deleted, as last stored.
-  b.modified("shop/d", obj("d", "11"), obj("d", "6"));
-  b.deleted("shop/d", obj("d", "6"));
+  b.modified("shop", "d", obj("d", "11"), obj("d", "6"));
+  b.deleted("shop", "d", obj("d", "6"));
   // deleted → created with a new uid: a delete and a create.
-  b.deleted("shop/e", obj("e", "12"));
-  b.created("shop/e", obj("e", "7", "uid-e2"));
+  b.deleted("shop", "e", obj("e", "12"));
+  b.created("shop", "e", obj("e", "7", "uid-e2"));
   // deleted → created with the same uid: a modification.
-  b.deleted("shop/f", obj("f", "13"));
-  b.created("shop/f", obj("f", "8"));
+  b.deleted("shop", "f", obj("f", "13"));
+  b.created("shop", "f", obj("f", "8"));
   // Replaced while nobody watched (a relist sees another uid): the same.
-  b.modified("shop/g", obj("g", "14"), obj("g", "9", "uid-g2"));
+  b.modified("shop", "g", obj("g", "14"), obj("g", "9", "uid-g2"));
   assert.equal(records(), 13, "one record per change");
   assert.equal(b.isEmpty, false);
 
@@ -74,8 +74,8 @@ Deno.test("BatchBuilder coalesces each object's changes into one entry", () => {
 Deno.test("BatchBuilder holds at most one entry per object, in order of first change", () => {
   const { b } = builder();
   for (let rv = 1; rv <= 100; rv++) {
-    b.modified("shop/a", obj("a", String(rv)), obj("a", String(rv + 1)));
-    b.modified("shop/b", obj("b", String(rv)), obj("b", String(rv + 1)));
+    b.modified("shop", "a", obj("a", String(rv)), obj("a", String(rv + 1)));
+    b.modified("shop", "b", obj("b", String(rv)), obj("b", String(rv + 1)));
   }
   const batch = b.take(false);
   assert.deepEqual(described(batch), {
@@ -93,7 +93,7 @@ Deno.test("BatchBuilder counts an initial list without listing it", () => {
   assert.equal(records(), 0);
   b.createdInBulk(100_000);
   // A change after the list, in the same batch, is listed.
-  b.modified("shop/a", obj("a", "1"), obj("a", "2"));
+  b.modified("shop", "a", obj("a", "1"), obj("a", "2"));
   const batch = b.take(true);
   assert.equal(batch.isInitialSync, true);
   assert.deepEqual(described(batch), {
@@ -106,16 +106,16 @@ Deno.test("BatchBuilder counts an initial list without listing it", () => {
 
 Deno.test("mergeChangeBatches coalesces two batches as one would have been", () => {
   const first = new BatchBuilder();
-  first.created("shop/a", obj("a", "1"));
-  first.modified("shop/b", obj("b", "2"), obj("b", "3"));
-  first.modified("shop/c", obj("c", "4"), obj("c", "5"));
-  first.deleted("shop/e", obj("e", "6"));
-  first.created("shop/e", obj("e", "7", "uid-e2"));
+  first.created("shop", "a", obj("a", "1"));
+  first.modified("shop", "b", obj("b", "2"), obj("b", "3"));
+  first.modified("shop", "c", obj("c", "4"), obj("c", "5"));
+  first.deleted("shop", "e", obj("e", "6"));
+  first.created("shop", "e", obj("e", "7", "uid-e2"));
   const second = new BatchBuilder();
-  second.modified("shop/a", obj("a", "1"), obj("a", "8"));
-  second.modified("shop/b", obj("b", "3"), obj("b", "9"));
-  second.deleted("shop/c", obj("c", "5"));
-  second.created("shop/d", obj("d", "10"));
+  second.modified("shop", "a", obj("a", "1"), obj("a", "8"));
+  second.modified("shop", "b", obj("b", "3"), obj("b", "9"));
+  second.deleted("shop", "c", obj("c", "5"));
+  second.created("shop", "d", obj("d", "10"));
   const merged = mergeChangeBatches(first.take(false), second.take(false));
   assert.deepEqual(described(merged), {
     counts: [3, 1, 2],
@@ -133,7 +133,7 @@ Deno.test("mergeChangeBatches coalesces two batches as one would have been", () 
   const initial = new BatchBuilder();
   initial.createdInBulk(5);
   const later = new BatchBuilder();
-  later.created("shop/z", obj("z", "11"));
+  later.created("shop", "z", obj("z", "11"));
   const both = mergeChangeBatches(initial.take(true), later.take(false));
   assert.equal(both.isInitialSync, true);
   assert.deepEqual(described(both).counts, [6, 0, 0]);

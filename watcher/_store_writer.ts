@@ -140,13 +140,11 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     const seen = new Set<string>(kept);
     for (const item of staged) {
       const { namespace = "", name = "" } = item.obj.metadata;
-      const key = `${namespace}/${name}`;
-      seen.add(key);
-      this.#write(key, item.obj, item.keys, namespace, name);
+      seen.add(`${namespace}/${name}`);
+      this.#write(item.obj, item.keys, namespace, name);
     }
     for (const [namespace, name] of store.identities()) {
-      const key = `${namespace}/${name}`;
-      if (!seen.has(key)) this.#remove(key, namespace, name);
+      if (!seen.has(`${namespace}/${name}`)) this.#remove(namespace, name);
     }
   }
 
@@ -161,32 +159,25 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       this.#note({ kind: "eventWithoutName", type });
       return;
     }
-    const key = `${namespace}/${name}`;
     if (
       type === "DELETED" ||
       (this.#selector !== undefined && !this.#selector.matches(raw))
     ) {
-      this.#remove(key, namespace, name);
+      this.#remove(namespace, name);
       return;
     }
     const obj = this.#preparer.prepare(raw);
     if (obj === SKIPPED) return;
     const keys = obj === undefined ? undefined : this.#keysOf(obj, true);
     if (keys === undefined) {
-      this.#remove(key, namespace, name);
+      this.#remove(namespace, name);
       return;
     }
-    this.#write(key, obj!, keys, namespace, name);
+    this.#write(obj!, keys, namespace, name);
   };
 
   /** Adds or replaces one object; an unchanged resourceVersion is skipped. */
-  #write(
-    key: string,
-    obj: T,
-    keys: string[],
-    namespace: string,
-    name: string,
-  ): void {
+  #write(obj: T, keys: string[], namespace: string, name: string): void {
     const store = this.#store;
     let previous = store.peek(namespace, name);
     const version = previous === undefined
@@ -194,17 +185,17 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       : previous.metadata.resourceVersion ?? "";
     if (version === undefined) {
       store.add(obj, keys);
-      this.#changes.created(key, obj);
+      this.#changes.created(namespace, name, obj);
       return;
     }
     if (version === obj.metadata.resourceVersion && version) return;
     previous ??= reference(namespace, name, version);
     store.update(obj, keys);
-    this.#changes.modified(key, previous, obj);
+    this.#changes.modified(namespace, name, previous, obj);
   }
 
   /** Removes one object, recording its last stored version. */
-  #remove(key: string, namespace: string, name: string): void {
+  #remove(namespace: string, name: string): void {
     const store = this.#store;
     const last = store.peek(namespace, name);
     const version = last === undefined
@@ -212,7 +203,8 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       : undefined;
     if (!store.delete(namespace, name)) return;
     this.#changes.deleted(
-      key,
+      namespace,
+      name,
       last ?? reference(namespace, name, version ?? ""),
     );
   }

@@ -150,15 +150,14 @@ export function mergeChangeBatches<T extends KubeObject>(
     // The initial list is counted, not listed.
     builder.createdInBulk(batch.created - created.length);
     // A replacement (deleted and created under one name) replays in order.
-    for (const obj of deleted) builder.deleted(keyOf(obj), obj);
+    for (const obj of deleted) builder.deleted(ns(obj), name(obj), obj);
     for (const m of modified) {
-      builder.modified(keyOf(m.current), m.previous, m.current);
+      builder.modified(ns(m.current), name(m.current), m.previous, m.current);
     }
-    for (const obj of created) builder.created(keyOf(obj), obj);
+    for (const obj of created) builder.created(ns(obj), name(obj), obj);
   }
   return builder.take(pending.isInitialSync || next.isInitialSync);
 }
 
-function keyOf(obj: KubeObject): string {
-  return `${obj.metadata.namespace ?? ""}/${obj.metadata.name}`;
-}
+const ns = (obj: KubeObject): string => obj.metadata.namespace ?? "";
+const name = (obj: KubeObject): string => obj.metadata.name ?? "";
