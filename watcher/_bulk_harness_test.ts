@@ -216,6 +216,23 @@ export class Harness implements AsyncDisposable {
 }
 
 /**
+ * A harness whose watcher has synced, delivered its initial batch and
+ * opened its watch; stopped again when any of that fails.
+ */
+export async function syncedHarness(options: HarnessOptions): Promise<Harness> {
+  const h = new Harness(options);
+  try {
+    await h.watcher.waitForSync();
+    await h.waitForWatches(1);
+    await h.waitForBatches(1);
+  } catch (error) {
+    await h.stop().catch(() => {});
+    throw error;
+  }
+  return h;
+}
+
+/**
  * Store contents as `namespace/name@resourceVersion`, sorted; for
  * comparing with the server.
  */

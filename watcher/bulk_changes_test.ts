@@ -2,16 +2,16 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import { waitFor } from "../testing/fake_clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
-import { configMap, Harness } from "./_bulk_harness_test.ts";
+import { configMap, Harness, syncedHarness } from "./_bulk_harness_test.ts";
 
 const INTERVAL = 10_000;
 
 /** A watcher over `names` in namespace shop, synced, its watch open. */
-async function synced(
+function synced(
   names: string[],
   config: ConstructorParameters<typeof Harness>[0] = {},
 ): Promise<Harness> {
-  const h = new Harness({
+  return syncedHarness({
     config: { debounceInterval: INTERVAL },
     ...config,
     seed: (server) => {
@@ -20,15 +20,6 @@ async function synced(
       }
     },
   });
-  try {
-    await h.watcher.waitForSync();
-    await h.waitForWatches(1);
-    await h.waitForBatches(1);
-  } catch (error) {
-    await h.stop().catch(() => {});
-    throw error;
-  }
-  return h;
 }
 
 /** Waits until the watcher has seen `n` events in all. */
@@ -270,4 +261,34 @@ Deno.test("Watcher's transform must keep the object's identity", async () => {
     String(error.fields.error),
     /same metadata\.namespace and metadata\.name/,
   );
+});
+
+Deno.test("Watcher with a cached store lists what it knows of previous and deleted objects", async () => {
+  await using h = await synced(["a", "b"], {
+    config: {
+      debounceInterval: INTERVAL,
+      storeType: "cached",
+      // Fetched objects go through transform too.
+      transform: (obj) => ({ ...obj, seen: true }),
+    },
+  });
+  // Nothing cached: the previous version is only what the store keeps.
+  h.server.patch("configmaps", "shop", "a", { data: { v: "1" } });
+  await h.waitForBatches(2);
+  const [{ previous, current }] = h.recorded.full[1].objects.modified;
+  assert.deepEqual(previous, {
+    metadata: { namespace: "shop", name: "a", resourceVersion: "1" },
+  });
+  assert.deepEqual(current.data, { v: "1" });
+  assert.equal(current.seen, true);
+
+  // Read (so cached), then deleted: the cached copy is the last known state.
+  const [b] = await h.watcher.store.get("shop", "b");
+  assert.equal(b.seen, true, "a fetched object went through transform");
+  h.server.delete("configmaps", "shop", "b");
+  await events(h, 2);
+  await h.clock.tick(INTERVAL);
+  await h.waitForBatches(3);
+  const [gone] = h.recorded.full[2].objects.deleted;
+  assert.equal(gone, b);
 });

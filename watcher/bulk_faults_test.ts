@@ -4,7 +4,12 @@ import type { ChangeStats, KubeObject } from "../types.ts";
 import { ApiError } from "../client/api_error.ts";
 import { waitFor } from "../testing/fake_clock.ts";
 import { WatcherSyncError } from "./sync_error.ts";
-import { configMap, Harness, identities } from "./_bulk_harness_test.ts";
+import {
+  configMap,
+  Harness,
+  identities,
+  syncedHarness,
+} from "./_bulk_harness_test.ts";
 
 function pick(s: ChangeStats) {
   const { created, modified, deleted, isInitialSync } = s;
@@ -21,7 +26,7 @@ async function synced(
   n: number,
   options: ConstructorParameters<typeof Harness>[0] = {},
 ): Promise<Harness> {
-  const h = new Harness({
+  const h = await syncedHarness({
     ...options,
     seed: (server) => {
       for (let i = 0; i < n; i++) {
@@ -29,14 +34,7 @@ async function synced(
       }
     },
   });
-  try {
-    assert.equal(await h.watcher.waitForSync(), n);
-    await h.waitForWatches(1);
-    await h.waitForBatches(1);
-  } catch (error) {
-    await h.stop().catch(() => {});
-    throw error;
-  }
+  assert.equal(h.watcher.store.size, n);
   return h;
 }
 
