@@ -13,6 +13,7 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { attachSource, type GroupLink } from "./_group_link.ts";
+import { changeCallbackFailedLine, write } from "./_log_lines.ts";
 
 /** What the watcher asks of wherever its batches go. */
 export interface BatchOutlet {
@@ -44,13 +45,8 @@ export function ownOutlet<T extends KubeObject>(
     onChange: options.onChange,
     suppressDuringSync: options.suppressDuringSync,
     clock: options.clock,
-    onFailure: (error, batch) => {
-      const { created, modified, deleted, isInitialSync } = batch;
-      logger.error("Change callback failed", {
-        error,
-        stats: { created, modified, deleted, isInitialSync },
-      });
-    },
+    onFailure: (error, batch) =>
+      write(logger, changeCallbackFailedLine(error, batch)),
   });
   builder.onRecord = scheduler.changed;
   return {

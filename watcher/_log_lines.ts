@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Logger } from "../types.ts";
+import type { ChangeStats, Logger } from "../types.ts";
 import type { LogLevel } from "../logger.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { messageOf } from "./_fault.ts";
@@ -222,6 +222,21 @@ export function writerLine(note: WriterNote, resource: string): LogLine {
     case "listProgress":
       return line("debug", "Listing", { resource, listed: note.listed });
   }
+}
+
+/**
+ * The line for a watcher's `onChange` that threw or rejected: the batch's
+ * counts only (its objects could be thousands).
+ */
+export function changeCallbackFailedLine(
+  error: unknown,
+  batch: ChangeStats,
+): LogLine {
+  const { created, modified, deleted, isInitialSync } = batch;
+  return line("error", "Change callback failed", {
+    error,
+    stats: { created, modified, deleted, isInitialSync },
+  });
 }
 
 function identity(namespace: string | undefined, name: string | undefined) {
