@@ -100,6 +100,8 @@ export interface DebounceGroupMember<T> {
    * ```
    *
    * @param batch What changed in this member since its last add.
+   * @throws {Error} When a `Watcher` feeds this member (its `group`
+   * option): the watcher hands over its batches itself.
    */
   add(batch: T): void;
 }
@@ -122,6 +124,13 @@ export interface DebounceGroupMember<T> {
  *
  * Batches are of any type `T`; `merge` says how two of one member's
  * batches coalesce while they wait.
+ *
+ * Watchers feed a `DebounceGroup<ChangeBatch>` through their `group`
+ * option (`group: renders.member("ingresses")`) instead of an own
+ * `onChange`: the group takes each watcher's pending batch whole when it
+ * fires, one call per burst across all of them (use
+ * `mergeChangeBatches` as `merge`). A watcher's initial-sync batch is
+ * delivered at once and opens no interval.
  *
  * @example One call for a burst across three sources
  * ```ts
