@@ -70,8 +70,16 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
 
   created(namespace: string, name: string, obj: T): void {
     const entry = this.#entry(namespace, name);
-    if (entry === undefined) this.#add(namespace, name, undefined, obj);
-    else entry.after = obj;
+    if (entry === undefined) {
+      this.#add(namespace, name, undefined, obj);
+    } else {
+      if (entry.dropped) {
+        // Created, deleted and created again: the one entry comes back.
+        entry.dropped = false;
+        this.#live++;
+      }
+      entry.after = obj;
+    }
     this.#changed();
   }
 
@@ -89,9 +97,10 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
       this.#add(namespace, name, last, undefined).gone = last;
     } else if (entry.before === undefined) {
       // Created in this batch and gone again: nobody needs to hear of it.
+      // The entry stays (dropped), so the object never has two.
+      if (!entry.dropped) this.#live--;
       entry.dropped = true;
-      this.#live--;
-      this.#byNamespace.get(namespace)!.delete(name);
+      entry.after = undefined;
     } else {
       entry.after = undefined;
       entry.gone = last;

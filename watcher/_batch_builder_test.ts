@@ -86,6 +86,24 @@ Deno.test("BatchBuilder holds at most one entry per object, in order of first ch
   });
 });
 
+Deno.test("BatchBuilder keeps one entry for an object created and deleted over and over", () => {
+  const { b } = builder();
+  for (let i = 0; i < 50; i++) {
+    b.created("shop", "a", obj("a", String(2 * i)));
+    b.deleted("shop", "a", obj("a", String(2 * i)));
+  }
+  assert.equal(b.isEmpty, true, "came to nothing");
+  b.created("shop", "a", obj("a", "100"));
+  b.created("shop", "b", obj("b", "101"));
+  assert.equal(b.isEmpty, false);
+  assert.deepEqual(described(b.take(false)), {
+    counts: [2, 0, 0],
+    created: ["a@100", "b@101"],
+    modified: [],
+    deleted: [],
+  });
+});
+
 Deno.test("BatchBuilder counts an initial list without listing it", () => {
   const { b, records } = builder();
   b.createdInBulk(0);
