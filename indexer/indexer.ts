@@ -7,6 +7,7 @@ import type { KubeObject } from "../types.ts";
 import { JsonPath } from "./jsonpath.ts";
 import { renderValue } from "./_render.ts";
 import { buildPruneTrie, mayCover, prune, type PruneNode } from "./_prune.ts";
+import { assertKubeObject } from "./_kube_object.ts";
 
 /**
  * Options for {@linkcode Indexer}.
@@ -368,55 +369,6 @@ function compile(option: string, index: number, expression: unknown): JsonPath {
         why[0].toLowerCase() + why.slice(1)
       }`,
       { cause: err },
-    );
-  }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-function assertKubeObject(obj: unknown): asserts obj is KubeObject {
-  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
-    throw new InvalidObjectError(
-      `Expected a Kubernetes object, got ${describe(obj)}`,
-    );
-  }
-  const { metadata, kind } = obj as Record<string, unknown>;
-  const what = typeof kind === "string" && kind !== ""
-    ? `Kubernetes object of kind ${kind}`
-    : "Kubernetes object";
-  if (
-    metadata === null || typeof metadata !== "object" ||
-    Array.isArray(metadata)
-  ) {
-    throw new InvalidObjectError(
-      metadata === undefined
-        ? `${what} has no metadata`
-        : `${what} has invalid metadata: expected an object, got ${
-          describe(metadata)
-        }`,
-    );
-  }
-  const { name, namespace } = metadata as Record<string, unknown>;
-  if (typeof name !== "string" || name === "") {
-    throw new InvalidObjectError(
-      name === undefined
-        ? `${what} has no metadata.name`
-        : `${what} has invalid metadata.name: expected a non-empty string, got ${
-          name === "" ? "an empty string" : describe(name)
-        }`,
-    );
-  }
-  // The stores identify objects by namespace/name and would reject it.
-  if (namespace !== undefined && typeof namespace !== "string") {
-    throw new InvalidObjectError(
-      `${what} has invalid metadata.namespace: expected a string, got ${
-        describe(namespace)
-      }`,
     );
   }
 }

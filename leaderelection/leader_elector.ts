@@ -331,6 +331,11 @@ export class LeaderElector {
     this.#lifecycle = new Lifecycle(
       (signal) => this.#run(signal),
       () => this.#shutdown(),
+      // Its identity may have led: a second life would reuse a stale record.
+      () =>
+        new Error(
+          `LeaderElector for Lease ${namespace}/${name} was stopped and cannot be restarted; create a new one`,
+        ),
     );
   }
 
@@ -341,6 +346,7 @@ export class LeaderElector {
    *
    * @param signal Stops the elector (as `stop()` does) when aborted.
    * @returns A promise that settles when the elector has stopped.
+   * @throws {Error} When the elector was stopped: create a new one instead.
    */
   start(signal?: AbortSignal): Promise<void> {
     return this.#lifecycle.start(signal);

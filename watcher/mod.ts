@@ -11,6 +11,8 @@ export * from "./watcher_config.ts";
 export * from "./sync_error.ts";
 export * from "./debouncer.ts";
 export * from "./change_stats.ts";
+export * from "./change_batch.ts";
+export * from "./watcher_stopped_error.ts";
 export * from "./list_watch.ts";
 export * from "./list_watch_options.ts";
 export * from "./list_watch_state.ts";
