@@ -89,7 +89,7 @@ export interface KubeObject {
  *
  * @example
  * ```ts
- * import type { Awaitable } from "@haptic/k8s-watcher";
+ * import type { Awaitable } from "@haptic/k8s-watcher/types";
  *
  * async function count(n: Awaitable<number>): Promise<number> {
  *   return await n;

@@ -14,7 +14,7 @@ import { assertKubeObject } from "./_kube_object.ts";
  *
  * @example
  * ```ts
- * import type { IndexerOptions } from "@haptic/k8s-watcher";
+ * import type { IndexerOptions } from "@haptic/k8s-watcher/indexer";
  *
  * const options: IndexerOptions = {
  *   indexBy: ["metadata.namespace", "metadata.name"],
@@ -35,7 +35,7 @@ export interface IndexerOptions {
  *
  * @example
  * ```ts
- * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher";
+ * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new Indexer({ indexBy: ["metadata.name", "spec..x"] }), (err) => {
@@ -80,7 +80,7 @@ export class IndexerOptionsError extends Error {
  *
  * @example
  * ```ts
- * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher";
+ * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const indexer = new Indexer({ indexBy: ["metadata.name"] });
@@ -104,7 +104,7 @@ export class InvalidObjectError extends Error {
  *
  * @example
  * ```ts
- * import type { ProcessedObject } from "@haptic/k8s-watcher";
+ * import type { ProcessedObject } from "@haptic/k8s-watcher/indexer";
  *
  * const done: ProcessedObject = { obj: { metadata: { name: "a" } }, keys: ["a"] };
  * ```
@@ -141,7 +141,7 @@ const PROTECTED: readonly JsonPath[] = [
  *
  * @example
  * ```ts
- * import { Indexer } from "@haptic/k8s-watcher";
+ * import { Indexer } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const indexer = new Indexer({
@@ -228,7 +228,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * assert.equal(new Indexer({ indexBy: ["metadata.namespace", "metadata.name"] }).keyCount, 2);
@@ -247,7 +247,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.name", "spec.replicas", "spec.paused"] });
@@ -277,7 +277,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.name", "spec.ingressClassName"] });
@@ -302,7 +302,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({
@@ -338,7 +338,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.labels.app"] });

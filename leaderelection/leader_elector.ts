@@ -4,10 +4,10 @@ import { consoleLogger } from "../logger.ts";
 import type { JsonValue, RestClient } from "../client/rest_client.ts";
 import { collectionPath, objectPath } from "../client/paths.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { delay } from "../internal/delay.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import { delay } from "../_delay.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Lifecycle } from "../watcher/_lifecycle.ts";
-import { runGuarded } from "../watcher/run_guarded.ts";
+import { runGuarded } from "../watcher/_run_guarded.ts";
 import {
   LEASES,
   microTime,
@@ -97,7 +97,10 @@ export interface LeaderElectorConfig {
  *
  * @example
  * ```ts
- * import { consoleLogger, type LeaderElectorOptions } from "@haptic/k8s-watcher";
+ * import { consoleLogger } from "@haptic/k8s-watcher";
+ * import {
+ *   type LeaderElectorOptions,
+ * } from "@haptic/k8s-watcher/leaderelection";
  *
  * const options: LeaderElectorOptions = { logger: consoleLogger({ level: "debug" }) };
  * ```
@@ -120,7 +123,9 @@ export interface LeaderElectorOptions {
  *
  * @example
  * ```ts
- * import type { LeaderElectorHealth } from "@haptic/k8s-watcher";
+ * import type {
+ *   LeaderElectorHealth,
+ * } from "@haptic/k8s-watcher/leaderelection";
  *
  * function describe(h: LeaderElectorHealth): string {
  *   return h.leading ? "leading" : `following ${h.leader ?? "nobody"}`;

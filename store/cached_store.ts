@@ -5,16 +5,17 @@ import type { RestClient } from "../client/rest_client.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { objectPath } from "../client/paths.ts";
 import { StoreFetchError } from "./errors.ts";
-import { identityOf } from "./identity.ts";
-import { KeyIndex, type Slot } from "./key_index.ts";
-import { LruCache } from "./lru.ts";
+import { identityOf } from "./_identity.ts";
+import { KeyIndex, type Slot } from "./_key_index.ts";
+import { LruCache } from "./_lru.ts";
 
 /**
  * Options for {@linkcode CachedStore}.
  *
  * @example Secrets, with a smaller cache
  * ```ts
- * import type { CachedStoreOptions, RestClient } from "@haptic/k8s-watcher";
+ * import type { RestClient } from "@haptic/k8s-watcher";
+ * import type { CachedStoreOptions } from "@haptic/k8s-watcher/store";
  *
  * function configure(client: RestClient): CachedStoreOptions {
  *   return {
@@ -114,7 +115,8 @@ const NO_KEYS: readonly string[] = [];
  *
  * @example Fetching on the first read, then from the cache
  * ```ts
- * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+ * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+ * import { type RequestOptions } from "@haptic/k8s-watcher/client";
  * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *
@@ -316,7 +318,8 @@ export class CachedStore<T extends KubeObject = KubeObject>
    *
    * @example Reading by namespace
    * ```ts
-   * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import { type RequestOptions } from "@haptic/k8s-watcher/client";
    * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
@@ -358,7 +361,8 @@ export class CachedStore<T extends KubeObject = KubeObject>
    *
    * @example Fetching everything
    * ```ts
-   * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import { type RequestOptions } from "@haptic/k8s-watcher/client";
    * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *

@@ -1,13 +1,13 @@
 import type { KubeObject, Store } from "../types.ts";
-import { identityOf } from "./identity.ts";
-import { KeyIndex, type Slot } from "./key_index.ts";
+import { identityOf } from "./_identity.ts";
+import { KeyIndex, type Slot } from "./_key_index.ts";
 
 /**
  * Options for {@linkcode MemoryStore}.
  *
  * @example Two index keys, frozen objects
  * ```ts
- * import type { MemoryStoreOptions } from "@haptic/k8s-watcher";
+ * import type { MemoryStoreOptions } from "@haptic/k8s-watcher/store";
  *
  * const options: MemoryStoreOptions = { keyCount: 2, freeze: true };
  * ```

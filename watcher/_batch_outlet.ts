@@ -13,7 +13,7 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { attachSource, type GroupLink } from "./_group_link.ts";
-import { changeCallbackFailedLine, write } from "./_log_lines.ts";
+import { changeCallbackFailedLine, write } from "../listwatch/_log_lines.ts";
 
 /** What the watcher asks of wherever its batches go. */
 export interface BatchOutlet {

@@ -10,7 +10,7 @@
 import type { KubeObject, Logger } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import { assertKubeObject } from "../indexer/_kube_object.ts";
-import { write, writerLine, type WriterNote } from "./_log_lines.ts";
+import { write, writerLine, type WriterNote } from "../listwatch/_log_lines.ts";
 
 /**
  * What {@linkcode ObjectPreparer.prepare} returns for an object `transform`

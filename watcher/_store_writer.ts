@@ -19,8 +19,11 @@ import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
 import { renderValue } from "../indexer/_render.ts";
-import type { ListPage, WatchEventType } from "./list_watch_types.ts";
-import { write, writerLine, type WriterNote } from "./_log_lines.ts";
+import type {
+  ListPage,
+  WatchEventType,
+} from "../listwatch/list_watch_types.ts";
+import { write, writerLine, type WriterNote } from "../listwatch/_log_lines.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 

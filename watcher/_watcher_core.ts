@@ -8,22 +8,22 @@
  */
 import type { Gvr, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { ListWatch } from "./list_watch.ts";
+import { ListWatch } from "../listwatch/list_watch.ts";
 import type {
   ListWatchFailure,
   ListWatchOptions,
   ListWatchSink,
-} from "./list_watch_options.ts";
-import type { InitialListMode } from "./list_watch_types.ts";
+} from "../listwatch/list_watch_options.ts";
+import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { WatcherOptions } from "./watcher_config.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
-import { SyncWaiters } from "./sync_waiters.ts";
+import { SyncWaiters } from "./_sync_waiters.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "./_lifecycle.ts";
-import { runGuarded } from "./run_guarded.ts";
+import { runGuarded } from "./_run_guarded.ts";
 import { checkOptionNames, validateClient } from "./_validate.ts";
 
 /** The configuration both watchers have. */

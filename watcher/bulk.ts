@@ -5,7 +5,7 @@ import { FieldSelector } from "../indexer/field_selector.ts";
 import { formatLabelSelector } from "../indexer/label_selector.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { CachedStore } from "../store/cached_store.ts";
-import type { ListInfo } from "./list_watch_types.ts";
+import type { ListInfo } from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
 import { StoreWriter } from "./_store_writer.ts";

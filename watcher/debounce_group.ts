@@ -13,7 +13,7 @@ import {
  *
  * @example Batches of changed object names
  * ```ts
- * import type { DebounceGroupOptions } from "@haptic/k8s-watcher";
+ * import type { DebounceGroupOptions } from "@haptic/k8s-watcher/watcher";
  *
  * const options: DebounceGroupOptions<string[]> = {
  *   interval: 2_000,
@@ -67,7 +67,8 @@ export interface DebounceGroupOptions<T> {
  *
  * @example A member per watched resource
  * ```ts
- * import { DebounceGroup, type DebounceGroupMember } from "@haptic/k8s-watcher";
+ * import { DebounceGroup } from "@haptic/k8s-watcher";
+ * import { type DebounceGroupMember } from "@haptic/k8s-watcher/watcher";
  *
  * const group = new DebounceGroup<number>({
  *   interval: 1_000,

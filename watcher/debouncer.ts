@@ -9,7 +9,7 @@ import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
  *
  * @example
  * ```ts
- * import type { DebouncerOptions } from "@haptic/k8s-watcher";
+ * import type { DebouncerOptions } from "@haptic/k8s-watcher/watcher";
  *
  * const options: DebouncerOptions = {
  *   interval: 2_000,
@@ -57,7 +57,7 @@ export interface DebouncerOptions {
  *
  * @example
  * ```ts
- * import { Debouncer } from "@haptic/k8s-watcher";
+ * import { Debouncer } from "@haptic/k8s-watcher/watcher";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *
@@ -184,7 +184,7 @@ export class Debouncer {
    *
    * @example
    * ```ts
-   * import { Debouncer } from "@haptic/k8s-watcher";
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
@@ -218,7 +218,7 @@ export class Debouncer {
    *
    * @example
    * ```ts
-   * import { Debouncer } from "@haptic/k8s-watcher";
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *

@@ -1,6 +1,10 @@
 import type { KubeObject } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import type { ListInfo, ListPage, WatchEventType } from "./list_watch_types.ts";
+import type {
+  ListInfo,
+  ListPage,
+  WatchEventType,
+} from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";

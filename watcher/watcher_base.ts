@@ -1,4 +1,4 @@
-import type { ListWatchFailure } from "./list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { coreOf } from "./_watcher_core.ts";
 

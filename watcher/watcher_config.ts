@@ -1,7 +1,7 @@
 import type { Gvr, KubeObject, Logger, ReadableStore } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
-import type { InitialListMode } from "./list_watch_types.ts";
+import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 

@@ -1,4 +1,4 @@
-import type { ListWatchFailure } from "./list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 
 /**
  * A snapshot of a watcher's state, for health endpoints: the same for the

@@ -6,7 +6,7 @@ import {
   sinkFailedLine,
   writerLine,
 } from "./_log_lines.ts";
-import { changeStats } from "./change_stats.ts";
+import { changeStats } from "../watcher/change_stats.ts";
 import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
 import { ApiError } from "../client/api_error.ts";
 
