@@ -82,7 +82,7 @@ export async function handleRequest(
       // Before anything is done, as the API server's handlers negotiate.
       const form = negotiateOutput(request.headers.get("accept"));
       if (verb === "watch") {
-        return watch(core, route, q, request, signals, action, form);
+        return watch(core, route, q, signals, action, form);
       }
       response = await resourceRequest(core, verb, route, q, request, form);
       if (verb !== "list") response = await convertAnswer(response, form);

@@ -22,7 +22,6 @@ export function watch(
   core: ServerCore,
   route: ResourceRoute,
   q: URLSearchParams,
-  request: Request,
   signals: StreamSignals,
   action: FaultAction | undefined,
   form: OutputForm,
