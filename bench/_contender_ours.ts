@@ -9,16 +9,11 @@
 import {
   FetchClient,
   type KubeObject,
-  type RequestOptions,
-  type RestClient,
   silentLogger,
   Watcher,
   type WatcherConfig,
 } from "../mod.ts";
-import {
-  PARTIAL_OBJECT_METADATA_ACCEPT,
-  PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../client/_partial_object_metadata.ts";
+import { askingForMetadata, NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import {
   deadline,
   fail,
@@ -36,29 +31,6 @@ const outcome: Outcome = {};
 
 /** Debounce interval for the flood and latency runs (ms). */
 const FAST_DEBOUNCE = 5;
-
-/**
- * Until the Watcher has `metadataOnly`, metadata-only runs use a client that
- * asks for the metadata-only form on every request the Watcher makes; the
- * Watcher then stores `PartialObjectMetadata` objects through its
- * full-object path. Set this to `true` once `metadataOnly` exists: the runs
- * then pass `metadataOnly: true` and the plain client instead.
- */
-const NATIVE_METADATA_ONLY = false;
-
-/** A client asking for `PartialObjectMetadata` on the Watcher's behalf. */
-function askingForMetadata(client: FetchClient): RestClient {
-  return {
-    defaultNamespace: client.defaultNamespace,
-    performRequest: (opts: RequestOptions) =>
-      client.performRequest({
-        ...opts,
-        accept: opts.expectJson
-          ? PARTIAL_OBJECT_METADATA_LIST_ACCEPT
-          : PARTIAL_OBJECT_METADATA_ACCEPT,
-      }),
-  } as RestClient;
-}
 
 let onChange: (stats: { modified: number; isInitialSync: boolean }) => void =
   () => {};
