@@ -43,6 +43,7 @@ function esc(text: string): string {
 }
 
 function fmt(value: number): string {
+  if (value === 0) return "0";
   if (value >= 1e6) return `${(value / 1e6).toFixed(value >= 1e7 ? 0 : 1)}M`;
   if (value >= 1e3) return `${(value / 1e3).toFixed(value >= 1e4 ? 0 : 1)}k`;
   if (value >= 10) return value.toFixed(0);
@@ -235,10 +236,10 @@ function scaleRow(top: number, scale: ScaleSeries[]): string {
   }));
   const legend = scale.map((s, i) =>
     `<rect x="${70 + i * 230}" y="${
-      top + H - 44
+      top + H - 34
     }" width="14" height="14" fill="${s.color}"/>` +
     `<text x="${90 + i * 230}" y="${
-      top + H - 32
+      top + H - 22
     }" font-size="12" fill="#111827" ${FONT}>${esc(s.label)}</text>`
   ).join("\n");
   return [
@@ -279,7 +280,7 @@ export function renderChart(
   scale: ScaleSeries[] = [],
 ): string {
   const second = scale.some((s) => s.syncMs.size > 0);
-  const height = second ? 2 * H : H;
+  const height = second ? 2 * H + 20 : H;
   const counts = [...new Set(series.flatMap((s) => [...s.syncMs.keys()]))]
     .sort((a, b) => a - b);
   const timeSeries = series.map((s) => ({
