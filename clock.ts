@@ -9,7 +9,7 @@
 /**
  * An opaque timer handle returned by {@linkcode Clock.setTimeout}.
  *
- * @example
+ * @example Cancelling a timer
  * ```ts
  * import { systemClock, type TimerHandle } from "@haptic/k8s-watcher";
  *
@@ -38,18 +38,63 @@ export type TimerHandle = unknown;
  * ```
  */
 export interface Clock {
-  /** Milliseconds since the epoch (or any fixed origin). */
+  /**
+   * Milliseconds since the epoch (or any fixed origin).
+   *
+   * @example Measuring elapsed time
+   * ```ts
+   * import { systemClock } from "@haptic/k8s-watcher";
+   *
+   * const started = systemClock.now();
+   * console.log(`${systemClock.now() - started} ms`);
+   * ```
+   *
+   * @returns The current time in milliseconds.
+   */
   now(): number;
-  /** Calls `fn` once after `ms` milliseconds. */
+  /**
+   * Calls `fn` once after `ms` milliseconds.
+   *
+   * @example Firing after a fake delay
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let fired = false;
+   * clock.setTimeout(() => fired = true, 100);
+   * await clock.tick(100);
+   * assert.equal(fired, true);
+   * ```
+   *
+   * @param fn What to call.
+   * @param ms The delay in milliseconds.
+   * @returns A handle for {@linkcode Clock.clearTimeout}.
+   */
   setTimeout(fn: () => void, ms: number): TimerHandle;
-  /** Cancels a timer; unknown or fired handles are ignored. */
+  /**
+   * Cancels a timer; unknown or fired handles are ignored.
+   *
+   * @example Cancelling before it fires
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const handle = clock.setTimeout(() => assert.fail("cancelled"), 100);
+   * clock.clearTimeout(handle);
+   * await clock.tick(1_000);
+   * ```
+   *
+   * @param handle What {@linkcode Clock.setTimeout} returned.
+   */
   clearTimeout(handle: TimerHandle): void;
 }
 
 /**
  * The real clock: `Date.now()` and the global timers.
  *
- * @example
+ * @example Reading the time
  * ```ts
  * import { systemClock } from "@haptic/k8s-watcher";
  *

@@ -1,13 +1,14 @@
 /**
  * `deno task demo`: the watchers at work on an embedded simulated cluster
- * (default), or on a real one with `--resource` and a client source. See
- * `deno task demo --help`.
+ * (default), or on a real one with `--resource` and a client source;
+ * `--replicas N` shows leader election instead. See `deno task demo --help`.
  *
  * @module
  */
 import { DemoArgsError, parseDemoArgs, USAGE } from "./demo/args.ts";
 import { Printer } from "./demo/output.ts";
 import { runLive } from "./demo/live.ts";
+import { runReplicas } from "./demo/replicas.ts";
 import { runSimulated } from "./demo/simulated.ts";
 
 /** Where the demo writes, and what stops it. */
@@ -59,8 +60,11 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
     removeSigint = () => Deno.removeSignalListener("SIGINT", onSigint);
   }
   try {
-    return args.resource !== undefined
-      ? await runLive(args, printer, signal)
+    if (args.resource !== undefined) {
+      return await runLive(args, printer, signal);
+    }
+    return args.replicas !== undefined
+      ? await runReplicas(args, printer, signal)
       : await runSimulated(args, printer, signal);
   } finally {
     removeSigint();

@@ -1,5 +1,6 @@
 /**
- * Loggers to hand to the watchers.
+ * Loggers to hand to the watchers. {@linkcode consoleLogger} writes to
+ * stderr, so a tool's own output on stdout stays its own.
  *
  * @module
  */
@@ -8,7 +9,7 @@ import type { Logger } from "./types.ts";
 /**
  * A log level name.
  *
- * @example
+ * @example Choosing a level
  * ```ts
  * import type { LogLevel } from "@haptic/k8s-watcher";
  *
@@ -23,7 +24,7 @@ const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
 /**
  * Options for {@linkcode consoleLogger}.
  *
- * @example
+ * @example Debug output
  * ```ts
  * import type { ConsoleLoggerOptions } from "@haptic/k8s-watcher";
  *
@@ -31,31 +32,70 @@ const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
  * ```
  */
 export interface ConsoleLoggerOptions {
-  /** Lowest level printed. Defaults to `"info"`. */
+  /**
+   * Lowest level printed.
+   *
+   * @default {"info"}
+   */
   level?: LogLevel;
+  /**
+   * Receives each formatted line (`WARN message {"field":1}`), whatever its
+   * level. The default, `console.error`, writes to stderr; pass
+   * `(line) => console.log(line)` for stdout, or anything else that takes a
+   * line.
+   *
+   * @default {(line) => console.error(line)}
+   */
+  write?: (line: string) => void;
 }
 
 /**
- * A logger that writes one line per message to the console, with its fields
- * as JSON, dropping messages below `level`.
+ * A logger that writes one line per message, with its fields as JSON,
+ * dropping messages below `level`. Every level goes to stderr (through
+ * `console.error`) unless `write` says otherwise, so logs never mix with
+ * what a tool prints on stdout.
  *
- * @example
+ * @example Warnings and errors only
  * ```ts
  * import { consoleLogger } from "@haptic/k8s-watcher";
  *
  * const logger = consoleLogger({ level: "warn" });
  * logger.info("not printed");
+ * logger.warn("printed to stderr", { resource: "ingresses" });
  * ```
+ *
+ * @example Collecting lines instead of printing them
+ * ```ts
+ * import { consoleLogger } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * const lines: string[] = [];
+ * const logger = consoleLogger({ write: (line) => lines.push(line) });
+ * logger.info("Resource synced", { resource: "services", count: 4 });
+ * assert.deepEqual(lines, ['INFO Resource synced {"resource":"services","count":4}']);
+ * ```
+ *
+ * @param options Lowest level and where lines go; all optional.
+ * @returns A logger with the four levels.
+ * @throws {RangeError} When `level` is not a {@linkcode LogLevel}.
+ * @throws {TypeError} When `write` is given and is not a function.
  */
-export function consoleLogger(options: ConsoleLoggerOptions = {}): Logger {
-  const min = LEVELS.indexOf(options.level ?? "info");
+export function consoleLogger(options?: ConsoleLoggerOptions): Logger {
+  const level = options?.level ?? "info";
+  const min = LEVELS.indexOf(level);
+  if (min < 0) {
+    throw new RangeError(
+      `Log level must be one of ${LEVELS.join(", ")}, got ${
+        JSON.stringify(level)
+      }`,
+    );
+  }
+  if (options?.write !== undefined && typeof options.write !== "function") {
+    throw new TypeError("consoleLogger option write must be a function");
+  }
+  const write = options?.write ?? ((line: string) => console.error(line));
   const make = (level: LogLevel) => {
     if (LEVELS.indexOf(level) < min) return () => {};
-    const write = level === "error"
-      ? console.error
-      : level === "warn"
-      ? console.warn
-      : console.log;
     return (message: string, fields?: Record<string, unknown>) => {
       const suffix = fields && Object.keys(fields).length > 0
         ? " " + JSON.stringify(fields, errorReplacer)
@@ -74,7 +114,7 @@ export function consoleLogger(options: ConsoleLoggerOptions = {}): Logger {
 /**
  * A logger that drops everything.
  *
- * @example
+ * @example Quiet watchers in tests
  * ```ts
  * import { silentLogger } from "@haptic/k8s-watcher";
  *

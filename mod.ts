@@ -13,3 +13,4 @@ export * from "./indexer/mod.ts";
 export * from "./store/mod.ts";
 export * from "./indextracker/mod.ts";
 export * from "./watcher/mod.ts";
+export * from "./leaderelection/mod.ts";

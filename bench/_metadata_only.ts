@@ -20,16 +20,20 @@ import {
  */
 export const NATIVE_METADATA_ONLY = false;
 
-/** A client asking for `PartialObjectMetadata` on the Watcher's behalf. */
+/**
+ * A client asking for `PartialObjectMetadata` on the Watcher's behalf: the
+ * list form for LISTs, the object form for WATCHes (told apart by the
+ * `watch` parameter, as the Watcher reads both as streams).
+ */
 export function askingForMetadata(client: FetchClient): RestClient {
   return {
     defaultNamespace: client.defaultNamespace,
     performRequest: (opts: RequestOptions) =>
       client.performRequest({
         ...opts,
-        accept: opts.expectJson
-          ? PARTIAL_OBJECT_METADATA_LIST_ACCEPT
-          : PARTIAL_OBJECT_METADATA_ACCEPT,
+        accept: opts.querystring?.has("watch")
+          ? PARTIAL_OBJECT_METADATA_ACCEPT
+          : PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
       }),
   } as RestClient;
 }

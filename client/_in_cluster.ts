@@ -1,19 +1,11 @@
 import { KubeConfigError } from "./errors.ts";
 import type { ResolvedConfig } from "./_kubeconfig.ts";
 import { pemFrom } from "./_pem.ts";
+import { exists, fsErrorName, readTextFileSync } from "./_runtime.ts";
 
 /** Where a pod's service account credentials are mounted. */
 export const SERVICE_ACCOUNT_DIR =
   "/var/run/secrets/kubernetes.io/serviceaccount";
-
-function exists(path: string): boolean {
-  try {
-    Deno.statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * The configuration of a pod: `KUBERNETES_SERVICE_HOST`/`_PORT`, and the
@@ -40,17 +32,15 @@ export function inClusterConfig(
   const caFile = `${dir}/ca.crt`;
   let caText: string;
   try {
-    caText = Deno.readTextFileSync(caFile);
+    caText = readTextFileSync(caFile);
   } catch (error) {
     throw new KubeConfigError(
-      `Cannot read the service account CA ${caFile}: ${
-        error instanceof Error ? error.name : "unknown error"
-      }`,
+      `Cannot read the service account CA ${caFile}: ${fsErrorName(error)}`,
     );
   }
   let namespace: string | undefined;
   try {
-    namespace = Deno.readTextFileSync(`${dir}/namespace`).trim() || undefined;
+    namespace = readTextFileSync(`${dir}/namespace`).trim() || undefined;
   } catch {
     // Optional: older clusters did not mount it.
   }

@@ -1,27 +1,30 @@
 import { KubeConfigError } from "./errors.ts";
 import {
   configFromKubeconfig,
+  emptyKubeconfig,
+  mergeKubeconfig,
   parseJsonKubeconfig,
   type ResolvedConfig,
 } from "./_kubeconfig.ts";
+import { allEnv, CommandNotFoundError, runSync } from "./_runtime.ts";
 
 /** How to run kubectl. */
 export interface KubectlRunner {
   /** The command (default `kubectl`, looked up on PATH). */
   command: string;
   /** The complete environment to give it; inherited when absent. */
-  env?: Record<string, string>;
+  env?: Record<string, string | undefined>;
 }
 
 /**
- * The current context of the kubeconfig kubectl sees (or of `kubeconfig`),
- * via `kubectl config view --raw --minify --flatten -o json`. `--flatten`
- * embeds certificate files; other relative paths (a `tokenFile`) resolve
- * against `baseDir`.
+ * The current context of the kubeconfig kubectl sees, via
+ * `kubectl config view --raw --minify --flatten -o json`. `--flatten`
+ * embeds certificate files; other relative paths (a `tokenFile`, an exec
+ * command) resolve against `baseDir`.
  */
 export function kubectlConfigView(
   runner: KubectlRunner,
-  options: { baseDir: string; kubeconfig?: string; context?: string },
+  options: { baseDir: string; context?: string },
 ): ResolvedConfig {
   const args = [
     "config",
@@ -32,20 +35,16 @@ export function kubectlConfigView(
     "-o",
     "json",
   ];
-  if (options.kubeconfig) args.push("--kubeconfig", options.kubeconfig);
   if (options.context) args.push("--context", options.context);
-  let output: Deno.CommandOutput;
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(runner.env ?? allEnv())) {
+    if (value !== undefined) env[name] = value;
+  }
+  let output;
   try {
-    output = new Deno.Command(runner.command, {
-      args,
-      env: runner.env,
-      clearEnv: runner.env !== undefined,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).outputSync();
+    output = runSync(runner.command, { args, env });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+    if (error instanceof CommandNotFoundError) {
       throw new KubeConfigError(`${runner.command} was not found on PATH`);
     }
     throw new KubeConfigError(
@@ -54,10 +53,8 @@ export function kubectlConfigView(
       }`,
     );
   }
-  const origin = `from \`${runner.command} config view\`${
-    options.kubeconfig ? ` of ${options.kubeconfig}` : ""
-  }`;
-  if (!output.success) {
+  const origin = `from \`${runner.command} config view\``;
+  if (output.code !== 0) {
     const stderr = new TextDecoder().decode(output.stderr).trim();
     const firstLine = stderr.split("\n", 1)[0].slice(0, 300);
     throw new KubeConfigError(
@@ -71,9 +68,7 @@ export function kubectlConfigView(
   if (doc === undefined) {
     throw new KubeConfigError(`Kubeconfig ${origin} is not JSON`);
   }
-  return configFromKubeconfig(doc, {
-    origin,
-    baseDir: options.baseDir,
-    context: options.context,
-  });
+  const kubeconfig = emptyKubeconfig(origin);
+  mergeKubeconfig(kubeconfig, doc, { origin, baseDir: options.baseDir });
+  return configFromKubeconfig(kubeconfig, options.context);
 }

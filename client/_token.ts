@@ -1,5 +1,6 @@
 import type { Clock } from "../clock.ts";
 import { KubeConfigError } from "./errors.ts";
+import { fileFingerprint, fsErrorName, readTextFile } from "./_runtime.ts";
 
 /**
  * Trims a bearer token and checks it can go in an HTTP header. The errors
@@ -50,10 +51,9 @@ export class TokenFile {
     }
     let text: string | undefined;
     try {
-      const info = await Deno.stat(this.path);
-      const fingerprint = `${info.mtime?.getTime()}:${info.size}:${info.ino}`;
+      const fingerprint = await fileFingerprint(this.path);
       if (this.#mustRead || fingerprint !== this.#fingerprint) {
-        text = await Deno.readTextFile(this.path);
+        text = await readTextFile(this.path);
         this.#fingerprint = fingerprint;
       }
     } catch (error) {
@@ -61,9 +61,7 @@ export class TokenFile {
       // is still valid; it is tried again on the next request.
       if (this.#token !== undefined) return this.#token;
       throw new KubeConfigError(
-        `Cannot read the bearer token file ${this.path}: ${
-          error instanceof Error ? error.name : "unknown error"
-        }`,
+        `Cannot read the bearer token file ${this.path}: ${fsErrorName(error)}`,
       );
     }
     if (text !== undefined) {

@@ -7,8 +7,10 @@
 
 /**
  * A client configuration that cannot be used: a missing server URL, an
- * unreadable file, PEM data that is not PEM, an unsupported kubeconfig
- * feature, a YAML kubeconfig without `kubectl` to convert it.
+ * unreadable file, PEM data that is not PEM, YAML outside what the reader
+ * supports (with its line and column), an unsupported kubeconfig feature,
+ * or an exec credential plugin that is missing, fails, times out or prints
+ * no usable credential (thrown by the request that needed it).
  *
  * @example
  * ```ts
@@ -67,7 +69,7 @@ export interface ConfigAttempt {
  * const empty = await Deno.makeTempDir();
  * try {
  *   assert.throws(
- *     () => FetchClient.fromEnv({ env: { HOME: empty }, inClusterDir: empty, kubectl: false }),
+ *     () => FetchClient.fromEnv({ env: { HOME: empty }, inClusterDir: empty }),
  *     (err) => err instanceof NoKubeConfigError && err.attempts.length === 4,
  *   );
  * } finally {

@@ -12,13 +12,27 @@ import { checkToken, TokenFile } from "./_token.ts";
 import { pemFrom } from "./_pem.ts";
 import {
   detectConfig,
+  envReader,
   KUBECTL_PROXY_URL,
-  kubectlRunner,
-  readKubeconfig,
+  kubeDir,
 } from "./_detect.ts";
 import { inClusterConfig, SERVICE_ACCOUNT_DIR } from "./_in_cluster.ts";
 import { kubectlConfigView } from "./_kubectl.ts";
-import { dirname } from "./_kubeconfig.ts";
+import {
+  configFromKubeconfig,
+  dirname,
+  loadKubeconfig,
+} from "./_kubeconfig.ts";
+import {
+  DEFAULT_EXEC_TIMEOUT_MS,
+  type ExecCredential,
+  ExecCredentialSource,
+} from "./_exec.ts";
+import {
+  createTransport,
+  type TlsSettings,
+  type Transport,
+} from "./_transport.ts";
 
 const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 
@@ -43,6 +57,18 @@ export interface FetchClientOptions {
   tokenRefreshMs?: number;
   /** Describes where the configuration came from (default `explicit config`). */
   source?: string;
+  /**
+   * The environment variables to use instead of the process's: exec
+   * credential plugins run with exactly these (plus their own `env`), so
+   * `PATH` decides which plugin runs. `fromEnv()` also reads `KUBECONFIG`,
+   * `KUBERNETES_SERVICE_HOST`/`_PORT` and `HOME` from them.
+   */
+  env?: Record<string, string | undefined>;
+  /**
+   * How long an exec credential plugin may run before it is stopped and
+   * the request fails (default 60 000 ms, on `clock`).
+   */
+  execTimeoutMs?: number;
 }
 
 /**
@@ -58,23 +84,10 @@ export interface FetchClientOptions {
  */
 export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
   /**
-   * The environment variables to read instead of `Deno.env`
-   * (`KUBECONFIG`, `KUBERNETES_SERVICE_HOST`/`_PORT`, `HOME`). When given,
-   * kubectl runs with exactly these variables (so `PATH` decides which
-   * kubectl runs).
-   */
-  env?: Record<string, string | undefined>;
-  /**
    * The service account directory (default
    * `/var/run/secrets/kubernetes.io/serviceaccount`).
    */
   inClusterDir?: string;
-  /**
-   * The kubectl command used to read YAML kubeconfigs and merge several
-   * `KUBECONFIG` files (default `kubectl`, looked up on `PATH`); `false`
-   * never runs it.
-   */
-  kubectl?: string | false;
   /**
    * Falls back to `kubectl proxy` (`true`: `http://127.0.0.1:8001`, or the
    * given URL) when no other source applies. Off by default: it cannot be
@@ -83,16 +96,32 @@ export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
   kubectlProxy?: boolean | string;
   /** The kubeconfig context to use instead of the current one. */
   context?: string;
+  /**
+   * Parses YAML kubeconfigs instead of the built-in reader, e.g. `parse`
+   * from `@std/yaml`. The built-in reader covers what kubectl, cloud CLIs
+   * and cluster tools write, and names the line and column of anything
+   * else.
+   */
+  parseYaml?: (text: string) => unknown;
 }
 
 /**
- * A {@linkcode RestClient} over the global `fetch` (looked up at every
- * request, so tests can replace `globalThis.fetch`).
+ * A {@linkcode RestClient} over `fetch`, for Deno, Node (22.3 or later)
+ * and Bun.
  *
- * TLS verification is always on: a custom CA or client certificate goes
- * through `Deno.createHttpClient`, which {@linkcode FetchClient.close}
- * releases. Bearer tokens travel only in the `Authorization` header and
- * never appear in an error message or log line.
+ * Without TLS settings, requests go through the global `fetch`, looked up
+ * at every request so tests can replace `globalThis.fetch`. A custom CA,
+ * client certificate or proxy goes through `Deno.createHttpClient` on
+ * Deno; a TLS server name or `insecureSkipTlsVerify` on Deno, and any TLS
+ * setting on Node and Bun, through `node:https`.
+ * {@linkcode FetchClient.close} releases them. TLS verification is on
+ * unless `insecureSkipTlsVerify` is set. Bearer tokens travel only in the
+ * `Authorization` header and never appear in an error message or log line.
+ *
+ * An exec credential plugin (`exec`) runs when the first request needs a
+ * credential, again 30 s before the credential expires (halfway through a
+ * shorter life), and once more after a 401; one run at a time, however
+ * many requests wait.
  *
  * Errors: a non-2xx answer is an {@linkcode ApiError} (code, parsed
  * `Status`, `Retry-After`); a 2xx answer that is not the JSON expected is a
@@ -129,9 +158,11 @@ export class FetchClient implements RestClient, Disposable {
   #base: string;
   #token: string | undefined;
   #tokenFile: TokenFile | undefined;
-  #httpClient: Deno.HttpClient | undefined;
-  #insecure: boolean;
-  #hasCa: boolean;
+  #exec: ExecCredentialSource | undefined;
+  #tls: TlsSettings;
+  #transport: Transport;
+  /** Transports for client certificates from the exec plugin, newest last. */
+  #execTransports = new Map<string, Transport>();
   #closed = false;
   /** Every token sent so far (normally one), to keep them out of errors. */
   #sentTokens = new Set<string>();
@@ -177,53 +208,72 @@ export class FetchClient implements RestClient, Disposable {
         refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
       });
     }
-    this.#insecure = config.insecureSkipTlsVerify === true;
     if (config.certData && !config.keyData) {
       throw new KubeConfigError("A client certificate is set without its key");
     }
     if (config.keyData && !config.certData) {
       throw new KubeConfigError("A client key is set without its certificate");
     }
+    const insecure = config.insecureSkipTlsVerify === true;
     // kubectl refuses a CA together with insecure-skip-tls-verify; the flag
     // wins here, as the CA could not make an unverifiable server pass.
-    const ca = config.caData && !this.#insecure
+    const ca = config.caData && !insecure
       ? pemFrom(config.caData, "caData")
       : undefined;
-    this.#hasCa = ca !== undefined;
-    const tls = config.certData && config.keyData
-      ? {
-        cert: pemFrom(config.certData, "certData"),
-        key: pemFrom(config.keyData, "keyData"),
-      }
-      : undefined;
-    if (ca || tls) {
-      try {
-        this.#httpClient = Deno.createHttpClient({
-          ...(ca ? { caCerts: [ca] } : {}),
-          ...tls,
-        });
-      } catch (error) {
+    this.#tls = {
+      ...(ca ? { ca } : {}),
+      ...(config.certData && config.keyData
+        ? {
+          cert: pemFrom(config.certData, "certData"),
+          key: pemFrom(config.keyData, "keyData"),
+        }
+        : {}),
+      ...(config.tlsServerName ? { serverName: config.tlsServerName } : {}),
+      ...(config.proxyUrl ? { proxyUrl: config.proxyUrl } : {}),
+      ...(insecure ? { insecure } : {}),
+    };
+    this.#transport = createTransport(this.#tls);
+    if (config.exec) {
+      if (config.exec.interactiveMode === "Always") {
+        this.#transport.close();
         throw new KubeConfigError(
-          `The TLS certificates or key are not usable: ${
-            error instanceof Error ? error.message : "unknown error"
-          }`,
+          "The exec credential plugin needs interactiveMode Always, but FetchClient never runs a plugin on a terminal",
         );
       }
+      this.#exec = new ExecCredentialSource(config.exec, {
+        clock: options.clock ?? systemClock,
+        timeoutMs: options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
+        env: options.env,
+        cluster: {
+          server: this.#base,
+          ...(config.tlsServerName
+            ? { "tls-server-name": config.tlsServerName }
+            : {}),
+          ...(insecure ? { "insecure-skip-tls-verify": true } : {}),
+          ...(ca ? { "certificate-authority-data": btoa(ca) } : {}),
+          ...(config.proxyUrl ? { "proxy-url": config.proxyUrl } : {}),
+          ...(config.exec.clusterConfig !== undefined
+            ? { config: config.exec.clusterConfig }
+            : {}),
+        },
+      });
     }
   }
 
   /**
    * Picks the first configuration source that applies, in this order:
    *
-   * 1. `KUBECONFIG` (one file read directly; several merged by kubectl);
+   * 1. `KUBECONFIG`: its files merged as kubectl merges them (the first
+   *    file that names a cluster, context or user wins, and so does the
+   *    first `current-context`; missing files are skipped);
    * 2. in-cluster: `KUBERNETES_SERVICE_HOST`/`_PORT` and the service
    *    account token, CA and namespace files;
    * 3. `~/.kube/config`;
    * 4. `kubectl proxy`, only when `kubectlProxy` is set.
    *
-   * Kubeconfig files in JSON are read directly; YAML ones through
-   * `kubectl config view --raw --minify --flatten -o json` when kubectl is
-   * on `PATH`. A source that exists but cannot be used is skipped; its
+   * Kubeconfig files are read as JSON or YAML without kubectl (see
+   * `parseYaml` to use another YAML parser). A source that exists but
+   * cannot be used is skipped; its
    * reason is listed in the {@linkcode NoKubeConfigError} thrown when none
    * applies. The chosen one is described in `source`.
    *
@@ -279,19 +329,19 @@ export class FetchClient implements RestClient, Disposable {
       "env" | "inClusterDir" | "clock" | "tokenRefreshMs"
     > = {},
   ): FetchClient {
-    const env = options.env;
     const { config, source } = inClusterConfig(
-      env ? (name) => env[name] : (name) => Deno.env.get(name),
+      envReader(options.env),
       options.inClusterDir ?? SERVICE_ACCOUNT_DIR,
     );
     return new FetchClient(config, { ...options, source });
   }
 
   /**
-   * A client for one kubeconfig file: JSON read directly, YAML through
-   * `kubectl config view`. Supports `token`, `tokenFile`, client
+   * A client for one kubeconfig file, JSON or YAML, read without kubectl.
+   * Supports `token`, `tokenFile`, exec credential plugins, client
    * certificates and keys (data or files), CA (data or file),
-   * `insecure-skip-tls-verify` and the context namespace.
+   * `tls-server-name`, `proxy-url`, `insecure-skip-tls-verify` and the
+   * context namespace (the README lists what is refused, and why).
    *
    * @example
    * ```ts
@@ -302,7 +352,7 @@ export class FetchClient implements RestClient, Disposable {
    * ```
    *
    * @param path The kubeconfig file.
-   * @param options Context, kubectl command and environment.
+   * @param options Context, YAML parser, environment for exec plugins.
    * @returns The client.
    * @throws {KubeConfigError} When the file cannot be used.
    */
@@ -310,9 +360,8 @@ export class FetchClient implements RestClient, Disposable {
     path: string,
     options: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy"> = {},
   ): FetchClient {
-    const { config, source } = readKubeconfig(
-      path,
-      kubectlRunner(options),
+    const { config, source } = configFromKubeconfig(
+      loadKubeconfig([path], options.parseYaml),
       options.context,
     );
     return new FetchClient(config, { ...options, source });
@@ -340,18 +389,19 @@ export class FetchClient implements RestClient, Disposable {
    */
   static fromKubectl(
     options:
-      & Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy" | "kubectl">
+      & Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy" | "parseYaml">
       & {
+        /** The kubectl command (default `kubectl`, looked up on `PATH`). */
         kubectl?: string;
       } = {},
   ): FetchClient {
-    const home = options.env
-      ? options.env.HOME ?? options.env.USERPROFILE
-      : Deno.env.get("HOME") ?? Deno.env.get("USERPROFILE");
-    const { config, source } = kubectlConfigView(kubectlRunner(options)!, {
-      baseDir: home ? `${home}/.kube` : dirname("."),
-      context: options.context,
-    });
+    const { config, source } = kubectlConfigView(
+      { command: options.kubectl ?? "kubectl", env: options.env },
+      {
+        baseDir: kubeDir(envReader(options.env)) ?? dirname("."),
+        context: options.context,
+      },
+    );
     return new FetchClient(config, { ...options, source });
   }
 
@@ -412,43 +462,51 @@ export class FetchClient implements RestClient, Disposable {
     const query = opts.querystring?.toString();
     const url = this.#base + path + (query ? `?${query}` : "");
     const headers = new Headers();
-    const token = this.#token ?? await this.#tokenFile?.read();
-    if (token) {
-      if (!this.#sentTokens.has(token)) {
-        if (this.#sentTokens.size >= 4) this.#sentTokens.clear();
-        this.#sentTokens.add(token);
-      }
-      headers.set("authorization", `Bearer ${token}`);
-    }
     const accept = opts.accept ??
       (opts.expectJson ? "application/json" : undefined);
     if (accept) headers.set("accept", accept);
-    let body: BodyInit | undefined;
+    let body: string | Uint8Array | ReadableStream<Uint8Array> | undefined;
     if (opts.bodyStream) body = opts.bodyStream;
-    else if (opts.bodyRaw) body = opts.bodyRaw as Uint8Array<ArrayBuffer>;
+    else if (opts.bodyRaw) body = opts.bodyRaw;
     else if (opts.bodyJson !== undefined) body = JSON.stringify(opts.bodyJson);
     const contentType = opts.contentType ??
       (opts.bodyJson !== undefined ? "application/json" : undefined);
     if (contentType) headers.set("content-type", contentType);
 
-    let response: Response;
-    try {
-      // fetch checks this too; mocks of fetch may not.
-      opts.abortSignal?.throwIfAborted();
-      response = await globalThis.fetch(url, {
-        method,
-        headers,
-        body,
-        signal: opts.abortSignal,
-        // A redirect could carry the token elsewhere; the API never sends one.
-        redirect: "manual",
-        client: this.#httpClient,
-      });
-    } catch (error) {
-      throw this.#failure(opts, error);
+    let { response, credential } = await this.#attempt(
+      opts,
+      url,
+      headers,
+      body,
+    );
+    if (response.status === 401) {
+      this.#tokenFile?.invalidate();
+      if (credential && this.#exec) {
+        // The plugin's credential was refused before it expired (revoked,
+        // clock skew): run it once more and, when it gives a new one, retry
+        // the request once. A streamed body cannot be sent twice.
+        this.#exec.invalidate(credential);
+        if (!opts.bodyStream) {
+          let fresh: ExecCredential;
+          try {
+            fresh = await untilAborted(this.#exec.get(), opts.abortSignal);
+          } catch (error) {
+            await response.body?.cancel().catch(() => {});
+            throw error;
+          }
+          if (fresh !== credential) {
+            await response.body?.cancel().catch(() => {});
+            ({ response, credential } = await this.#attempt(
+              opts,
+              url,
+              headers,
+              body,
+            ));
+          }
+        }
+      }
     }
     if (response.status < 200 || response.status >= 300) {
-      if (response.status === 401) this.#tokenFile?.invalidate();
       // A proxy could echo the Authorization header back in its answer.
       throw await apiErrorFrom(response, method, path, this.#redactor);
     }
@@ -481,9 +539,70 @@ export class FetchClient implements RestClient, Disposable {
     }
   }
 
+  /** Sends the request once, with the credential valid now. */
+  async #attempt(
+    opts: RequestOptions,
+    url: string,
+    common: Headers,
+    body: string | Uint8Array | ReadableStream<Uint8Array> | undefined,
+  ): Promise<{ response: Response; credential?: ExecCredential }> {
+    const headers = new Headers(common);
+    let transport = this.#transport;
+    let credential: ExecCredential | undefined;
+    let token = this.#token ?? await this.#tokenFile?.read();
+    // As in kubectl, a token or certificate in the configuration wins over
+    // what the plugin gives.
+    if (!token && this.#exec) {
+      credential = await untilAborted(this.#exec.get(), opts.abortSignal);
+      token = credential.token;
+      if (credential.cert && credential.key && !this.#tls.cert) {
+        transport = this.#execTransport(credential.cert, credential.key);
+      }
+    }
+    if (token) {
+      if (!this.#sentTokens.has(token)) {
+        if (this.#sentTokens.size >= 4) this.#sentTokens.clear();
+        this.#sentTokens.add(token);
+      }
+      headers.set("authorization", `Bearer ${token}`);
+    }
+    try {
+      // fetch checks this too; mocks of fetch may not.
+      opts.abortSignal?.throwIfAborted();
+      const response = await transport.fetch(url, {
+        method: opts.method,
+        headers,
+        body,
+        signal: opts.abortSignal,
+      });
+      return { response, credential };
+    } catch (error) {
+      throw this.#failure(opts, error);
+    }
+  }
+
   /**
-   * Releases the TLS client. Requests made afterwards fail; streams already
-   * returned may end. Idempotent.
+   * The transport for a client certificate from the exec plugin. The two
+   * newest stay open (streams opened with the previous one may still run);
+   * older ones are closed.
+   */
+  #execTransport(cert: string, key: string): Transport {
+    let transport = this.#execTransports.get(cert);
+    if (!transport) {
+      transport = createTransport({ ...this.#tls, cert, key });
+      this.#execTransports.set(cert, transport);
+      for (const [oldCert, old] of this.#execTransports) {
+        if (this.#execTransports.size <= 2) break;
+        old.close();
+        this.#execTransports.delete(oldCert);
+      }
+    }
+    return transport;
+  }
+
+  /**
+   * Releases the TLS clients and stops a running exec plugin. Requests
+   * made afterwards fail; streams already returned may end. Idempotent.
    *
    * @example
    * ```ts
@@ -496,8 +615,10 @@ export class FetchClient implements RestClient, Disposable {
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    this.#httpClient?.close();
-    this.#httpClient = undefined;
+    this.#transport.close();
+    for (const transport of this.#execTransports.values()) transport.close();
+    this.#execTransports.clear();
+    this.#exec?.close();
   }
 
   /** Same as {@linkcode FetchClient.close}, for `using`. */
@@ -509,12 +630,11 @@ export class FetchClient implements RestClient, Disposable {
   #failure(opts: RequestOptions, error: unknown): unknown {
     if (opts.abortSignal?.aborted) return opts.abortSignal.reason ?? error;
     let detail = describe(error);
-    if (/certificate|UnknownIssuer|tls/i.test(detail)) {
-      detail += this.#insecure
-        ? "; insecure-skip-tls-verify needs Deno to run with --unsafely-ignore-certificate-errors"
-        : this.#hasCa
-        ? "; the server certificate does not verify against the configured CA"
-        : "; the server certificate does not verify against the system roots (set caData)";
+    if (/certificate|UnknownIssuer|tls|altname/i.test(detail)) {
+      const name = this.#tls.serverName ? ` for ${this.#tls.serverName}` : "";
+      detail += this.#tls.ca
+        ? `; the server certificate does not verify against the configured CA${name}`
+        : `; the server certificate does not verify against the system roots${name} (set caData)`;
     }
     return new ApiConnectionError({
       server: this.server,
@@ -548,6 +668,22 @@ export class FetchClient implements RestClient, Disposable {
     copy.stack = this.#redact(error.stack ?? "");
     return copy;
   }
+}
+
+/** `promise`, or a rejection with the signal's reason once it aborts. */
+function untilAborted<T>(
+  promise: Promise<T>,
+  signal: AbortSignal | undefined,
+): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(resolve, reject).finally(() =>
+      signal.removeEventListener("abort", onAbort)
+    );
+  });
 }
 
 /**

@@ -39,4 +39,71 @@ export interface FetchClientConfig {
   insecureSkipTlsVerify?: boolean;
   /** The namespace to use when none is given (default `default`). */
   namespace?: string;
+  /**
+   * The name the server certificate is verified against (and sent as SNI),
+   * when it differs from the host in `server` (kubeconfig
+   * `tls-server-name`).
+   */
+  tlsServerName?: string;
+  /**
+   * A proxy for every request (kubeconfig `proxy-url`): `http://` (HTTP
+   * CONNECT for `https` servers) everywhere; on Deno also `https://` and
+   * `socks5://`.
+   */
+  proxyUrl?: string;
+  /**
+   * An exec credential plugin that supplies the token or client certificate
+   * (kubeconfig `user.exec`). A `token`, `tokenFile` or `certData` set here
+   * takes precedence, as in kubectl.
+   */
+  exec?: ExecPluginConfig;
+}
+
+/**
+ * An exec credential plugin, as in a kubeconfig's `user.exec`: the command
+ * prints an `ExecCredential` whose status holds a token, or a client
+ * certificate and key, and optionally when they expire.
+ *
+ * @example
+ * ```ts
+ * import type { ExecPluginConfig } from "@haptic/k8s-watcher";
+ *
+ * const exec: ExecPluginConfig = {
+ *   apiVersion: "client.authentication.k8s.io/v1beta1",
+ *   command: "aws",
+ *   args: ["eks", "get-token", "--cluster-name", "prod"],
+ *   env: [{ name: "AWS_PROFILE", value: "ops" }],
+ *   installHint: "Install the AWS CLI: https://aws.amazon.com/cli/",
+ * };
+ * ```
+ */
+export interface ExecPluginConfig {
+  /** `client.authentication.k8s.io/v1` or `client.authentication.k8s.io/v1beta1`. */
+  apiVersion:
+    | "client.authentication.k8s.io/v1"
+    | "client.authentication.k8s.io/v1beta1";
+  /** The program, looked up on `PATH` unless it contains a `/`. */
+  command: string;
+  /** Its arguments. */
+  args?: string[];
+  /** Variables added to the environment it runs with. */
+  env?: { name: string; value: string }[];
+  /** Shown when the command is not found. */
+  installHint?: string;
+  /**
+   * Passes the cluster (server, CA, TLS server name, proxy and
+   * `clusterConfig`) to the plugin in `KUBERNETES_EXEC_INFO`.
+   */
+  provideClusterInfo?: boolean;
+  /**
+   * The kubeconfig cluster's `client.authentication.k8s.io/exec` extension,
+   * passed as `spec.cluster.config` when `provideClusterInfo` is set.
+   */
+  clusterConfig?: unknown;
+  /**
+   * `Never` or `IfAvailable` (default): the plugin runs without a
+   * terminal. `Always` is refused: FetchClient never gives a plugin the
+   * terminal.
+   */
+  interactiveMode?: "Never" | "IfAvailable" | "Always";
 }

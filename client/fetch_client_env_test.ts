@@ -1,25 +1,8 @@
 import assert from "node:assert/strict";
 import { KubeConfigError, NoKubeConfigError } from "./errors.ts";
 import { FetchClient } from "./fetch_client.ts";
+import { CERT, KEY } from "../tests/fixtures.ts";
 
-// A throwaway self-signed EC certificate and key, only parsed here.
-const CERT = `-----BEGIN CERTIFICATE-----
-MIIBfDCCASGgAwIBAgIUMQmPtickzc0qiKKW+ttI76nqgB4wCgYIKoZIzj0EAwIw
-EjEQMA4GA1UEAwwHZml4dHVyZTAgFw0yNjExMzAwMDMxNTdaGA8yMTI2MTEwNjAw
-MzE1N1owEjEQMA4GA1UEAwwHZml4dHVyZTBZMBMGByqGSM49AgEGCCqGSM49AwEH
-A0IABCFDzCnpT6aeTtlsIq9jl+5+aqWHHnqkP7s3euuWlbwQDx8kPnQY4NlhQNFV
-SF6Z+rWYaXPSV/7SEsD300pDEh6jUzBRMB0GA1UdDgQWBBQJHOHwHm8FuKuw5cWA
-62PB4l/jqjAfBgNVHSMEGDAWgBQJHOHwHm8FuKuw5cWA62PB4l/jqjAPBgNVHRMB
-Af8EBTADAQH/MAoGCCqGSM49BAMCA0kAMEYCIQChaSgrbN3nem4XI95cReUkdjlc
-Z98r8W9FtDBvODY+NAIhAPRsEmdOt7SL00VLG0PzIP+TZzD1e0/lxl8pS7W+EI04
------END CERTIFICATE-----
-`;
-const KEY = `-----BEGIN PRIVATE KEY-----
-MIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQghX6w1Lx1c5Jbxe/8
-M4YkTyZrA9Rm23yHfbXuDuXVJNKhRANCAAQhQ8wp6U+mnk7ZbCKvY5fufmqlhx56
-pD+7N3rrlpW8EA8fJD50GODZYUDRVUhemfq1mGlz0lf+0hLA99NKQxIe
------END PRIVATE KEY-----
-`;
 const base64 = (text: string) => btoa(text);
 
 /** Replaces globalThis.fetch until disposed; records the headers sent. */
@@ -149,7 +132,7 @@ Deno.test("fromKubeconfig() reads a JSON kubeconfig's current context", async ()
         cluster: { "certificate-authority-data": base64(CERT) },
       })),
     );
-    using client = FetchClient.fromKubeconfig(path, { kubectl: false });
+    using client = FetchClient.fromKubeconfig(path);
     assert.equal(client.server, "https://dev.example:6443");
     assert.equal(client.defaultNamespace, "web");
     assert.equal(client.source, `kubeconfig ${path} (context "dev")`);
@@ -284,23 +267,74 @@ Deno.test("fromKubeconfig() names what is wrong, never the secret", async (t) =>
         /client-key-data is neither PEM text nor base64-encoded PEM/,
       ],
       [
-        "exec plugin",
+        "exec plugin of an old API version",
         kubeconfig({
-          user: { exec: { command: "aws", args: ["eks", "get-token"] } },
+          user: {
+            exec: {
+              command: "aws",
+              apiVersion: "client.authentication.k8s.io/v1alpha1",
+            },
+          },
         }),
-        /exec credential plugin \(aws\).*kubectl proxy/,
+        /user "dev-user" exec apiVersion "client.authentication.k8s.io\/v1alpha1" is not supported/,
       ],
       [
-        "tls-server-name",
-        kubeconfig({ cluster: { "tls-server-name": "x" } }),
-        /tls-server-name, which FetchClient does not support/,
+        "exec plugin v1 without interactiveMode, as kubectl refuses it",
+        kubeconfig({
+          user: {
+            exec: {
+              command: "aws",
+              apiVersion: "client.authentication.k8s.io/v1",
+            },
+          },
+        }),
+        /interactiveMode must be specified/,
+      ],
+      [
+        "exec plugin that wants a terminal",
+        kubeconfig({
+          user: {
+            exec: {
+              command: "kubelogin",
+              apiVersion: "client.authentication.k8s.io/v1",
+              interactiveMode: "Always",
+            },
+          },
+        }),
+        /interactiveMode Always.*never runs a plugin on a terminal/,
+      ],
+      [
+        "auth-provider",
+        kubeconfig({ user: { "auth-provider": { name: "gcp" } } }),
+        /auth-provider \(gcp\).*exec credential plugin/,
+      ],
+      [
+        "username and password",
+        kubeconfig({ user: { username: "admin", password: "pw-secret" } }),
+        /username and password/,
+      ],
+      [
+        "a boolean that is text",
+        kubeconfig({ cluster: { "insecure-skip-tls-verify": "yes" } }),
+        /insecure-skip-tls-verify is not true or false/,
+      ],
+      [
+        "the same cluster twice in one file",
+        {
+          ...kubeconfig(),
+          clusters: [
+            { name: "dev-cluster", cluster: { server: "https://a" } },
+            { name: "dev-cluster", cluster: { server: "https://b" } },
+          ],
+        },
+        /clusters has the name "dev-cluster" twice/,
       ],
     ];
     for (const [name, doc, pattern] of cases) {
       await t.step(name, async () => {
         await Deno.writeTextFile(path, JSON.stringify(doc));
         assert.throws(
-          () => FetchClient.fromKubeconfig(path, { kubectl: false }),
+          () => FetchClient.fromKubeconfig(path),
           (err) => err instanceof KubeConfigError && pattern.test(err.message),
         );
       });
@@ -311,7 +345,7 @@ Deno.test("fromKubeconfig() names what is wrong, never the secret", async (t) =>
         '{"users":[{"user":{"token":"tok-secret-1"}}',
       );
       try {
-        FetchClient.fromKubeconfig(path, { kubectl: false });
+        FetchClient.fromKubeconfig(path);
         assert.fail("expected a KubeConfigError");
       } catch (error) {
         assert.ok(error instanceof KubeConfigError);
@@ -322,45 +356,89 @@ Deno.test("fromKubeconfig() names what is wrong, never the secret", async (t) =>
   });
 });
 
-Deno.test("fromKubeconfig() converts a YAML kubeconfig with kubectl", async () => {
+Deno.test("fromKubeconfig() reads a YAML kubeconfig without kubectl", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/config`;
-    await Deno.writeTextFile(path, "apiVersion: v1\nkind: Config\n");
     await Deno.writeTextFile(`${dir}/token`, "yaml-token");
-    const kubectl = await fakeKubectl(
-      dir,
-      JSON.stringify(
-        kubeconfig({ user: { tokenFile: "token" }, namespace: "ops" }),
-      ),
+    await Deno.writeTextFile(
+      path,
+      `# written by hand
+apiVersion: v1
+kind: Config
+clusters:
+- name: c
+  cluster:
+    server: https://yaml.example:6443
+    certificate-authority-data: ${base64(CERT)}
+contexts:
+- name: ops
+  context: {cluster: c, user: u, namespace: ops}
+`.replace(
+        "{cluster: c, user: u, namespace: ops}",
+        "\n    cluster: c\n    user: u\n    namespace: ops",
+      ) +
+        `current-context: ops
+users:
+- name: u
+  user:
+    tokenFile: token
+`,
     );
     using client = FetchClient.fromKubeconfig(path, {
-      env: { PATH: kubectl.path },
+      env: { PATH: `${dir}/empty` },
     });
+    assert.equal(client.server, "https://yaml.example:6443");
     assert.equal(client.defaultNamespace, "ops");
-    assert.match(client.source, /kubectl config view/);
+    assert.equal(client.source, `kubeconfig ${path} (context "ops")`);
     assert.equal(await sentAuth(client), "Bearer yaml-token");
-    assert.equal(
-      (await kubectl.args()).trim(),
-      `config view --raw --minify --flatten -o json --kubeconfig ${path}`,
+  });
+});
+
+Deno.test("fromKubeconfig() names the line and column of YAML it does not read", async () => {
+  await withTempDir(async (dir) => {
+    const path = `${dir}/config`;
+    await Deno.writeTextFile(
+      path,
+      "apiVersion: v1\nusers:\n- name: u\n  user: &shared\n    token: yaml-secret\n",
+    );
+    assert.throws(
+      () => FetchClient.fromKubeconfig(path),
+      (err) =>
+        err instanceof KubeConfigError &&
+        err.message ===
+          `Kubeconfig ${path} line 4 column 9: anchors (&) are not supported` &&
+        !err.message.includes("yaml-secret"),
     );
   });
 });
 
-Deno.test("fromKubeconfig() explains a YAML kubeconfig without kubectl", async () => {
+Deno.test("fromKubeconfig() uses the YAML parser it is given", async () => {
   await withTempDir(async (dir) => {
     const path = `${dir}/config`;
-    await Deno.writeTextFile(path, "apiVersion: v1\nkind: Config\n");
+    await Deno.writeTextFile(path, "anything a real YAML parser reads");
+    const seen: string[] = [];
+    using client = FetchClient.fromKubeconfig(path, {
+      parseYaml: (text) => {
+        seen.push(text);
+        return kubeconfig({ server: "https://parsed.example" });
+      },
+    });
+    assert.deepEqual(seen, ["anything a real YAML parser reads"]);
+    assert.equal(client.server, "https://parsed.example");
+    // Its errors keep the position, never its message (it may quote a token).
     assert.throws(
-      () => FetchClient.fromKubeconfig(path, { env: { PATH: `${dir}/empty` } }),
+      () =>
+        FetchClient.fromKubeconfig(path, {
+          parseYaml: () => {
+            throw new Error(
+              "bad indentation at line 3, column 7: token: s3cr3t",
+            );
+          },
+        }),
       (err) =>
         err instanceof KubeConfigError &&
-        /is YAML/.test(err.message) &&
-        /kubectl was not found on PATH/.test(err.message) &&
-        /install kubectl or convert the file to JSON/.test(err.message),
-    );
-    assert.throws(
-      () => FetchClient.fromKubeconfig(path, { kubectl: false }),
-      /is YAML.*kubectl use is disabled/,
+        err.message ===
+          `Kubeconfig ${path} is not valid YAML (line 3 column 7)`,
     );
   });
 });
@@ -441,7 +519,7 @@ Deno.test("fromEnv() prefers KUBECONFIG, then in-cluster, then ~/.kube/config", 
       JSON.stringify(kubeconfig({ server: "https://explicit.example" })),
     );
     const base = { HOME: `${dir}/home`, ...IN_CLUSTER_ENV };
-    const options = { inClusterDir: sa, kubectl: false } as const;
+    const options = { inClusterDir: sa } as const;
 
     using explicit = FetchClient.fromEnv({
       ...options,
@@ -463,22 +541,76 @@ Deno.test("fromEnv() prefers KUBECONFIG, then in-cluster, then ~/.kube/config", 
   });
 });
 
-Deno.test("fromEnv() lets kubectl merge several KUBECONFIG files", async () => {
+Deno.test("fromEnv() merges several KUBECONFIG files as kubectl does", async () => {
   await withTempDir(async (dir) => {
-    await Deno.writeTextFile(`${dir}/a.yaml`, "kind: Config\n");
-    await Deno.writeTextFile(`${dir}/b.yaml`, "kind: Config\n");
-    const kubectl = await fakeKubectl(
-      dir,
-      JSON.stringify(kubeconfig({ server: "https://merged.example" })),
+    await Deno.mkdir(`${dir}/a`);
+    await Deno.mkdir(`${dir}/b`);
+    await Deno.writeTextFile(`${dir}/b/token`, "b-file-token");
+    // a: no current-context; defines "shared" cluster and context "dev".
+    await Deno.writeTextFile(
+      `${dir}/a/config`,
+      `apiVersion: v1
+kind: Config
+clusters:
+- name: shared
+  cluster:
+    server: https://from-a.example
+contexts:
+- name: dev
+  context:
+    cluster: shared
+    user: b-user
+    namespace: from-a
+`,
+    );
+    // b: sets current-context, redefines "shared" and "dev" (ignored: a
+    // came first), and brings the user, whose token file is next to b.
+    await Deno.writeTextFile(
+      `${dir}/b/config`,
+      JSON.stringify({
+        "current-context": "dev",
+        clusters: [{ name: "shared", cluster: { server: "https://from-b" } }],
+        contexts: [{ name: "dev", context: { cluster: "shared" } }],
+        users: [{ name: "b-user", user: { tokenFile: "token" } }],
+      }),
+    );
+    // c: another current-context, too late to count.
+    await Deno.writeTextFile(
+      `${dir}/c.yaml`,
+      "current-context: other\ncontexts:\n- name: other\n  context:\n    cluster: shared\n",
     );
     using client = FetchClient.fromEnv({
-      env: { PATH: kubectl.path, KUBECONFIG: `${dir}/a.yaml:${dir}/b.yaml` },
+      env: {
+        PATH: `${dir}/no-kubectl-here`,
+        KUBECONFIG:
+          `${dir}/a/config:${dir}/missing::${dir}/b/config:${dir}/c.yaml`,
+      },
       inClusterDir: dir,
     });
-    assert.equal(client.server, "https://merged.example");
+    assert.equal(client.server, "https://from-a.example");
+    assert.equal(client.defaultNamespace, "from-a");
+    assert.equal(await sentAuth(client), "Bearer b-file-token");
     assert.equal(
-      (await kubectl.args()).trim(),
-      "config view --raw --minify --flatten -o json",
+      client.source,
+      `kubeconfig ${dir}/a/config, ${dir}/b/config, ${dir}/c.yaml (context "dev")`,
+    );
+  });
+});
+
+Deno.test("fromEnv() refuses a KUBECONFIG file that exists but is broken", async () => {
+  await withTempDir(async (dir) => {
+    await Deno.writeTextFile(`${dir}/good`, JSON.stringify(kubeconfig()));
+    await Deno.writeTextFile(`${dir}/bad`, "clusters: [broken\n");
+    assert.throws(
+      () =>
+        FetchClient.fromEnv({
+          env: { KUBECONFIG: `${dir}/good:${dir}/bad` },
+          inClusterDir: dir,
+        }),
+      (err) =>
+        err instanceof NoKubeConfigError &&
+        err.attempts[0].reason ===
+          `Kubeconfig ${dir}/bad line 1 column 11: flow collections other than [] and {} are not supported`,
     );
   });
 });
@@ -488,7 +620,6 @@ Deno.test("fromEnv() falls back to kubectl proxy only when asked", async () => {
     const options = {
       env: { HOME: dir },
       inClusterDir: dir,
-      kubectl: false,
     } as const;
     using proxy = FetchClient.fromEnv({ ...options, kubectlProxy: true });
     assert.equal(proxy.server, "http://127.0.0.1:8001");
@@ -518,7 +649,6 @@ Deno.test("fromEnv() lists why every source was rejected", async () => {
           KUBERNETES_SERVICE_HOST: "10.0.0.1",
         },
         inClusterDir: dir,
-        kubectl: false,
       });
       assert.fail("expected NoKubeConfigError");
     } catch (error) {
@@ -536,7 +666,7 @@ Deno.test("fromEnv() lists why every source was rejected", async () => {
       );
       assert.match(
         error.attempts[2].reason,
-        /exec credential plugin \(gke-gcloud-auth-plugin\)/,
+        /user "dev-user" exec apiVersion is missing/,
       );
       assert.match(error.attempts[3].reason, /kubectlProxy: true/);
       assert.match(

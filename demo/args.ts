@@ -12,6 +12,8 @@ export interface DemoArgs {
   proxy: boolean | string;
   resource: string | undefined;
   namespace: string | undefined;
+  /** Replicas electing a leader over the simulated cluster (`undefined`: the watchers demo). */
+  replicas: number | undefined;
 }
 
 /** A command line that cannot be run; the message says why. */
@@ -31,6 +33,10 @@ and checks at the end that every watcher's store matches the server.
 Options:
   --duration <seconds>   How long to run (simulated default 25; live: until Ctrl-C)
   --seed <n>             Seed of the simulated churn (default 1)
+  --replicas <n>         Run n replicas (2-9) with leader election instead: every
+                         replica keeps its watchers warm, only the leader renders,
+                         the leader is killed mid-run and a survivor takes over
+                         (default duration 12 s)
   -h, --help             Show this help
 
 Watch a real cluster instead (prints batches until Ctrl-C or --duration):
@@ -47,6 +53,7 @@ Watch a real cluster instead (prints batches until Ctrl-C or --duration):
 Examples:
   deno task demo
   deno task demo --duration 60
+  deno task demo --replicas 3
   deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config.json
   kubectl proxy & deno task demo --proxy --resource v1/services --namespace default`;
 
@@ -66,6 +73,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     proxy: false,
     resource: undefined,
     namespace: undefined,
+    replicas: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -113,6 +121,18 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
       case "--resource":
         args.resource = value();
         break;
+      case "--replicas": {
+        const n = Number(value());
+        if (!Number.isInteger(n) || n < 2 || n > 9) {
+          throw new DemoArgsError(
+            `--replicas must be a whole number from 2 to 9, got ${
+              JSON.stringify(argv[i])
+            }`,
+          );
+        }
+        args.replicas = n;
+        break;
+      }
       case "--namespace":
       case "-n":
         args.namespace = value();
@@ -130,6 +150,11 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
   }
   if (sources > 0 && args.resource === undefined) {
     throw new DemoArgsError("Watching a real cluster needs --resource");
+  }
+  if (args.replicas !== undefined && args.resource !== undefined) {
+    throw new DemoArgsError(
+      "--replicas runs on the simulated cluster; it does not go with --resource",
+    );
   }
   if (args.namespace !== undefined && args.resource === undefined) {
     throw new DemoArgsError("--namespace goes with --resource");

@@ -38,6 +38,48 @@ Deno.test("demo: a short simulated run ends cleanly with every store matching th
   assert.match(out, /all good$/);
 });
 
+Deno.test("demo: --replicas 3 elects one leader, kills it mid-run and shows the takeover", async () => {
+  const lines: string[] = [];
+  const code = await main(
+    ["--replicas", "3", "--duration", "6", "--seed", "2"],
+    {
+      write: (line) => lines.push(line),
+    },
+  );
+  const out = lines.join("\n");
+  assert.equal(code, 0, out);
+  assert.match(out, /3 replicas synced/);
+  const first = out.match(/lease +(replica-\d) leads/)?.[1];
+  assert.ok(first, out);
+  const kill = lines.findIndex((l) => / kill +replica-\d \(the leader/.test(l));
+  assert.match(lines[kill], new RegExp(`kill +${first} `));
+  const takeover = lines.findIndex((l) =>
+    /lease +replica-\d takes over \d+\.\d{3} s after the kill/.test(l)
+  );
+  assert.ok(kill > 0 && takeover > kill, out);
+  const successor = lines[takeover].match(/(replica-\d) takes over/)![1];
+  assert.notEqual(successor, first);
+  // Only the leader of the moment renders: the first before the kill, the
+  // successor after the takeover, nobody in between.
+  const renders = lines.map((l, i) => ({
+    i,
+    who: l.match(/render +(replica-\d) #/)?.[1],
+  }))
+    .filter((r) => r.who !== undefined);
+  assert.ok(
+    renders.some((r) => r.i < kill) && renders.some((r) => r.i > takeover),
+  );
+  for (const r of renders) {
+    assert.equal(r.who, r.i < kill ? first : successor, lines[r.i]);
+    assert.ok(r.i < kill || r.i > takeover, lines[r.i]);
+  }
+  assert.match(
+    out,
+    /verify +one leader at a time; replica-\d took over in \d+\.\d{3} s; leaseTransitions 1/,
+  );
+  assert.match(out, /all good$/);
+});
+
 Deno.test("demo: live mode watches a resource through kubectl proxy and prints batches", async () => {
   await using server = new FakeApiServer({ initialResourceVersion: 100 });
   for (const name of ["a", "b"]) {
@@ -125,8 +167,10 @@ Deno.test("demo: command line parsing", () => {
       proxy: false,
       resource: undefined,
       namespace: undefined,
+      replicas: undefined,
     },
   );
+  assert.equal(parseDemoArgs(["--replicas", "3"]).replicas, 3);
   assert.equal(parseDemoArgs(["--proxy", "--resource", "pods"]).proxy, true);
   assert.equal(
     parseDemoArgs(["--proxy", "http://127.0.0.1:9999", "--resource", "pods"])
@@ -140,6 +184,12 @@ Deno.test("demo: command line parsing", () => {
       [["--in-cluster"], /needs --resource/],
       [["--in-cluster", "--proxy", "--resource", "pods"], /only one of/],
       [["--namespace", "x"], /--namespace goes with --resource/],
+      [["--replicas", "1"], /--replicas must be a whole number from 2 to 9/],
+      [["--replicas", "2.5"], /--replicas must be a whole number/],
+      [
+        ["--replicas", "3", "--resource", "pods"],
+        /does not go with --resource/,
+      ],
     ] as const
   ) {
     assert.throws(

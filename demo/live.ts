@@ -78,7 +78,7 @@ export async function runLive(
           printer.line(
             "warn",
             `still waiting for the initial list${
-              last ? `; last error: ${messageOf(last)}` : ""
+              last ? `; last error: ${messageOf(last.error)}` : ""
             }`,
           );
         }

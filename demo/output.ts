@@ -30,6 +30,9 @@ const TAG_STYLE: Record<string, Style> = {
   warn: "yellow",
   error: "red",
   stop: "bold",
+  lease: "cyan",
+  render: "blue",
+  kill: "red",
 };
 
 /** Prints timestamped, tagged lines: `  3.214s  batch    ingresses …`. */

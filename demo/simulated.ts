@@ -90,17 +90,20 @@ export async function runSimulated(
       void tracker.track(w.name, w.watcher);
     }
     void secret.start();
-    const synced = await Promise.all([
+    const failure = await Promise.all([
       tracker.synchronized,
       secret.waitForSync(syncSignal),
-    ]).then(() => true, () => false).finally(() => clearTimeout(syncTimer));
-    if (!synced) {
+    ]).then(() => undefined, (error: unknown) => error)
+      .finally(() => clearTimeout(syncTimer));
+    if (failure !== undefined) {
       printer.line(
         "error",
         signal.aborted
           ? "interrupted before the initial sync"
           : "the watchers did not sync within 15 s; giving up",
       );
+      // The tracker's error names each index still missing and why.
+      if (failure instanceof Error) printer.line("error", failure.message);
       return 1;
     }
     await lookup(watched[2], printer);

@@ -3,6 +3,7 @@ import { consoleLogger } from "../logger.ts";
 import {
   InvalidResourceCountError,
   ResourceNotSyncedError,
+  SyncAbortedError,
   UnknownResourceError,
 } from "./errors.ts";
 
@@ -10,22 +11,41 @@ import {
  * Anything whose initial sync can be awaited for a count, such as a
  * `Watcher`. Used by {@linkcode IndexSynchronizationTracker.track}.
  *
- * @example
+ * @example A source that is loaded already
  * ```ts
  * import type { SyncSource } from "@haptic/k8s-watcher";
  *
  * const loaded: SyncSource = { waitForSync: () => Promise.resolve(3) };
  * ```
+ *
+ * @example A source that says why it is not synced yet
+ * ```ts
+ * import type { SyncSource } from "@haptic/k8s-watcher";
+ *
+ * let failure: { error: unknown } | undefined;
+ * const source: SyncSource = {
+ *   waitForSync: () => new Promise(() => {}), // never, in this example
+ *   lastError: () => failure,
+ * };
+ * failure = { error: new Error("HTTP 403 Forbidden") };
+ * ```
  */
 export interface SyncSource {
   /** Resolves with the number of objects loaded by the initial list. */
   waitForSync(signal?: AbortSignal): Promise<number>;
+  /**
+   * The source's most recent failure as `{ error }`, or `undefined` when
+   * none. Optional; when present, a {@linkcode SyncAbortedError} names the
+   * error for each resource that had not synced. `Watcher.lastError()` and
+   * `SingleWatcher.lastError()` fit.
+   */
+  lastError?(): { readonly error: unknown } | undefined;
 }
 
 /**
  * Options for {@linkcode IndexSynchronizationTracker}.
  *
- * @example
+ * @example A deadline and a completion callback
  * ```ts
  * import type { IndexSynchronizationTrackerOptions } from "@haptic/k8s-watcher";
  *
@@ -36,11 +56,16 @@ export interface SyncSource {
  * ```
  */
 export interface IndexSynchronizationTrackerOptions {
-  /** Receives progress and problems. Defaults to {@linkcode consoleLogger}. */
+  /**
+   * Receives progress and problems.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
   /**
    * When it aborts before every resource has synced, `synchronized` rejects
-   * with its reason. It is also handed to the sources given to
+   * with a {@linkcode SyncAbortedError} naming the unsynced resources, its
+   * reason as `cause`. It is also handed to the sources given to
    * {@linkcode IndexSynchronizationTracker.track}.
    */
   signal?: AbortSignal;
@@ -56,7 +81,11 @@ export interface IndexSynchronizationTrackerOptions {
  * resolves {@linkcode IndexSynchronizationTracker.synchronized} once with
  * every count: the cue to start reconciling without partial data.
  *
- * @example
+ * Names are fixed at construction: reporting a name the tracker was not
+ * built with throws {@linkcode UnknownResourceError}, so a typo fails at
+ * once instead of leaving `synchronized` pending for ever.
+ *
+ * @example Two resources, one marked by hand, one tracked
  * ```ts
  * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -74,14 +103,36 @@ export class IndexSynchronizationTracker {
   /**
    * Resolves once, when the last resource syncs, with every count keyed by
    * resource name in constructor order (a fresh map, not shared with the
-   * tracker). Rejects with the signal's reason when the signal aborts
-   * first. An un-awaited rejection is not reported as unhandled.
+   * tracker). Rejects with a {@linkcode SyncAbortedError} when the signal
+   * aborts first. An un-awaited rejection is not reported as unhandled.
+   *
+   * @example Giving up after a deadline
+   * ```ts
+   * import {
+   *   IndexSynchronizationTracker,
+   *   SyncAbortedError,
+   * } from "@haptic/k8s-watcher";
+   *
+   * const tracker = new IndexSynchronizationTracker(["ingresses"], {
+   *   signal: AbortSignal.timeout(10),
+   * });
+   * try {
+   *   await tracker.synchronized;
+   * } catch (error) {
+   *   if (!(error instanceof SyncAbortedError)) throw error;
+   *   console.error(error.message); // names "ingresses"
+   * }
+   * ```
    */
   readonly synchronized: Promise<ReadonlyMap<string, number>>;
 
   readonly #names: readonly string[];
   readonly #expected: ReadonlySet<string>;
   readonly #counts = new Map<string, number>();
+  /** The source last given to `track()` for each name. */
+  readonly #sources = new Map<string, SyncSource>();
+  /** The error each name's `waitForSync` last failed with. */
+  readonly #failures = new Map<string, unknown>();
   readonly #logger: Logger;
   readonly #signal: AbortSignal | undefined;
   readonly #onSynchronized:
@@ -95,17 +146,29 @@ export class IndexSynchronizationTracker {
    * Creates a tracker for `resourceNames`; duplicates are collapsed with a
    * warning. An empty list is synchronized at once.
    *
+   * @example With a deadline and a completion callback
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   *
+   * const tracker = new IndexSynchronizationTracker(["ingresses", "services"], {
+   *   signal: AbortSignal.timeout(60_000),
+   *   onSynchronized: (counts) => console.log("ready", counts),
+   * });
+   * tracker.markSynced("ingresses", 3);
+   * tracker.markSynced("services", 1);
+   * ```
+   *
    * @param resourceNames The resources that must sync.
    * @param options Logger, abort signal and completion callback.
    * @throws {TypeError} When a name is not a non-empty string.
    */
   constructor(
     resourceNames: readonly string[],
-    options: IndexSynchronizationTrackerOptions = {},
+    options?: IndexSynchronizationTrackerOptions,
   ) {
-    this.#logger = options.logger ?? consoleLogger();
-    this.#signal = options.signal;
-    this.#onSynchronized = options.onSynchronized;
+    this.#logger = options?.logger ?? consoleLogger();
+    this.#signal = options?.signal;
+    this.#onSynchronized = options?.onSynchronized;
     const expected = new Set<string>();
     for (const name of resourceNames) {
       if (typeof name !== "string" || name === "") {
@@ -141,31 +204,46 @@ export class IndexSynchronizationTracker {
     }
   }
 
-  /** The tracked resource names, duplicates removed, in constructor order. */
+  /**
+   * The tracked resource names, duplicates removed, in constructor order.
+   *
+   * @example Duplicates collapsed
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["a", "b", "a"]);
+   * assert.deepEqual(tracker.resourceNames, ["a", "b"]);
+   * ```
+   */
   get resourceNames(): readonly string[] {
     return this.#names;
   }
 
   /**
    * Records that `name` finished its initial sync with `count` objects.
-   * An untracked name is logged as a warning and ignored; a second report
-   * for the same name is ignored and the first count kept.
+   * A second report for the same name is ignored and the first count kept.
+   *
+   * @example A second report is ignored
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["ingresses"]);
+   * assert.equal(tracker.markSynced("ingresses", 12), true);
+   * assert.equal(tracker.markSynced("ingresses", 13), false); // already synced
+   * ```
    *
    * @param name The resource that synced.
    * @param count How many objects its initial list held.
    * @returns Whether this call recorded the sync.
+   * @throws {UnknownResourceError} When the tracker was not built with `name`.
    * @throws {InvalidResourceCountError} When `count` is not a non-negative integer.
    */
   markSynced(name: string, count: number): boolean {
+    this.#checkTracked(name);
     if (!Number.isSafeInteger(count) || count < 0) {
       throw new InvalidResourceCountError(name, count);
-    }
-    if (!this.#expected.has(name)) {
-      this.#logger.warn("Ignoring sync of an untracked resource", {
-        resource: name,
-        count,
-      });
-      return false;
     }
     const kept = this.#counts.get(name);
     if (kept !== undefined) {
@@ -186,6 +264,18 @@ export class IndexSynchronizationTracker {
   /**
    * Whether every tracked resource has synced (also after an abort, when
    * the remaining ones synced later).
+   *
+   * @example Waiting for the last one
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["a", "b"]);
+   * tracker.markSynced("a", 1);
+   * assert.equal(tracker.allSynced(), false);
+   * tracker.markSynced("b", 0);
+   * assert.equal(tracker.allSynced(), true);
+   * ```
    */
   allSynced(): boolean {
     return this.#counts.size === this.#names.length;
@@ -193,6 +283,17 @@ export class IndexSynchronizationTracker {
 
   /**
    * Whether `name` has synced; `false` for untracked names.
+   *
+   * @example Per resource
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["a"]);
+   * tracker.markSynced("a", 2);
+   * assert.equal(tracker.isResourceSynced("a"), true);
+   * assert.equal(tracker.isResourceSynced("b"), false);
+   * ```
    *
    * @param name A resource name.
    */
@@ -203,6 +304,16 @@ export class IndexSynchronizationTracker {
   /**
    * The count `name` synced with.
    *
+   * @example A known count
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["services"]);
+   * tracker.markSynced("services", 4);
+   * assert.equal(tracker.getResourceCount("services"), 4);
+   * ```
+   *
    * @param name A tracked resource name.
    * @throws {UnknownResourceError} When `name` is not tracked.
    * @throws {ResourceNotSyncedError} When `name` has not synced yet.
@@ -210,13 +321,23 @@ export class IndexSynchronizationTracker {
   getResourceCount(name: string): number {
     const count = this.#counts.get(name);
     if (count !== undefined) return count;
-    if (!this.#expected.has(name)) throw new UnknownResourceError(name);
+    this.#checkTracked(name);
     throw new ResourceNotSyncedError(name);
   }
 
   /**
    * The counts of the resources synced so far, in constructor order; a copy
    * the caller may change.
+   *
+   * @example Partial counts
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["a", "b"]);
+   * tracker.markSynced("b", 2);
+   * assert.deepEqual([...tracker.getAllResourceCounts()], [["b", 2]]);
+   * ```
    */
   getAllResourceCounts(): Map<string, number> {
     const counts = new Map<string, number>();
@@ -229,29 +350,40 @@ export class IndexSynchronizationTracker {
 
   /**
    * Awaits `source.waitForSync(signal)` (with the tracker's signal) and
-   * marks `name` synced with the count. Never rejects: a failure or an
-   * invalid count is logged (at debug level once the signal aborted, at
-   * error level otherwise) and leaves `name` unsynced, so `synchronized`
-   * stays pending until `name` is marked some other way or the signal
-   * aborts. An untracked name is warned about and not awaited.
+   * marks `name` synced with the count. The returned promise never rejects:
+   * a failure or an invalid count is logged (at debug level once the signal
+   * aborted, at error level otherwise) and leaves `name` unsynced, so
+   * `synchronized` stays pending until `name` is marked some other way or
+   * the signal aborts; that failure is then named in the
+   * {@linkcode SyncAbortedError}, unless `source.lastError()` reports a
+   * newer one.
+   *
+   * @example Tracking a watcher
+   * ```ts
+   * import { IndexSynchronizationTracker, type SyncSource } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const tracker = new IndexSynchronizationTracker(["ingresses"]);
+   * const ingresses: SyncSource = { waitForSync: () => Promise.resolve(7) }; // a Watcher fits
+   * void tracker.track("ingresses", ingresses);
+   * assert.equal((await tracker.synchronized).get("ingresses"), 7);
+   * ```
    *
    * @param name The tracked resource `source` loads.
    * @param source What to wait for, such as a `Watcher`.
    * @returns Resolves once `source` has settled.
+   * @throws {UnknownResourceError} When the tracker was not built with `name`
+   * (thrown at once; `source` is not awaited).
    * @throws {TypeError} When `source` has no `waitForSync` method.
    */
   track(name: string, source: SyncSource): Promise<void> {
+    this.#checkTracked(name);
     if (typeof source?.waitForSync !== "function") {
       throw new TypeError(
         `Sync source for resource "${name}" must have a waitForSync method`,
       );
     }
-    if (!this.#expected.has(name)) {
-      this.#logger.warn("Ignoring sync of an untracked resource", {
-        resource: name,
-      });
-      return Promise.resolve();
-    }
+    this.#sources.set(name, source);
     return this.#track(name, source);
   }
 
@@ -263,9 +395,30 @@ export class IndexSynchronizationTracker {
       if (this.#signal?.aborted) {
         this.#logger.debug("Resource sync abandoned", fields);
       } else {
+        this.#failures.set(name, error);
         this.#logger.error("Resource sync failed", fields);
       }
     }
+  }
+
+  #checkTracked(name: string): void {
+    if (!this.#expected.has(name)) {
+      throw new UnknownResourceError(name, this.#names);
+    }
+  }
+
+  /** The last error known for `name`: its source's own, else its failure. */
+  #lastErrorOf(name: string): unknown {
+    const source = this.#sources.get(name);
+    if (typeof source?.lastError === "function") {
+      try {
+        const failure = source.lastError();
+        if (failure != null && failure.error != null) return failure.error;
+      } catch {
+        // A broken accessor must not hide which resources are missing.
+      }
+    }
+    return this.#failures.get(name);
   }
 
   #complete(): void {
@@ -285,7 +438,18 @@ export class IndexSynchronizationTracker {
   #abort = (): void => {
     if (this.#settled) return;
     this.#settle();
-    this.#reject(this.#signal!.reason);
+    const unsynced = this.#names.filter((name) => !this.#counts.has(name));
+    const lastErrors = new Map<string, unknown>();
+    for (const name of unsynced) {
+      const error = this.#lastErrorOf(name);
+      if (error !== undefined) lastErrors.set(name, error);
+    }
+    this.#reject(
+      new SyncAbortedError(unsynced, {
+        lastErrors,
+        cause: this.#signal!.reason,
+      }),
+    );
   };
 
   #settle(): void {

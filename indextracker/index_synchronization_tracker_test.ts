@@ -1,9 +1,12 @@
 import assert from "node:assert/strict";
-import { settle } from "../testing/fake_clock.ts";
+import { FetchClient, Watcher } from "../mod.ts";
+import { FakeApiServer, mockFetch } from "../testing/mod.ts";
+import { FakeClock, settle, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import {
   InvalidResourceCountError,
   ResourceNotSyncedError,
+  SyncAbortedError,
   UnknownResourceError,
 } from "./errors.ts";
 import {
@@ -88,18 +91,30 @@ Deno.test("IndexSynchronizationTracker ignores a repeated sync and keeps the fir
   assert.deepEqual(debug[0].fields, { resource: "a", count: 7, kept: 3 });
 });
 
-Deno.test("IndexSynchronizationTracker warns about and ignores an untracked resource", async () => {
+Deno.test("IndexSynchronizationTracker.markSynced() throws for an untracked name, listing the tracked ones", async () => {
   const logger = new RecordingLogger();
-  const tracker = new IndexSynchronizationTracker(["a"], { logger });
+  const tracker = new IndexSynchronizationTracker(["ingresses", "services"], {
+    logger,
+  });
   const state = watchState(tracker.synchronized);
-  assert.equal(tracker.markSynced("b", 1), false);
-  assert.equal(tracker.isResourceSynced("b"), false);
+  assert.throws(
+    () => tracker.markSynced("ingress", 1),
+    (e: unknown) =>
+      e instanceof UnknownResourceError && e.resource === "ingress" &&
+      e.name === "UnknownResourceError" &&
+      e.message ===
+        'Resource "ingress" is not tracked; tracked resources: "ingresses", "services"' &&
+      e.tracked.join() === "ingresses,services",
+  );
+  // Checked before the count, so a bad count for a bad name names the name.
+  assert.throws(() => tracker.markSynced("ingress", -1), UnknownResourceError);
+  assert.equal(tracker.isResourceSynced("ingress"), false);
   assert.equal(tracker.allSynced(), false);
+  tracker.markSynced("ingresses", 1);
+  tracker.markSynced("services", 2);
   await settle();
-  assert.equal(state.settled, false);
-  const warnings = logger.at("warn");
-  assert.equal(warnings.length, 1);
-  assert.equal(warnings[0].fields.resource, "b");
+  assert.equal(state.settled, true, "the typo did not disturb the real names");
+  assert.equal(logger.at("warn").length, 0);
 });
 
 Deno.test("IndexSynchronizationTracker rejects counts that are not non-negative integers", () => {
@@ -140,7 +155,8 @@ Deno.test("IndexSynchronizationTracker.getResourceCount() names what is wrong", 
     () => tracker.getResourceCount("zzz"),
     (e: unknown) =>
       e instanceof UnknownResourceError && e.resource === "zzz" &&
-      e.message === 'Resource "zzz" is not tracked',
+      e.message ===
+        'Resource "zzz" is not tracked; tracked resources: "a", "b"',
   );
 });
 
@@ -198,19 +214,32 @@ Deno.test("IndexSynchronizationTracker rejects names that are not non-empty stri
   );
 });
 
-Deno.test("IndexSynchronizationTracker rejects with the reason of an already aborted signal", async () => {
+/** Matches a SyncAbortedError for `unsynced` caused by `reason`. */
+function abortedFor(unsynced: string[], reason: unknown) {
+  return (e: unknown) => {
+    assert.ok(e instanceof SyncAbortedError, String(e));
+    assert.equal(e.name, "SyncAbortedError");
+    assert.deepEqual(e.unsynced, unsynced);
+    assert.equal(e.cause, reason);
+    for (const name of unsynced) assert.ok(e.message.includes(`"${name}"`));
+    return true;
+  };
+}
+
+Deno.test("IndexSynchronizationTracker rejects at once when the signal is already aborted", async () => {
   const reason = new Error("shutting down");
   let notified = 0;
-  const tracker = new IndexSynchronizationTracker(["a"], {
+  const tracker = new IndexSynchronizationTracker(["a", "b"], {
     logger: new RecordingLogger(),
     signal: AbortSignal.abort(reason),
     onSynchronized: () => notified++,
   });
-  await assert.rejects(tracker.synchronized, (e) => e === reason);
+  await assert.rejects(tracker.synchronized, abortedFor(["a", "b"], reason));
   tracker.markSynced("a", 1); // still recorded, but the promise stays rejected
+  tracker.markSynced("b", 1);
   assert.equal(tracker.allSynced(), true);
   assert.equal(notified, 0);
-  await assert.rejects(tracker.synchronized, (e) => e === reason);
+  await assert.rejects(tracker.synchronized, abortedFor(["a", "b"], reason));
 });
 
 Deno.test("IndexSynchronizationTracker rejects when the signal aborts first and detaches", async () => {
@@ -225,7 +254,11 @@ Deno.test("IndexSynchronizationTracker rejects when the signal aborts first and 
   const reason = new Error("deadline");
   controller.abort(reason);
   assert.equal(spy.listeners, 0);
-  await assert.rejects(tracker.synchronized, (e) => e === reason);
+  await assert.rejects(tracker.synchronized, abortedFor(["b"], reason));
+  await assert.rejects(
+    tracker.synchronized,
+    { message: 'Resources not synced when the wait was aborted: "b"' },
+  );
 });
 
 Deno.test("IndexSynchronizationTracker does not report an un-awaited rejection", async () => {
@@ -332,27 +365,159 @@ Deno.test("IndexSynchronizationTracker.track() logs an abort at debug level", as
         signal!.addEventListener("abort", () => reject(signal!.reason))
       ),
   });
-  controller.abort(new Error("stop"));
+  const reason = new Error("stop");
+  controller.abort(reason);
   await tracking;
-  await assert.rejects(tracker.synchronized, /stop/);
+  await assert.rejects(tracker.synchronized, abortedFor(["a"], reason));
   assert.equal(logger.at("error").length, 0);
   assert.equal(logger.at("debug")[0].message, "Resource sync abandoned");
 });
 
-Deno.test("IndexSynchronizationTracker.track() does not wait for an untracked resource", async () => {
+Deno.test("IndexSynchronizationTracker.track() throws for an untracked resource without waiting", () => {
   const logger = new RecordingLogger();
-  const tracker = new IndexSynchronizationTracker(["a"], { logger });
+  const tracker = new IndexSynchronizationTracker(["ingresses"], { logger });
   let called = false;
-  await tracker.track("zzz", {
-    waitForSync: () => {
-      called = true;
-      return Promise.resolve(1);
+  assert.throws(
+    () =>
+      tracker.track("ingress", {
+        waitForSync: () => {
+          called = true;
+          return Promise.resolve(1);
+        },
+      }),
+    (e: unknown) =>
+      e instanceof UnknownResourceError && e.resource === "ingress" &&
+      /tracked resources: "ingresses"$/.test(e.message),
+  );
+  assert.equal(called, false);
+  assert.equal(logger.records.length, 0);
+  assert.throws(
+    () => tracker.track("ingresses", {} as SyncSource),
+    (e: unknown) => e instanceof TypeError && e.message.includes('"ingresses"'),
+  );
+});
+
+Deno.test("IndexSynchronizationTracker names each unsynced resource's last error when aborted", async () => {
+  const controller = new AbortController();
+  const tracker = new IndexSynchronizationTracker(
+    ["ingresses", "services", "secrets", "pods", "nodes"],
+    { logger: new RecordingLogger(), signal: controller.signal },
+  );
+  const never = () => new Promise<number>(() => {});
+  let ingressFailure: unknown = undefined;
+  // A source that reports its own last error, which changes over time.
+  void tracker.track("ingresses", {
+    waitForSync: never,
+    lastError: () =>
+      ingressFailure === undefined ? undefined : { error: ingressFailure },
+  });
+  // A source whose wait failed: that failure is what is known.
+  await tracker.track("services", {
+    waitForSync: () => Promise.reject(new Error("HTTP 404 Not Found")),
+  });
+  // A source with an accessor but no error yet, and one whose accessor throws.
+  void tracker.track("secrets", {
+    waitForSync: never,
+    lastError: () => undefined,
+  });
+  void tracker.track("pods", {
+    waitForSync: never,
+    lastError: () => {
+      throw new Error("broken accessor");
     },
   });
-  assert.equal(called, false);
-  assert.equal(logger.at("warn")[0].fields.resource, "zzz");
-  assert.throws(
-    () => tracker.track("a", {} as SyncSource),
-    (e: unknown) => e instanceof TypeError && e.message.includes('"a"'),
+  tracker.markSynced("nodes", 3);
+  ingressFailure = new Error("HTTP 403 Forbidden: RBAC missing?");
+
+  const reason = new DOMException("Signal timed out.", "TimeoutError");
+  controller.abort(reason);
+  await assert.rejects(tracker.synchronized, (e: unknown) => {
+    abortedFor(["ingresses", "services", "secrets", "pods"], reason)(e);
+    const error = e as SyncAbortedError;
+    assert.equal(
+      error.message,
+      "Resources not synced when the wait was aborted: " +
+        '"ingresses" (last error: HTTP 403 Forbidden: RBAC missing?), ' +
+        '"services" (last error: HTTP 404 Not Found), "secrets", "pods"',
+    );
+    assert.deepEqual([...error.lastErrors.keys()], ["ingresses", "services"]);
+    assert.equal(error.lastErrors.get("ingresses"), ingressFailure);
+    return true;
+  });
+});
+
+Deno.test("IndexSynchronizationTracker prefers a source's current error over its failed wait", async () => {
+  const controller = new AbortController();
+  const tracker = new IndexSynchronizationTracker(["a"], {
+    logger: new RecordingLogger(),
+    signal: controller.signal,
+  });
+  await tracker.track("a", {
+    waitForSync: () => Promise.reject(new Error("old")),
+    lastError: () => ({ error: { code: 503 } }), // not an Error: shown as JSON
+  });
+  controller.abort();
+  await assert.rejects(
+    tracker.synchronized,
+    {
+      message:
+        'Resources not synced when the wait was aborted: "a" (last error: {"code":503})',
+    },
   );
+});
+
+Deno.test("IndexSynchronizationTracker names a real Watcher's 403 when the wait is aborted", async () => {
+  const clock = new FakeClock();
+  await using server = new FakeApiServer({ clock });
+  using _fetch = mockFetch(server);
+  server.create("configmaps", { metadata: { name: "a", namespace: "web" } });
+  server.injectFault({
+    verb: "list",
+    resource: "secrets",
+    kind: "status",
+    code: 403,
+    forMs: 3_600_000,
+  });
+  const client = new FetchClient({ server: server.url });
+  const watcherOf = (resource: string) =>
+    new Watcher(
+      {
+        gvr: { group: "", version: "v1", resource },
+        indexBy: ["metadata.namespace", "metadata.name"],
+        onChange: () => {},
+      },
+      client,
+      { clock, logger: new RecordingLogger() },
+    );
+  const configmaps = watcherOf("configmaps");
+  const secrets = watcherOf("secrets");
+  const deadline = new AbortController();
+  const tracker = new IndexSynchronizationTracker(["configmaps", "secrets"], {
+    logger: new RecordingLogger(),
+    signal: deadline.signal,
+  });
+  const running = [configmaps.start(), secrets.start()];
+  const tracking = [
+    tracker.track("configmaps", configmaps),
+    tracker.track("secrets", secrets),
+  ];
+  await waitFor(
+    () => tracker.isResourceSynced("configmaps") && !!secrets.lastError(),
+    { description: "configmaps synced and secrets refused" },
+  );
+
+  deadline.abort(new Error("deadline"));
+  await assert.rejects(tracker.synchronized, (e: unknown) => {
+    assert.ok(e instanceof SyncAbortedError);
+    assert.deepEqual(e.unsynced, ["secrets"]);
+    assert.equal(e.lastErrors.get("secrets"), secrets.lastError()?.error);
+    assert.match(
+      e.message,
+      /^Resources not synced when the wait was aborted: "secrets" \(last error: .*403/,
+    );
+    return true;
+  });
+  await Promise.all(tracking);
+  await Promise.all([configmaps.stop(), secrets.stop()]);
+  await Promise.all(running);
 });

@@ -3,7 +3,7 @@
  * resource has finished its initial sync, then resolves once with every
  * count.
  *
- * @example
+ * @example Marking a resource synced by hand
  * ```ts
  * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
  *

@@ -12,7 +12,7 @@ import { LruCache } from "./lru.ts";
 /**
  * Options for {@linkcode CachedStore}.
  *
- * @example
+ * @example Secrets, with a smaller cache
  * ```ts
  * import type { CachedStoreOptions, RestClient } from "@haptic/k8s-watcher";
  *
@@ -37,20 +37,40 @@ export interface CachedStoreOptions {
    * like watched ones.
    */
   filter?: (obj: KubeObject) => KubeObject;
-  /** Milliseconds a cached object lives after its last access. Defaults to 130000. */
+  /**
+   * Milliseconds a cached object lives after its last access.
+   *
+   * @default {130_000}
+   */
   ttl?: number;
-  /** Most objects cached. Defaults to 256. */
+  /**
+   * Most objects cached.
+   *
+   * @default {256}
+   */
   maxEntries?: number;
-  /** Most GETs in flight for one `get` or `list`. Defaults to 16. */
+  /**
+   * Most GETs in flight for one `get` or `list`.
+   *
+   * @default {16}
+   */
   concurrency?: number;
   /**
    * How many index keys every reference has. When omitted, the first write
    * decides.
    */
   keyCount?: number;
-  /** Source of time for expiry. Defaults to {@linkcode systemClock}. */
+  /**
+   * Source of time for expiry.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Where the `list()` warning and 404s go. Defaults to {@linkcode consoleLogger}. */
+  /**
+   * Where the `list()` warning and 404s go.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
 }
 
@@ -91,7 +111,7 @@ const NO_KEYS: readonly string[] = [];
  * - `list()` costs one GET per object not cached, and logs a warning saying so.
  * - Returned objects are shared with the cache: do not mutate them.
  *
- * @example
+ * @example Fetching on the first read, then from the cache
  * ```ts
  * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
  * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
@@ -134,6 +154,17 @@ export class CachedStore implements Store {
   /**
    * Creates an empty store.
    *
+   * @example Secrets read through a client
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * assert.equal(store.size, 0);
+   * ```
+   *
    * @param options Client, resource, filter, cache tuning, clock and logger.
    * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
    */
@@ -157,12 +188,41 @@ export class CachedStore implements Store {
     this.#logger = options.logger ?? consoleLogger();
   }
 
-  /** Number of references held. */
+  /**
+   * Number of references held.
+   *
+   * @example Counting references
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * assert.equal(store.size, 1);
+   * ```
+   */
   get size(): number {
     return this.#index.size;
   }
 
-  /** Incremented by every write that changes the store. */
+  /**
+   * Incremented by every write that changes the store.
+   *
+   * @example Telling whether anything changed
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * const before = store.modificationCount;
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * assert.equal(store.modificationCount, before + 1);
+   * ```
+   */
   get modificationCount(): number {
     return this.#modifications;
   }
@@ -171,6 +231,20 @@ export class CachedStore implements Store {
    * Records a reference to `obj` under `keys` (the object itself is not
    * kept); replaces the reference of the same namespace/name.
    *
+   * @example Keeping a reference only
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls", resourceVersion: "3" }, data: { big: "…" } }, ["default"]);
+   * assert.equal(store.resourceVersionOf("default", "tls"), "3");
+   * ```
+   *
+   * @param obj The object; only its identity and resourceVersion are kept.
+   * @param keys Its index keys, as many as every other reference's.
    * @throws {StoreObjectError} The object has no usable namespace/name.
    * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
@@ -182,6 +256,21 @@ export class CachedStore implements Store {
    * Replaces the reference of the same namespace/name (adding it when
    * absent), moving it when its keys changed, and drops its cached copy.
    *
+   * @example A newer version replaces the reference
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls", resourceVersion: "3" } }, ["default"]);
+   * store.update({ metadata: { namespace: "default", name: "tls", resourceVersion: "4" } }, ["default"]);
+   * assert.equal(store.resourceVersionOf("default", "tls"), "4");
+   * ```
+   *
+   * @param obj The new version; only its identity and resourceVersion are kept.
+   * @param keys Its index keys now.
    * @throws {StoreObjectError} The object has no usable namespace/name.
    * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
@@ -193,6 +282,21 @@ export class CachedStore implements Store {
    * Removes exactly the reference with this namespace/name and its cached
    * copy.
    *
+   * @example Deleting a reference
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * assert.equal(store.delete("default", "tls"), true);
+   * assert.equal(store.delete("default", "tls"), false);
+   * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
    * @returns Whether the reference was there.
    */
   delete(namespace: string, name: string): boolean {
@@ -208,6 +312,33 @@ export class CachedStore implements Store {
    * (fewer given; none gives everything), by namespace, then name; fetched
    * unless cached.
    *
+   * @example Reading by namespace
+   * ```ts
+   * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+   * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * // Answers every GET with the secret its path names.
+   * const client = {
+   *   performRequest: (opts: RequestOptions) => {
+   *     const [namespace, , name] = opts.path.split("/").slice(-3);
+   *     const secret = { metadata: { namespace, name }, data: {} };
+   *     return Promise.resolve(opts.expectJson ? secret : new Uint8Array());
+   *   },
+   * } as RestClient;
+   * const store = new CachedStore({
+   *   client,
+   *   gvr: { group: "", version: "v1", resource: "secrets" },
+   *   logger: new RecordingLogger(),
+   * });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * store.add({ metadata: { namespace: "other", name: "db" } }, ["other"]);
+   * const secrets = await store.get("default");
+   * assert.deepEqual(secrets.map((s) => s.metadata.name), ["tls"]);
+   * ```
+   *
+   * @param keys Leading index keys; none matches every reference.
+   * @returns The matching objects, shared with the cache.
    * @throws {StoreKeyError} More keys than the store is indexed by.
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
@@ -223,6 +354,31 @@ export class CachedStore implements Store {
    * Every object, by namespace, then name. Costs one GET per object not
    * cached, and logs a warning saying so on every call.
    *
+   * @example Fetching everything
+   * ```ts
+   * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+   * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * // Answers every GET with the secret its path names.
+   * const client = {
+   *   performRequest: (opts: RequestOptions) => {
+   *     const [namespace, , name] = opts.path.split("/").slice(-3);
+   *     const secret = { metadata: { namespace, name }, data: {} };
+   *     return Promise.resolve(opts.expectJson ? secret : new Uint8Array());
+   *   },
+   * } as RestClient;
+   * const store = new CachedStore({
+   *   client,
+   *   gvr: { group: "", version: "v1", resource: "secrets" },
+   *   logger: new RecordingLogger(),
+   * });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * store.add({ metadata: { namespace: "other", name: "db" } }, ["other"]);
+   * assert.equal((await store.list()).length, 2);
+   * ```
+   *
+   * @returns Every object, shared with the cache.
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
   list(): Promise<KubeObject[]> {
@@ -236,6 +392,22 @@ export class CachedStore implements Store {
   /**
    * The stored resourceVersion of an object: `undefined` when absent, `""`
    * when the object was stored without one.
+   *
+   * @example Checking what version is referenced
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * assert.equal(store.resourceVersionOf("default", "tls"), "");
+   * assert.equal(store.resourceVersionOf("default", "absent"), undefined);
+   * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
    */
   resourceVersionOf(namespace: string, name: string): string | undefined {
     return this.#index.lookup(namespace, name)?.value.resourceVersion;
@@ -244,12 +416,39 @@ export class CachedStore implements Store {
   /**
    * Every stored identity as `[namespace, name]`, grouped by namespace,
    * in insertion order within each. Deleting while iterating is safe.
+   *
+   * @example Listing identities without a GET
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * assert.deepEqual([...store.identities()], [["default", "tls"]]);
+   * ```
    */
   *identities(): IterableIterator<[namespace: string, name: string]> {
     for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
   }
 
-  /** Removes every reference and cached object. The key count stays. */
+  /**
+   * Removes every reference and cached object. The key count stays.
+   *
+   * @example Emptying the store
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * store.clear();
+   * assert.equal(store.size, 0);
+   * ```
+   */
   clear(): void {
     this.#cache.clear();
     if (this.#index.size === 0) return;

@@ -9,7 +9,7 @@
  * string, a write whose key count differs from the store's, or a `get` with
  * more keys than the store indexes by. Nothing stored is changed.
  *
- * @example
+ * @example A write with too few keys
  * ```ts
  * import { MemoryStore, StoreKeyError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -30,6 +30,15 @@ export class StoreKeyError extends Error {
   /**
    * Creates the error.
    *
+   * @example Reading the counts
+   * ```ts
+   * import { StoreKeyError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const error = new StoreKeyError("Expected 2 index keys, got 1", { expected: 2, actual: 1 });
+   * assert.equal(error.expected, 2);
+   * ```
+   *
    * @param message What was wrong.
    * @param counts The expected and the given number of keys.
    */
@@ -48,7 +57,7 @@ export class StoreKeyError extends Error {
  * An object a store cannot hold: no `metadata`, no `metadata.name`, or a
  * namespace or name that is not a plain string. Nothing stored is changed.
  *
- * @example
+ * @example An object without a name
  * ```ts
  * import { type KubeObject, MemoryStore, StoreObjectError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -61,6 +70,14 @@ export class StoreKeyError extends Error {
 export class StoreObjectError extends Error {
   /**
    * Creates the error.
+   *
+   * @example Naming what is wrong
+   * ```ts
+   * import { StoreObjectError } from "@haptic/k8s-watcher";
+   *
+   * const error = new StoreObjectError("Object has no metadata.name");
+   * console.log(error.name); // "StoreObjectError"
+   * ```
    *
    * @param message What was wrong with the object.
    */
@@ -75,7 +92,7 @@ export class StoreObjectError extends Error {
  * than with 404, which means the object is gone), answered something that is
  * not a Kubernetes object, or the filter threw. The original error is `cause`.
  *
- * @example
+ * @example Naming the object that could not be fetched
  * ```ts
  * import { StoreFetchError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -100,6 +117,17 @@ export class StoreFetchError extends Error {
 
   /**
    * Creates the error; the message names the object and the cause.
+   *
+   * @example A cluster-scoped object
+   * ```ts
+   * import { StoreFetchError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const cause = new Error("HTTP 500");
+   * const error = new StoreFetchError({ namespace: "", name: "node-1", path: "/api/v1/nodes/node-1", cause });
+   * assert.equal(error.message, 'Cannot fetch object "node-1" with GET /api/v1/nodes/node-1: HTTP 500');
+   * assert.equal(error.cause, cause);
+   * ```
    *
    * @param options The object, the path requested and what went wrong.
    */

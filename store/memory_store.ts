@@ -5,7 +5,7 @@ import { KeyIndex, type Slot } from "./key_index.ts";
 /**
  * Options for {@linkcode MemoryStore}.
  *
- * @example
+ * @example Two index keys, frozen objects
  * ```ts
  * import type { MemoryStoreOptions } from "@haptic/k8s-watcher";
  *
@@ -22,6 +22,8 @@ export interface MemoryStoreOptions {
   /**
    * Deep-freeze every object when it is stored, so that a caller mutating a
    * shared object fails loudly. Costs a walk of each object: a debug aid.
+   *
+   * @default {false}
    */
   freeze?: boolean;
 }
@@ -45,7 +47,7 @@ const NO_KEYS: readonly string[] = [];
  *   option makes attempts throw). The store keeps the objects it is given, so
  *   do not mutate those after writing them either.
  *
- * @example
+ * @example A non-unique index by namespace and ingress class
  * ```ts
  * import { MemoryStore } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -76,19 +78,57 @@ export class MemoryStore implements Store {
   /**
    * Creates an empty store.
    *
-   * @param options Key count and the debug `freeze` switch.
+   * @example Frozen objects, as a debug aid
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore({ freeze: true });
+   * const web = { metadata: { namespace: "shop", name: "web" }, spec: { port: 80 } };
+   * store.add(web, ["shop"]);
+   * assert.throws(() => { web.spec.port = 8080; }, TypeError);
+   * ```
+   *
+   * @param options Key count and the debug `freeze` switch; all optional.
    */
-  constructor(options: MemoryStoreOptions = {}) {
-    this.#index = new KeyIndex<KubeObject>(options.keyCount);
-    this.#freeze = options.freeze ?? false;
+  constructor(options?: MemoryStoreOptions) {
+    this.#index = new KeyIndex<KubeObject>(options?.keyCount);
+    this.#freeze = options?.freeze ?? false;
   }
 
-  /** Number of objects held. */
+  /**
+   * Number of objects held.
+   *
+   * @example Counting objects
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
+   * assert.equal(store.size, 1);
+   * ```
+   */
   get size(): number {
     return this.#index.size;
   }
 
-  /** Incremented by every write that changes the store. */
+  /**
+   * Incremented by every write that changes the store.
+   *
+   * @example Telling whether anything changed
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * const before = store.modificationCount;
+   * store.delete("shop", "absent"); // changes nothing
+   * assert.equal(store.modificationCount, before);
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
+   * assert.equal(store.modificationCount, before + 1);
+   * ```
+   */
   get modificationCount(): number {
     return this.#modifications;
   }
@@ -96,6 +136,16 @@ export class MemoryStore implements Store {
   /**
    * Adds an object under `keys`; an object with the same namespace/name is
    * replaced (and moved, when its keys differ).
+   *
+   * @example Adding under two keys
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "haproxy"]);
+   * assert.equal(store.get("shop", "haproxy").length, 1);
+   * ```
    *
    * @param obj The object; kept by reference.
    * @param keys Its index keys, as many as every other object's.
@@ -110,6 +160,18 @@ export class MemoryStore implements Store {
    * Replaces the object of the same namespace/name, moving it when its keys
    * changed; adds it when absent.
    *
+   * @example Moving an object to new keys
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "nginx"]);
+   * store.update({ metadata: { namespace: "shop", name: "web" } }, ["shop", "haproxy"]);
+   * assert.equal(store.get("shop", "nginx").length, 0);
+   * assert.equal(store.get("shop", "haproxy").length, 1);
+   * ```
+   *
    * @param obj The new version; kept by reference.
    * @param keys Its index keys now.
    * @throws {StoreObjectError} The object has no usable namespace/name.
@@ -123,6 +185,21 @@ export class MemoryStore implements Store {
    * Removes exactly the object with this namespace/name; others under the
    * same keys stay.
    *
+   * @example Deleting one of two objects under the same key
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
+   * store.add({ metadata: { namespace: "shop", name: "api" } }, ["shop"]);
+   * assert.equal(store.delete("shop", "web"), true);
+   * assert.equal(store.delete("shop", "web"), false); // gone already
+   * assert.deepEqual(store.get("shop").map((o) => o.metadata.name), ["api"]);
+   * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
    * @returns Whether the object was there.
    */
   delete(namespace: string, name: string): boolean {
@@ -135,13 +212,43 @@ export class MemoryStore implements Store {
    * Objects whose keys equal `keys` (all keys given) or start with them
    * (fewer given; none gives everything), by namespace, then name.
    *
+   * @example Exact and prefix matches
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore({ keyCount: 2 });
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "haproxy"]);
+   * store.add({ metadata: { namespace: "shop", name: "api" } }, ["shop", "nginx"]);
+   * assert.equal(store.get("shop", "haproxy").length, 1); // every key: exact
+   * assert.equal(store.get("shop").length, 2); // fewer keys: prefix
+   * ```
+   *
+   * @param keys Leading index keys; none matches every object.
+   * @returns The matching objects, shared with the store.
    * @throws {StoreKeyError} More keys than the store is indexed by.
    */
   get(...keys: string[]): KubeObject[] {
     return values(this.#index.select(keys));
   }
 
-  /** Every object, ordered by namespace, then name. */
+  /**
+   * Every object, ordered by namespace, then name.
+   *
+   * @example Listing in a stable order
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "web", name: "b" } }, ["web"]);
+   * store.add({ metadata: { namespace: "api", name: "z" } }, ["api"]);
+   * store.add({ metadata: { namespace: "web", name: "a" } }, ["web"]);
+   * assert.deepEqual(store.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ["api/z", "web/a", "web/b"]);
+   * ```
+   *
+   * @returns Every object, shared with the store.
+   */
   list(): KubeObject[] {
     return values(this.#index.select(NO_KEYS));
   }
@@ -149,6 +256,21 @@ export class MemoryStore implements Store {
   /**
    * The stored resourceVersion of an object: `undefined` when absent, `""`
    * when the stored object has none.
+   *
+   * @example Checking what version is stored
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const web = { metadata: { namespace: "shop", name: "web", resourceVersion: "7" } };
+   * const store = new MemoryStore();
+   * store.add(web, ["shop"]);
+   * assert.equal(store.resourceVersionOf("shop", "web"), "7");
+   * assert.equal(store.resourceVersionOf("shop", "api"), undefined);
+   * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
    */
   resourceVersionOf(namespace: string, name: string): string | undefined {
     const slot = this.#index.lookup(namespace, name);
@@ -159,12 +281,37 @@ export class MemoryStore implements Store {
   /**
    * Every stored identity as `[namespace, name]`, grouped by namespace,
    * in insertion order within each. Deleting while iterating is safe.
+   *
+   * @example Deleting while iterating
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
+   * store.add({ metadata: { namespace: "shop", name: "api" } }, ["shop"]);
+   * for (const [namespace, name] of store.identities()) store.delete(namespace, name);
+   * assert.equal(store.size, 0);
+   * ```
    */
   *identities(): IterableIterator<[namespace: string, name: string]> {
     for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
   }
 
-  /** Removes every object. The key count stays. */
+  /**
+   * Removes every object. The key count stays.
+   *
+   * @example Emptying the store
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
+   * store.clear();
+   * assert.equal(store.list().length, 0);
+   * ```
+   */
   clear(): void {
     if (this.#index.size === 0) return;
     this.#index.clear();

@@ -119,7 +119,11 @@ function resourceList(
     groupVersion: group === "" ? version : `${group}/${version}`,
     resources: registry.all()
       .filter((r) => r.group === group && r.version === version)
-      .flatMap((r) => [apiResource(r), statusResource(r)]),
+      .flatMap((r) =>
+        r.statusSubresource ? [apiResource(r), statusResource(r)] : [
+          apiResource(r),
+        ]
+      ),
   };
 }
 

@@ -1,9 +1,21 @@
 import type { Gvr } from "../types.ts";
-import type {
-  ResourceDefinition,
-  ResourceInfo,
-  ResourceRef,
+import {
+  builtinResources,
+  type ResourceDefinition,
+  type ResourceInfo,
+  type ResourceRef,
 } from "./resources.ts";
+
+const builtins = new WeakSet<ResourceInfo>();
+
+/**
+ * Whether a type is one of the {@linkcode builtinResources} (served as
+ * compiled into Kubernetes, e.g. with strategic merge patches), rather
+ * than a custom resource.
+ */
+export function isBuiltin(info: ResourceInfo): boolean {
+  return builtins.has(info);
+}
 
 /** The registry key of a group/version/resource. */
 export function gvrKey(gvr: Gvr): string {
@@ -40,6 +52,17 @@ export function resourceInfo(def: ResourceDefinition): ResourceInfo {
       }`,
     );
   }
+  if (
+    def.generation !== undefined && typeof def.generation !== "boolean" &&
+    !(Array.isArray(def.generation) &&
+      def.generation.every((p) => typeof p === "string" && p !== ""))
+  ) {
+    throw new TypeError(
+      `Resource definition generation must be true, false or a list of field paths: ${
+        JSON.stringify(def)
+      }`,
+    );
+  }
   return Object.freeze({
     group: def.group,
     version: def.version,
@@ -50,10 +73,14 @@ export function resourceInfo(def: ResourceDefinition): ResourceInfo {
     singularName: def.singularName ?? def.kind.toLowerCase(),
     shortNames: Object.freeze([...(def.shortNames ?? [])]) as string[],
     categories: Object.freeze([...(def.categories ?? [])]) as string[],
-    generation: def.generation ?? true,
+    generation: Array.isArray(def.generation)
+      ? Object.freeze([...def.generation]) as string[]
+      : def.generation ?? true,
+    statusSubresource: def.statusSubresource ?? true,
     selectableFields: Object.freeze([
       ...(def.selectableFields ?? []),
     ]) as string[],
+    allowUnconditionalUpdate: def.allowUnconditionalUpdate ?? false,
     apiVersion: def.group === "" ? def.version : `${def.group}/${def.version}`,
   });
 }
@@ -69,6 +96,7 @@ export class ResourceRegistry {
   /** Adds (or replaces) a resource type. */
   register(def: ResourceDefinition): ResourceInfo {
     const info = resourceInfo(def);
+    if (builtinResources.includes(def)) builtins.add(info);
     this.#byKey.set(gvrKey(info), info);
     return info;
   }

@@ -19,6 +19,8 @@ export interface ServerCore {
   readonly clock: Clock;
   readonly bookmarkIntervalMs: number;
   readonly supportsWatchList: boolean;
+  /** The bearer token every request must carry, if any. */
+  readonly token: string | undefined;
   continueEpoch: number;
   readonly requests: RequestRecord[];
   /** Streams that answer nothing (stall faults), closed with the server. */

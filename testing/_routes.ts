@@ -1,5 +1,6 @@
 import type { KubeObject } from "../types.ts";
 import { discovery } from "./_discovery.ts";
+import { openApi } from "./_openapi.ts";
 import type { RequestVerb } from "./_faults.ts";
 import { breakBody, faultResponse, stall } from "./_fault_responses.ts";
 import { list } from "./_list_request.ts";
@@ -53,6 +54,13 @@ export async function handleRequest(
   const q = url.searchParams;
   const verb = verbOf(request.method, route, q);
   core.requests.push(record(request.method, url, verb, route));
+  if (
+    core.token !== undefined &&
+    request.headers.get("authorization") !== `Bearer ${core.token}`
+  ) {
+    // Authentication comes first, before routing errors and faults.
+    return statusResponse(failure(401, "Unauthorized"));
+  }
   try {
     if (verb === "unknown") {
       return statusResponse(
@@ -108,7 +116,8 @@ function parseRoute(
     (segments[0] === "healthz" || segments[0] === "livez" ||
       segments[0] === "readyz")
   ) return { type: "health" };
-  const doc = discovery(segments, registry, host);
+  const doc = discovery(segments, registry, host) ??
+    openApi(segments, registry);
   if (doc !== undefined) return { type: "discovery", body: doc };
 
   let group: string;
@@ -207,7 +216,10 @@ async function resourceRequest(
   const namespace = route.namespace ?? "";
   const table = form.as === "Table";
   const store = core.store;
-  if (subresource !== undefined && subresource !== "status") {
+  if (
+    subresource !== undefined &&
+    (subresource !== "status" || !info.statusSubresource)
+  ) {
     return statusResponse(resourceNotFound());
   }
   switch (verb) {
@@ -237,7 +249,13 @@ async function resourceRequest(
       const body = await readJson(request);
       return json(
         200,
-        store.update(info, body, { namespace, name, owned: true, subresource }),
+        store.update(info, body, {
+          namespace,
+          name,
+          owned: true,
+          subresource,
+          strict: true,
+        }),
       );
     }
     case "patch":

@@ -1,7 +1,7 @@
 import type { Clock } from "../clock.ts";
 import type { KubeObject, ObjectMeta } from "../types.ts";
 import { EventHistory, type HistoryEntry } from "./_history.ts";
-import { applyMergePatch, isJsonObject, jsonEqual } from "./_json.ts";
+import { isJsonObject, jsonEqual } from "./_json.ts";
 import { gvrKey } from "./_registry.ts";
 import {
   alreadyExists,
@@ -14,6 +14,8 @@ import {
 import { FakeApiError } from "./fake_api_error.ts";
 import type { ResourceInfo } from "./resources.ts";
 import { validateIdentity } from "./_validation.ts";
+import { generationChanged } from "./_generation.ts";
+import { foldStringData, isSecret } from "./_secret.ts";
 
 /** The objects of one resource type, with their keys kept sortable. */
 export class ObjectTable {
@@ -64,7 +66,10 @@ export interface CreateOptions {
   namespace?: string;
   /** The input is a fresh parse that the store may keep without copying. */
   owned?: boolean;
-  /** HTTP semantics: reject a body carrying a resourceVersion. */
+  /**
+   * HTTP semantics: reject a body carrying a resourceVersion, and drop the
+   * status of a type with a status subresource.
+   */
   strict?: boolean;
 }
 
@@ -76,6 +81,12 @@ export interface UpdateOptions {
   owned?: boolean;
   /** `status` updates only the status; others are rejected. */
   subresource?: string;
+  /**
+   * HTTP semantics: a missing resourceVersion is refused unless the type
+   * allows unconditional updates, and a write to the object itself keeps
+   * the stored status of a type with a status subresource.
+   */
+  strict?: boolean;
 }
 
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
@@ -176,12 +187,14 @@ export class ObjectStore {
     else delete metadata.namespace;
     metadata.uid = crypto.randomUUID();
     metadata.resourceVersion = String(rv);
-    if (info.generation) metadata.generation = 1;
+    if (info.generation !== false) metadata.generation = 1;
     else delete metadata.generation;
     metadata.creationTimestamp = this.#timestamp();
     delete metadata.deletionTimestamp;
     delete metadata.deletionGracePeriodSeconds;
     const obj = withTypeMeta(info, body, metadata);
+    if (options.strict && info.statusSubresource) delete obj.status;
+    if (isSecret(info)) foldStringData(obj);
     table.put(key, obj);
     this.#record(table, key, "ADDED", obj, undefined);
     return obj;
@@ -218,13 +231,21 @@ export class ObjectStore {
     const key = this.objectKey(info, namespace, meta.name);
     const existing = table.objects.get(key);
     if (!existing) throw new FakeApiError(notFound(info, meta.name));
-    if (
-      meta.resourceVersion !== undefined && meta.resourceVersion !== "" &&
-      meta.resourceVersion !== existing.metadata.resourceVersion
-    ) {
-      throw new FakeApiError(conflict(info, meta.name));
+    const rv = meta.resourceVersion;
+    if (rv !== undefined && rv !== null && rv !== "") {
+      if (rv !== existing.metadata.resourceVersion) {
+        throw new FakeApiError(conflict(info, meta.name));
+      }
+    } else if (options.strict && !info.allowUnconditionalUpdate) {
+      throw new FakeApiError(
+        invalid(info.resource, info.group, meta.name, [{
+          reason: "FieldValueInvalid",
+          message: "Invalid value: 0: must be specified for an update",
+          field: "metadata.resourceVersion",
+        }]),
+      );
     }
-    if (options.subresource === "status") {
+    if (options.subresource === "status" && info.statusSubresource) {
       const next = { ...existing, status: body.status };
       if (body.status === undefined) delete next.status;
       return this.#replace(table, key, existing, next, false);
@@ -252,35 +273,45 @@ export class ObjectStore {
         metadata[field] = existing.metadata[field];
       } else delete metadata[field];
     }
+    const next = withTypeMeta(info, body, metadata);
+    if (options.strict && info.statusSubresource) {
+      if (existing.status === undefined) delete next.status;
+      else next.status = existing.status;
+    }
+    if (isSecret(info)) foldStringData(next);
     return this.#replace(
       table,
       key,
       existing,
-      withTypeMeta(info, body, metadata),
-      info.generation,
+      next,
+      generationChanged(info, existing, next),
     );
   }
 
+  /**
+   * Applies `change` (a merge, strategic merge or JSON patch) to the
+   * stored object and writes the result as an update: a resourceVersion
+   * the patch sets is a precondition, as in Kubernetes.
+   */
   patch(
     info: ResourceInfo,
     namespace: string,
     name: string,
-    patch: unknown,
-    options: { subresource?: string } = {},
+    change: (existing: KubeObject) => unknown,
+    options: { subresource?: string; strict?: boolean } = {},
   ): KubeObject {
-    if (!isJsonObject(patch)) {
+    const existing = this.get(info, namespace, name);
+    const patched = change(existing);
+    if (!isJsonObject(patched)) {
       throw new FakeApiError(
-        badRequest("the patch must be a JSON object (a merge patch)"),
+        invalid(info.kind, info.group, name, [{
+          reason: "FieldValueInvalid",
+          message: "Invalid value: the patched object is not a JSON object",
+          field: "<root>",
+        }]),
       );
     }
-    const existing = this.get(info, namespace, name);
-    const patched = applyMergePatch(existing, patch) as KubeObject;
-    const meta = isJsonObject(patched.metadata) ? patched.metadata : {};
-    const patchMeta = isJsonObject(patch.metadata) ? patch.metadata : {};
-    // A resourceVersion in a patch is a precondition, as in Kubernetes.
-    if (patchMeta.resourceVersion === undefined) {
-      meta.resourceVersion = existing.metadata.resourceVersion;
-    }
+    const meta = isJsonObject(patched.metadata) ? { ...patched.metadata } : {};
     for (const field of ["name", "namespace"] as const) {
       if (meta[field] !== existing.metadata[field]) {
         throw new FakeApiError(
@@ -288,12 +319,12 @@ export class ObjectStore {
         );
       }
     }
-    patched.metadata = meta;
-    return this.update(info, patched, {
+    return this.update(info, { ...patched, metadata: meta }, {
       namespace,
       name,
       owned: true,
       subresource: options.subresource,
+      strict: options.strict,
     });
   }
 
@@ -329,7 +360,9 @@ export class ObjectStore {
           deletionGracePeriodSeconds: 0,
         },
       };
-      return this.#replace(table, key, existing, next, false);
+      // Marking for deletion bumps the generation (of types that keep
+      // one), so that generation-based change checks see it.
+      return this.#replace(table, key, existing, next, true);
     }
     return this.#remove(table, key, existing, existing);
   }
@@ -404,19 +437,17 @@ export class ObjectStore {
     key: string,
     existing: KubeObject,
     next: KubeObject,
-    trackGeneration: boolean,
+    bumpGeneration: boolean,
   ): KubeObject {
     const meta: ObjectMeta = {
       ...next.metadata,
       resourceVersion: existing.metadata.resourceVersion,
     };
-    if (table.info.generation) {
+    if (table.info.generation !== false) {
       const gen = typeof existing.metadata.generation === "number"
         ? existing.metadata.generation
         : 1;
-      meta.generation = trackGeneration && desiredStateChanged(existing, next)
-        ? gen + 1
-        : gen;
+      meta.generation = bumpGeneration ? gen + 1 : gen;
     } else delete meta.generation;
     const candidate = { ...next, metadata: meta };
     // A no-op write changes nothing and sends no event, as in Kubernetes.
@@ -543,16 +574,4 @@ function withTypeMeta(
 ): KubeObject {
   const { apiVersion: _a, kind: _k, metadata: _m, ...rest } = body;
   return { apiVersion: info.apiVersion, kind: info.kind, metadata, ...rest };
-}
-
-/** Whether the desired state changed: `spec`, or for types without one, everything but metadata and status. */
-function desiredStateChanged(before: KubeObject, after: KubeObject): boolean {
-  if ("spec" in before || "spec" in after) {
-    return !jsonEqual(before.spec, after.spec);
-  }
-  const strip = (o: KubeObject) => {
-    const { metadata: _m, status: _s, ...rest } = o;
-    return rest;
-  };
-  return !jsonEqual(strip(before), strip(after));
 }

@@ -10,6 +10,7 @@ import {
 } from "./_routes.ts";
 import { failure, statusResponse } from "./_status.ts";
 import { ObjectStore } from "./_store.ts";
+import { mergePatcher } from "./_write_request.ts";
 import { WatchHub } from "./_watch.ts";
 import type { Fault, FaultHandle } from "./faults.ts";
 import type { RequestRecord } from "./request_record.ts";
@@ -58,6 +59,14 @@ export interface FakeApiServerOptions {
    * "any version" to a watch; start higher to rule that case out.
    */
   initialResourceVersion?: number;
+  /**
+   * A bearer token every request must carry (`Authorization: Bearer
+   * <token>`), through `handle`, `mockFetch` and `listen()` alike. A
+   * request without it (or with another) gets 401 with a `Status` whose
+   * reason is `Unauthorized`, as from an API server that rejects the
+   * credentials. Default: no authentication.
+   */
+  token?: string;
 }
 
 /**
@@ -74,7 +83,7 @@ export interface FakeApiServerOptions {
  * ```
  */
 export interface FakeApiListener extends AsyncDisposable {
-  /** `http://127.0.0.1:<port>`. */
+  /** `http://127.0.0.1:<port>`, or `https://` when serving TLS. */
   readonly url: string;
   /** Ends the open watches and stops listening. */
   close(): Promise<void>;
@@ -157,6 +166,14 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         `bookmarkIntervalMs must be positive, got ${bookmarkIntervalMs}`,
       );
     }
+    if (
+      options.token !== undefined &&
+      (typeof options.token !== "string" || options.token === "")
+    ) {
+      throw new TypeError(
+        "FakeApiServer token must be a non-empty string when given",
+      );
+    }
     this.url = url.origin;
     this.clock = options.clock ?? systemClock;
     this.#registry = new ResourceRegistry([
@@ -185,6 +202,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
       clock: this.clock,
       bookmarkIntervalMs,
       supportsWatchList: options.supportsWatchList ?? true,
+      token: options.token,
       continueEpoch: 0,
       requests: [],
       stalls: new Set(),
@@ -255,7 +273,9 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Creates an object. Namespaced objects without a namespace go to
    * `default`; `generateName` is honoured; the server sets `uid`,
-   * `resourceVersion`, `creationTimestamp` and `generation`.
+   * `resourceVersion`, `creationTimestamp` and `generation` (for types that
+   * keep one); a Secret's `stringData` is merged into `data`. Unlike an HTTP
+   * create, the status is kept as given.
    *
    * @param resource The resource type.
    * @param object The object (copied; not modified).
@@ -267,10 +287,13 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   }
 
   /**
-   * Replaces an object (status included). A `metadata.resourceVersion` in
-   * `object` must match the stored one; leave it out for an unconditional
-   * update. A write that changes nothing keeps the version and sends no
-   * event, as in Kubernetes.
+   * Replaces an object (status included, unlike an HTTP PUT, which keeps
+   * the stored status of a type with a status subresource). A
+   * `metadata.resourceVersion` in `object` must match the stored one (else
+   * 409 Conflict); leave it out for an unconditional update, which this
+   * method allows for every type (over HTTP, only types with
+   * `allowUnconditionalUpdate` do). A write that changes nothing keeps the
+   * version and sends no event, as in Kubernetes.
    *
    * @param resource The resource type.
    * @param object The new state, identified by its namespace and name.
@@ -315,13 +338,19 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     mergePatch: Record<string, unknown>,
   ): KubeObject {
     return structuredClone(
-      this.#store.patch(this.#info(resource), namespace, name, mergePatch),
+      this.#store.patch(
+        this.#info(resource),
+        namespace,
+        name,
+        mergePatcher(mergePatch),
+      ),
     );
   }
 
   /**
    * Deletes an object. One with `metadata.finalizers` is only marked with a
-   * `deletionTimestamp`, and goes once an update empties its finalizers.
+   * `deletionTimestamp` (and its generation bumped, for types that keep
+   * one), and goes once an update empties its finalizers.
    *
    * @param resource The resource type.
    * @param namespace The namespace (`""` for cluster-scoped types).
@@ -449,12 +478,19 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
 
   /**
    * Serves the same API over HTTP on 127.0.0.1, for benchmarks and other
-   * clients (kubectl, `@kubernetes/client-node`). Needs Deno.
+   * clients (kubectl, `@kubernetes/client-node`): with `Deno.serve` on
+   * Deno, `node:http` on Node and Bun.
    *
-   * @param options `port` (default 0: any free port).
+   * kubectl sends a kubeconfig's token only over HTTPS: to test a `token`
+   * with kubectl, pass `tls` (a PEM certificate for 127.0.0.1 and its
+   * key) and trust the certificate in the kubeconfig.
+   *
+   * @param options `port` (default 0: any free port); `tls` to serve HTTPS.
    * @returns The listener; close it (or let the server's `close()` do it).
    */
-  listen(options: { port?: number } = {}): Promise<FakeApiListener> {
+  listen(
+    options: { port?: number; tls?: { cert: string; key: string } } = {},
+  ): Promise<FakeApiListener> {
     try {
       if (this.#closed) throw new Error("The fake API server is closed");
       const listening = serveOn(
@@ -462,10 +498,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         // Deno.serve cancels the body when the client goes away; its
         // request.signal also fires after every complete answer, so it
         // is not used here.
-        // Deno.serve cancels the body when the client goes away; its
-        // request.signal also fires after every complete answer, so it
-        // is not used here.
         (request, closeSignal) => this.#handle(request, { closeSignal }),
+        options.tls,
       );
       this.#listeners.add(listening);
       const listeners = this.#listeners;
@@ -473,11 +507,11 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
         listeners.delete(listening);
         await listening.close();
       };
-      return Promise.resolve({
+      return listening.ready.then(() => ({
         url: listening.url,
         close,
         [Symbol.asyncDispose]: close,
-      });
+      }));
     } catch (err) {
       return Promise.reject(err);
     }

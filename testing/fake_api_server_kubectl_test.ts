@@ -1,74 +1,17 @@
 // Fidelity check with a real client: kubectl against FakeApiServer.listen().
 import assert from "node:assert/strict";
-import { FakeApiServer } from "./fake_api_server.ts";
+import type { FakeApiServer } from "./fake_api_server.ts";
+import {
+  hasKubectl,
+  KUBECTL,
+  kubectl,
+  spawnKubectl,
+  startCluster,
+  until,
+} from "./_test_kubectl.ts";
 
-const KUBECTL = "/usr/bin/kubectl";
-const hasKubectl = (() => {
-  try {
-    return Deno.statSync(KUBECTL).isFile;
-  } catch {
-    return false;
-  }
-})();
 if (!hasKubectl) {
   console.log(`Skipping kubectl fidelity tests: ${KUBECTL} is not installed`);
-}
-
-/** How long one kubectl invocation may take before the test fails. */
-const COMMAND_DEADLINE_MS = 20_000;
-
-interface Cluster extends AsyncDisposable {
-  server: FakeApiServer;
-  env: Record<string, string>;
-  args: string[];
-}
-
-async function startCluster(): Promise<Cluster> {
-  const server = new FakeApiServer();
-  const listener = await server.listen();
-  const dir = await Deno.makeTempDir({ prefix: "fake-api-kubectl-" });
-  const kubeconfig = `${dir}/kubeconfig`;
-  await Deno.writeTextFile(
-    kubeconfig,
-    JSON.stringify({
-      apiVersion: "v1",
-      kind: "Config",
-      clusters: [{ name: "fake", cluster: { server: listener.url } }],
-      users: [{ name: "tester", user: {} }],
-      contexts: [{
-        name: "fake",
-        context: { cluster: "fake", user: "tester", namespace: "default" },
-      }],
-      "current-context": "fake",
-    }),
-  );
-  return {
-    server,
-    env: { HOME: dir, KUBECONFIG: kubeconfig },
-    args: ["--kubeconfig", kubeconfig, "--cache-dir", `${dir}/cache`],
-    async [Symbol.asyncDispose]() {
-      await server.close();
-      await Deno.remove(dir, { recursive: true });
-    },
-  };
-}
-
-async function kubectl(cluster: Cluster, ...args: string[]): Promise<string> {
-  const command = new Deno.Command(KUBECTL, {
-    args: [...cluster.args, "--request-timeout=10s", ...args],
-    env: cluster.env,
-    stdout: "piped",
-    stderr: "piped",
-    signal: AbortSignal.timeout(COMMAND_DEADLINE_MS),
-  });
-  const { code, stdout, stderr } = await command.output();
-  const out = new TextDecoder().decode(stdout);
-  assert.equal(
-    code,
-    0,
-    `kubectl ${args.join(" ")} failed: ${new TextDecoder().decode(stderr)}`,
-  );
-  return out;
 }
 
 function podsIn(server: FakeApiServer): void {
@@ -170,63 +113,33 @@ Deno.test({
   async fn() {
     await using cluster = await startCluster();
     podsIn(cluster.server);
-    const child = new Deno.Command(KUBECTL, {
-      args: [...cluster.args, "get", "pods", "-n", "team-a", "--watch"],
-      env: cluster.env,
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    let stdout = "";
-    let stderr = "";
-    const pump = async (
-      stream: ReadableStream<Uint8Array>,
-      onText: (t: string) => void,
-    ) => {
-      for await (const text of stream.pipeThrough(new TextDecoderStream())) {
-        onText(text);
-      }
-    };
-    const reading = Promise.all([
-      pump(child.stdout, (t) => stdout += t),
-      pump(child.stderr, (t) => stderr += t),
-    ]);
-    try {
-      await until(
-        () => cluster.server.openWatchCount === 1,
-        () => `watch never opened: ${stderr}`,
-      );
-      // The watch opens before kubectl prints what it listed.
-      await until(
-        () => stdout.includes("api-1"),
-        () => `listed pods not shown: ${stdout}${stderr}`,
-      );
-      cluster.server.create("pods", {
-        metadata: { name: "late-1", namespace: "team-a" },
-      });
-      cluster.server.create("pods", {
-        metadata: { name: "elsewhere", namespace: "team-b" },
-      });
-      await until(
-        () => stdout.includes("late-1"),
-        () => `late pod not shown: ${stdout}${stderr}`,
-      );
-      assert.ok(!stdout.includes("elsewhere"));
-    } finally {
-      child.kill("SIGTERM");
-      await child.status;
-      await reading;
-    }
+    await using watch = spawnKubectl(
+      cluster,
+      "get",
+      "pods",
+      "-n",
+      "team-a",
+      "--watch",
+    );
+    await until(
+      () => cluster.server.openWatchCount === 1,
+      () => `watch never opened: ${watch.stderr}`,
+    );
+    // The watch opens before kubectl prints what it listed.
+    await until(
+      () => watch.stdout.includes("api-1"),
+      () => `listed pods not shown: ${watch.stdout}${watch.stderr}`,
+    );
+    cluster.server.create("pods", {
+      metadata: { name: "late-1", namespace: "team-a" },
+    });
+    cluster.server.create("pods", {
+      metadata: { name: "elsewhere", namespace: "team-b" },
+    });
+    await until(
+      () => watch.stdout.includes("late-1"),
+      () => `late pod not shown: ${watch.stdout}${watch.stderr}`,
+    );
+    assert.ok(!watch.stdout.includes("elsewhere"));
   },
 });
-
-/** Polls (in real time, bounded) for something a separate process does. */
-async function until(
-  check: () => boolean,
-  describe: () => string,
-): Promise<void> {
-  const deadline = Date.now() + COMMAND_DEADLINE_MS;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`Timed out: ${describe()}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}

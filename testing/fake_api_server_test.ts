@@ -3,6 +3,7 @@ import { ApiError } from "../client/api_error.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
+import { call } from "./_test_call.ts";
 
 const cm = (
   name: string,
@@ -300,32 +301,6 @@ Deno.test("FakeApiServer list orders by namespace then name and filters by names
 
 // ---------------------------------------------------------------------------
 // HTTP CRUD
-
-async function call(
-  server: FakeApiServer,
-  method: string,
-  path: string,
-  body?: unknown,
-  headers: Record<string, string> = {},
-) {
-  const res = await server.handle(
-    new Request(`${server.url}${path}`, {
-      method,
-      body: body === undefined
-        ? undefined
-        : typeof body === "string"
-        ? body
-        : JSON.stringify(body),
-      headers: { "content-type": "application/json", ...headers },
-    }),
-  );
-  const text = await res.text();
-  return {
-    status: res.status,
-    headers: res.headers,
-    body: text ? JSON.parse(text) : undefined,
-  };
-}
 
 Deno.test("HTTP create, get, update, patch and delete", async () => {
   using server = new FakeApiServer();

@@ -2,6 +2,114 @@
  * Test helpers for code built on `@haptic/k8s-watcher`: an in-process
  * Kubernetes API server, a `fetch` mock, a fake clock and a recording logger.
  *
+ * ## Behaving like an API server
+ *
+ * Where a controller's tests could tell the difference, the fake answers as
+ * kube-apiserver does:
+ *
+ * - **Optimistic concurrency**: a PUT, a PATCH (of any type, a
+ *   resourceVersion it sets is a precondition), a write to `/status` or a
+ *   DELETE precondition with a stale `metadata.resourceVersion` is refused
+ *   with 409 `Conflict` and changes nothing. A PUT without one is refused
+ *   with 422 `Invalid` for Leases and custom resources. The programmatic
+ *   `update()` may leave it out for any type.
+ * - **Generation**: see the table below; a client's `metadata.generation`
+ *   is ignored.
+ * - **Status subresource**: over HTTP, a create drops `status` and a write
+ *   to the object keeps the stored one; only `/status` changes it. (The
+ *   programmatic `create()` and `update()` take the status as given, to set
+ *   up state.)
+ * - **Secrets**: `stringData` is merged into `data` (base64 of its UTF-8
+ *   bytes, overriding keys) and dropped on every write.
+ * - **Authentication**: `new FakeApiServer({ token })` answers 401
+ *   `Unauthorized` to any request without `Authorization: Bearer <token>`.
+ * - **Patches**: `application/merge-patch+json` (RFC 7386) and
+ *   `application/json-patch+json` (RFC 6902) for every type;
+ *   `application/strategic-merge-patch+json` for built-in types only (415
+ *   for custom resources, as in Kubernetes), with the directives kubectl
+ *   sends (`$patch`, `$retainKeys`, `$setElementOrder/…`,
+ *   `$deleteFromPrimitiveList/…`). A list merges by key when the patch
+ *   names the key in `$setElementOrder` or it is a known one (containers,
+ *   init and ephemeral containers, volumes, env and volume mounts by name or
+ *   path, container ports, Service ports, owner references, conditions,
+ *   finalizers); other lists are replaced, as in a merge patch. Server-side
+ *   apply (`application/apply-patch+yaml`) is not supported: 415
+ *   `UnsupportedMediaType` with a `Status` that says so.
+ * - **kubectl** against {@linkcode FakeApiServer.listen}, without extra
+ *   flags: `get` (tables, `-w`, `--chunk-size`), `apply -f` (create, then
+ *   client-side apply: strategic merge patches for built-in types, merge
+ *   patches for custom resources), `delete`; `apply --server-side` fails
+ *   with kubectl's "Server-side apply not available on the server". The
+ *   server serves OpenAPI v3 documents without schemas whose PATCH
+ *   operations list `fieldValidation`, so kubectl leaves validation to the
+ *   server and needs no `--validate=false`; the fake does not check fields
+ *   (`fieldValidation` is accepted and ignored). `/openapi/v2` is 404.
+ *   kubectl sends a kubeconfig's token only over HTTPS: pass `tls` to
+ *   `listen()` to test a token with kubectl.
+ *
+ * ## Built-in resources
+ *
+ * Every {@linkcode FakeApiServer} serves these types from the start (they
+ * are {@linkcode builtinResources}). *Generation* says what bumps
+ * `metadata.generation` (set to 1 on create; also bumped once when a delete
+ * marks an object held by finalizers; Pods keep one as since Kubernetes
+ * 1.33). *PUT without resourceVersion* says whether an HTTP update may
+ * leave `metadata.resourceVersion` out (if not: 422 Invalid). A stale
+ * resourceVersion is a 409 Conflict for every type.
+ *
+ * | Resource | Group/version | Kind | Namespaced | Short names | Generation | Status subresource | PUT without resourceVersion |
+ * | --- | --- | --- | --- | --- | --- | --- | --- |
+ * | `pods` | `v1` | Pod | yes | po | `spec` | yes | yes |
+ * | `configmaps` | `v1` | ConfigMap | yes | cm | no | no | yes |
+ * | `secrets` | `v1` | Secret | yes | — | no | no | yes |
+ * | `services` | `v1` | Service | yes | svc | no | yes | yes |
+ * | `endpoints` | `v1` | Endpoints | yes | ep | no | no | yes |
+ * | `namespaces` | `v1` | Namespace | no | ns | no | yes | yes |
+ * | `nodes` | `v1` | Node | no | no | no | yes | yes |
+ * | `events` | `v1` | Event | yes | ev | no | no | yes |
+ * | `deployments` | `apps/v1` | Deployment | yes | deploy | `spec`, `metadata.annotations` | yes | yes |
+ * | `replicasets` | `apps/v1` | ReplicaSet | yes | rs | `spec` | yes | yes |
+ * | `statefulsets` | `apps/v1` | StatefulSet | yes | sts | `spec` | yes | yes |
+ * | `daemonsets` | `apps/v1` | DaemonSet | yes | ds | `spec` | yes | yes |
+ * | `ingresses` | `networking.k8s.io/v1` | Ingress | yes | ing | `spec` | yes | yes |
+ * | `ingressclasses` | `networking.k8s.io/v1` | IngressClass | no | — | `spec` | no | yes |
+ * | `endpointslices` | `discovery.k8s.io/v1` | EndpointSlice | yes | — | `addressType`, `endpoints`, `ports`, `metadata.labels` | no | yes |
+ * | `leases` | `coordination.k8s.io/v1` | Lease | yes | — | no | no | no |
+ *
+ * ## Custom resources
+ *
+ * Serve another type (a CRD, or a built-in type missing above) by passing
+ * a {@linkcode ResourceDefinition} in the `resources` option or to
+ * {@linkcode FakeApiServer.registerResource}. It appears in discovery (so
+ * kubectl knows it) and can be listed, watched and written at once. The
+ * defaults are those of a custom resource: a generation bumped by any
+ * change outside `metadata` and `status`, a status subresource, and no PUT
+ * without a resourceVersion.
+ *
+ * ```ts
+ * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * using server = new FakeApiServer({
+ *   resources: [{
+ *     group: "example.com",
+ *     version: "v1",
+ *     resource: "backends",
+ *     kind: "Backend",
+ *     namespaced: true,
+ *     shortNames: ["be"],
+ *     selectableFields: ["spec.color"],
+ *   }],
+ * });
+ * const be = server.create("be", { metadata: { name: "blue" }, spec: { color: "blue" } });
+ * assert.equal(be.apiVersion, "example.com/v1");
+ * assert.equal(be.metadata.generation, 1);
+ * const res = await server.handle(new Request(
+ *   `${server.url}/apis/example.com/v1/backends?fieldSelector=spec.color%3Dblue`,
+ * ));
+ * assert.equal((await res.json()).items.length, 1);
+ * ```
+ *
  * @module
  */
 export * from "./fake_clock.ts";

@@ -41,16 +41,38 @@ export interface ResourceDefinition {
   /** Categories, e.g. `["all"]`. */
   categories?: string[];
   /**
-   * Whether the server keeps `metadata.generation` (default true): 1 at
-   * creation, bumped when `spec` changes (or, for types without `spec`, any
-   * field other than `metadata` and `status`).
+   * Whether and when the server keeps `metadata.generation`. It is 1 at
+   * creation and bumped by a write that changes:
+   *
+   * - `true` (the default, as for custom resources): anything outside
+   *   `metadata` and, with a status subresource, `status`;
+   * - a list of dotted paths: one of these, e.g. `["spec"]`, or
+   *   `["spec", "metadata.annotations"]` for Deployments.
+   *
+   * It is also bumped once when a delete first sets `deletionTimestamp` on
+   * an object held by finalizers. `false`: no generation (ConfigMaps,
+   * Secrets, Services, Leases, …).
    */
-  generation?: boolean;
+  generation?: boolean | string[];
+  /**
+   * Whether the type has a `status` subresource (default true). With one,
+   * `/status` answers and writes to the object itself leave `status`
+   * alone over HTTP (and a create over HTTP drops it), as in Kubernetes.
+   * Without one, `/status` is 404 and `status` is an ordinary field.
+   */
+  statusSubresource?: boolean;
   /**
    * Dotted paths usable in field selectors besides `metadata.name` and
    * `metadata.namespace`, e.g. `status.phase` for pods.
    */
   selectableFields?: string[];
+  /**
+   * Whether a PUT may leave `metadata.resourceVersion` out (default false,
+   * as for custom resources and Leases). When false, such an update is
+   * refused with 422 Invalid ("must be specified for an update"), as the
+   * API server does; a stale resourceVersion is always a 409 Conflict.
+   */
+  allowUnconditionalUpdate?: boolean;
 }
 
 /**
@@ -91,6 +113,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["po"],
     categories: ["all"],
+    generation: ["spec"],
+    allowUnconditionalUpdate: true,
     selectableFields: [
       "spec.nodeName",
       "spec.restartPolicy",
@@ -110,6 +134,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["cm"],
     generation: false,
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
   },
   {
     group: "",
@@ -118,6 +144,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     kind: "Secret",
     namespaced: true,
     generation: false,
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
     selectableFields: ["type"],
   },
   {
@@ -129,6 +157,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
     shortNames: ["svc"],
     categories: ["all"],
     generation: false,
+    allowUnconditionalUpdate: true,
   },
   {
     group: "",
@@ -138,6 +167,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["ep"],
     generation: false,
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
   },
   {
     group: "",
@@ -147,6 +178,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: false,
     shortNames: ["ns"],
     generation: false,
+    allowUnconditionalUpdate: true,
     selectableFields: ["status.phase"],
   },
   {
@@ -157,6 +189,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: false,
     shortNames: ["no"],
     generation: false,
+    allowUnconditionalUpdate: true,
     selectableFields: ["spec.unschedulable"],
   },
   {
@@ -167,6 +200,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["ev"],
     generation: false,
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
   },
   {
     group: "apps",
@@ -176,6 +211,10 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["deploy"],
     categories: ["all"],
+    // Annotations count because the deployment controller copies them to
+    // the ReplicaSets it creates.
+    generation: ["spec", "metadata.annotations"],
+    allowUnconditionalUpdate: true,
   },
   {
     group: "apps",
@@ -185,6 +224,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["rs"],
     categories: ["all"],
+    generation: ["spec"],
+    allowUnconditionalUpdate: true,
   },
   {
     group: "apps",
@@ -194,6 +235,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["sts"],
     categories: ["all"],
+    generation: ["spec"],
+    allowUnconditionalUpdate: true,
   },
   {
     group: "apps",
@@ -203,6 +246,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     namespaced: true,
     shortNames: ["ds"],
     categories: ["all"],
+    generation: ["spec"],
+    allowUnconditionalUpdate: true,
   },
   {
     group: "networking.k8s.io",
@@ -211,6 +256,8 @@ export const builtinResources: readonly ResourceDefinition[] = [
     kind: "Ingress",
     namespaced: true,
     shortNames: ["ing"],
+    generation: ["spec"],
+    allowUnconditionalUpdate: true,
   },
   {
     group: "networking.k8s.io",
@@ -218,6 +265,9 @@ export const builtinResources: readonly ResourceDefinition[] = [
     resource: "ingressclasses",
     kind: "IngressClass",
     namespaced: false,
+    generation: ["spec"],
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
   },
   {
     group: "discovery.k8s.io",
@@ -225,6 +275,10 @@ export const builtinResources: readonly ResourceDefinition[] = [
     resource: "endpointslices",
     kind: "EndpointSlice",
     namespaced: true,
+    // An EndpointSlice has no spec: its content and its labels count.
+    generation: ["addressType", "endpoints", "ports", "metadata.labels"],
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
   },
   {
     group: "coordination.k8s.io",
@@ -233,6 +287,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
     kind: "Lease",
     namespaced: true,
     generation: false,
+    statusSubresource: false,
   },
 ];
 

@@ -1,4 +1,5 @@
 import type { Gvr } from "../types.ts";
+import { IndexerOptionsError } from "../indexer/indexer.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 
 /** Default debounce interval of the bulk watcher, as in the seed. */
@@ -55,6 +56,15 @@ export function validateInitialList(value: unknown): void {
   );
 }
 
+/** Checks an optional `skip` option of the single watcher. */
+export function validateSkip(value: unknown): void {
+  if (value === undefined || value === "statusOnly" || value === "none") return;
+  throw new WatcherConfigError(
+    "skip",
+    `must be "statusOnly" or "none", got ${String(value)}`,
+  );
+}
+
 /** Checks that the client looks like a `RestClient`. */
 export function validateClient(client: unknown): void {
   const performRequest = (client as { performRequest?: unknown } | null)
@@ -64,5 +74,17 @@ export function validateClient(client: unknown): void {
       "client",
       "must be a RestClient with a performRequest method",
     );
+  }
+}
+
+/** Rethrows an error of `build` as a config error naming `field`. */
+export function wrapConfigError<T>(field: string, build: () => T): T {
+  try {
+    return build();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    // The indexer knows whether indexBy or ignoreFields was at fault.
+    const option = error instanceof IndexerOptionsError ? error.option : field;
+    throw new WatcherConfigError(option, message, { cause: error });
   }
 }

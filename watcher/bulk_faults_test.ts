@@ -171,7 +171,7 @@ Deno.test("Watcher honours Retry-After on 429", async (t) => {
     await waitFor(() => h.watcher.lastError() !== undefined, {
       description: "the 429 is reported",
     });
-    assert.equal((h.watcher.lastError() as ApiError).code, 429);
+    assert.equal((h.watcher.lastError()?.error as ApiError).code, 429);
     await h.clock.tick(4_999);
     assert.equal(h.requests("list").length, 1, "not before Retry-After");
     await h.clock.tick(1);
@@ -194,7 +194,7 @@ Deno.test("Watcher honours Retry-After on 429", async (t) => {
       description: "the 429 is reported",
     });
     const failedAt = h.clock.now();
-    assert.equal(h.watcher.lastWatchError(), failedAt);
+    assert.equal(h.watcher.lastError()?.time, failedAt);
     await h.clock.tick(2_999);
     assert.equal(h.requests("watch").length, 2, "not before Retry-After");
     await h.clock.tick(1);
@@ -213,7 +213,7 @@ Deno.test("Watcher backs off longer after each 500", async (t) => {
       await waitFor(
         () =>
           h.clock.pendingTimers > 0 && h.watcher.lastError() !== undefined &&
-          h.watcher.lastWatchError() === h.clock.now(),
+          h.watcher.lastError()?.time === h.clock.now(),
         {
           description: `backoff ${i + 1} scheduled`,
         },
@@ -243,10 +243,10 @@ Deno.test("Watcher backs off longer after each 500", async (t) => {
     await h.waitForRequests("list", 1);
     await expectGaps(h, "list", [800, 1_600, 3_200, 6_400]);
     assert.equal(await h.watcher.waitForSync(), 1);
-    const error = h.watcher.lastError();
+    const error = h.watcher.lastError()?.error;
     assert.ok(error instanceof ApiError);
     assert.equal(error.code, 500);
-    assert.equal(typeof h.watcher.lastWatchError(), "number");
+    assert.equal(typeof h.watcher.lastError()?.time, "number");
     assert.equal(h.watcher.health().lastError?.error, error);
     const warnings = h.logger.at("warn").filter((r) =>
       /retrying in/.test(r.message)
@@ -269,7 +269,7 @@ Deno.test("Watcher backs off longer after each 500", async (t) => {
     await h.waitForRequests("watch", 2);
     await expectGaps(h, "watch", [800, 1_600, 3_200]);
     await h.waitForWatches(1);
-    assert.equal((h.watcher.lastError() as ApiError).code, 500);
+    assert.equal((h.watcher.lastError()?.error as ApiError).code, 500);
     assert.equal(h.watcher.health().relists, 0);
     await writeAndSee(h, "y");
     await assertStoreMatchesServer(h);
@@ -375,7 +375,7 @@ Deno.test("Watcher explains 403 and 404 on LIST and keeps retrying", async (t) =
       assert.match(record.message, c.hint);
       assert.ok(String(record.fields.url).startsWith(c.path));
       assert.match(String(record.fields.hint), c.hint);
-      const error = h.watcher.lastError();
+      const error = h.watcher.lastError()?.error;
       assert.ok(error instanceof ApiError);
       assert.equal(error.code, c.code);
 
@@ -390,7 +390,11 @@ Deno.test("Watcher explains 403 and 404 on LIST and keeps retrying", async (t) =
       await assert.rejects(sync, (e: unknown) => {
         assert.ok(e instanceof WatcherSyncError);
         assert.match(e.message, new RegExp(String(c.code)));
-        assert.equal(e.cause, h.watcher.lastError(), "the latest failure");
+        assert.equal(
+          e.cause,
+          h.watcher.lastError()?.error,
+          "the latest failure",
+        );
         assert.equal((e.cause as ApiError).code, c.code);
         return true;
       });
@@ -415,6 +419,6 @@ Deno.test({
     await h.clock.tick(60_000);
     await h.waitForRequests("list", 2);
     assert.equal(await h.watcher.waitForSync(), 1);
-    assert.ok(h.watcher.lastError() instanceof ListTimeoutError);
+    assert.ok(h.watcher.lastError()?.error instanceof ListTimeoutError);
   },
 });

@@ -820,22 +820,33 @@ Deno.test("Watcher skips a listed object whose namespace is not a string, and st
   // rest of the list out of the store, nor the sync from completing.
   const client = {
     performRequest(opts: {
-      expectStream?: boolean;
+      querystring?: URLSearchParams;
       abortSignal?: AbortSignal;
     }): Promise<unknown> {
-      if (!opts.expectStream) {
-        return Promise.resolve({
-          metadata: { resourceVersion: "5" },
-          items: [
-            {
-              metadata: { name: "a", namespace: "shop", resourceVersion: "3" },
-            },
-            { metadata: { name: "b", namespace: 7, resourceVersion: "4" } },
-            {
-              metadata: { name: "c", namespace: "shop", resourceVersion: "5" },
-            },
-          ],
-        });
+      if (opts.querystring?.get("watch") !== "1") {
+        // A LIST body, read as a stream.
+        return Promise.resolve(
+          new Blob([JSON.stringify({
+            metadata: { resourceVersion: "5" },
+            items: [
+              {
+                metadata: {
+                  name: "a",
+                  namespace: "shop",
+                  resourceVersion: "3",
+                },
+              },
+              { metadata: { name: "b", namespace: 7, resourceVersion: "4" } },
+              {
+                metadata: {
+                  name: "c",
+                  namespace: "shop",
+                  resourceVersion: "5",
+                },
+              },
+            ],
+          })]).stream(),
+        );
       }
       return Promise.resolve(
         new ReadableStream<Uint8Array>({

@@ -61,9 +61,9 @@ export class WatchClosedError extends Error {
 }
 
 /**
- * A LIST request that got no complete answer within the loop's idle
- * timeout: a half-open connection must not hang a (re)list. Retried with
- * backoff.
+ * A LIST request whose answer stopped coming: no bytes for the loop's idle
+ * timeout (a half-open connection must not hang a (re)list). A body that
+ * keeps arriving, however slowly, is not cut. Retried with backoff.
  *
  * @example
  * ```ts
@@ -71,7 +71,7 @@ export class WatchClosedError extends Error {
  * import assert from "node:assert/strict";
  *
  * const err = new ListTimeoutError("/api/v1/pods", 180_000);
- * assert.match(err.message, /no answer within 180000 ms/);
+ * assert.match(err.message, /received no bytes for 180000 ms/);
  * ```
  */
 export class ListTimeoutError extends Error {
@@ -82,10 +82,10 @@ export class ListTimeoutError extends Error {
    * Creates the error.
    *
    * @param path The collection path listed.
-   * @param afterMs How long the loop waited.
+   * @param idleMs How long no bytes came.
    */
-  constructor(path: string, afterMs: number) {
-    super(`List of ${path} got no answer within ${afterMs} ms`);
+  constructor(path: string, idleMs: number) {
+    super(`List of ${path} received no bytes for ${idleMs} ms`);
     this.name = "ListTimeoutError";
     this.path = path;
   }

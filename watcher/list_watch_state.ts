@@ -1,33 +1,58 @@
 /**
  * The list-then-watch loop as a pure state machine, in the style of
- * kube-rs's `watcher`: {@linkcode listWatchTransition} takes the current state and the
- * result of one piece of I/O and returns the next state, what to hand to the
- * consumer, and the next piece of I/O to perform. `ListWatch` performs that
- * I/O; here nothing talks to a server, sleeps or reads a clock except through
- * the {@linkcode ListWatchContext}, so every transition is testable alone.
+ * kube-rs's `watcher`: {@linkcode listWatchTransition} takes the current
+ * state and the result of one piece of I/O and returns the next state, what
+ * to hand to the consumer, and the next piece of I/O to perform.
+ *
+ * It reads as a table: one function per phase, each handling the inputs
+ * that phase accepts; every other input changes nothing. Failures, whether
+ * a request failed or an ERROR event came, take one path per phase, through
+ * one classification (`_fault.ts`). Nothing here talks to a server, sleeps,
+ * reads a clock (except through the {@linkcode ListWatchContext}) or words a
+ * log line: the machine returns typed reasons ({@linkcode ListWatchNote})
+ * and `ListWatch` writes them.
  *
  * @module
  */
-import type { KubeObject } from "../types.ts";
-import type { LogLevel } from "../logger.ts";
-import { ApiError, type KubeStatus } from "../client/api_error.ts";
-import { httpStatusOf } from "../client/http_status.ts";
-import { JsonLinesError } from "../client/json_lines.ts";
 import type {
+  BackingOffState,
   IdleState,
   InitialListMode,
   ListingState,
-  ListWatchCommand,
   ListWatchContext,
   ListWatchInput,
   ListWatchOutput,
   ListWatchState,
-  ListWatchStateCommon,
   ListWatchStep,
   StreamingInitialState,
   WatchingState,
 } from "./list_watch_types.ts";
+import type { ListWatchNote } from "./list_watch_notes.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
+import { classifyFault, errorEventError } from "./_fault.ts";
+import {
+  backoff,
+  enter,
+  listQuery,
+  note,
+  stay,
+  urlOf,
+} from "./_list_watch_steps.ts";
+import {
+  counted,
+  freshList,
+  hasMetadata,
+  isEventType,
+  isRecord,
+  listing,
+  readListAnswer,
+  rewatch,
+  streamedAt,
+  streaming,
+  stringOr,
+  watching,
+} from "./_list_watch_states.ts";
+
 /**
  * The state a loop starts in.
  *
@@ -42,36 +67,37 @@ import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
  * assert.equal(step.command?.type, "list");
  * ```
  *
- * @param options The initial-list mode, and whether a list was delivered
- * before (when a loop is restarted).
+ * @param options The initial-list mode, and what an earlier run of the loop
+ * knew (when a loop is restarted).
  * @returns An idle state.
  */
 export function initialListWatchState(
-  options: { initialList?: InitialListMode; synced?: boolean } = {},
+  options: {
+    initialList?: InitialListMode;
+    synced?: boolean;
+    resourceVersion?: string;
+  } = {},
 ): IdleState {
   return {
     phase: "idle",
     synced: options.synced ?? false,
     initialList: options.initialList ?? "list",
+    resourceVersion: options.resourceVersion,
   };
 }
 
 /** The bookmark annotation that ends an initial event stream. */
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
-/** Watch `timeoutSeconds` is drawn from this range, as client-go does. */
-const MIN_WATCH_SECONDS = 300;
-const MAX_WATCH_SECONDS = 600;
 /** A watch closed sooner than this without events counts as a failure. */
 const SHORT_WATCH_MS = 1_000;
-const NONE: readonly ListWatchOutput[] = Object.freeze([]);
 
 /**
  * Computes the next step of the list-then-watch loop. Inputs that do not
  * fit the current phase (a stale timer, say) change nothing.
  *
- * Pure apart from the context's `now()` and `random()`, except that list
- * items accumulate in place in the `items` of `listing` and
- * `streamingInitial` states.
+ * Pure apart from the context's `now()` and `random()`, except that a
+ * streamed initial list accumulates in place in the `items` of the
+ * `streamingInitial` state.
  *
  * @example Paging, then watching from the list's resourceVersion
  * ```ts
@@ -93,8 +119,7 @@ const NONE: readonly ListWatchOutput[] = Object.freeze([]);
  *   type: "listPage",
  *   list: { metadata: { resourceVersion: "10" }, items: [pod("c")] },
  * }, context);
- * const delivered = step.outputs.find((o) => o.type === "deliverList");
- * assert.equal(delivered?.type === "deliverList" && delivered.objects.length, 3);
+ * assert.deepEqual(step.outputs.map((o) => o.type), ["page", "listed"]);
  * assert.equal(step.state.phase, "watching");
  * assert.equal(step.command?.type === "watch" && step.command.query.get("resourceVersion"), "10");
  * ```
@@ -109,155 +134,73 @@ export function listWatchTransition(
   input: ListWatchInput,
   context: ListWatchContext,
 ): ListWatchStep {
-  switch (input.type) {
-    case "watchEvent":
-      if (state.phase === "watching") {
-        return onWatchEvent(state, input.event, context);
-      }
-      if (state.phase === "streamingInitial") {
-        return onInitialEvent(state, input.event, context);
-      }
-      return stay(state);
-    case "start":
-      return state.phase === "idle"
-        ? enter(freshListState(state), context)
-        : stay(state);
-    case "listPage":
-      return state.phase === "listing"
-        ? onListPage(state, input.list, context)
-        : stay(state);
-    case "listFailed":
-      return state.phase === "listing"
-        ? onListFailed(state, input.error, context)
-        : stay(state);
-    case "watchOpened":
-      if (state.phase === "watching") {
-        return stay(watching(state, state.resourceVersion, {
-          opened: true,
-          openedAt: context.now(),
-          eventCount: 0,
-          fromList: state.fromList,
-        }));
-      }
-      if (state.phase === "streamingInitial") {
-        return stay({ ...state, opened: true });
-      }
-      return stay(state);
-    case "watchEnded":
-      if (state.phase === "watching") return onWatchEnded(state, context);
-      if (state.phase === "streamingInitial") {
-        return fallBackToList(
-          state,
-          "the server closed the initial event stream before its end bookmark",
-          context,
-        );
-      }
-      return stay(state);
-    case "watchFailed":
-      if (state.phase === "watching") {
-        return onWatchFailed(state, input.error, context);
-      }
-      if (state.phase === "streamingInitial") {
-        return onInitialStreamFailed(state, input.error, context);
-      }
-      return stay(state);
-    case "idleTimeout":
-      if (state.phase === "watching") {
-        return enter(
-          rewatch(state),
-          context,
-          [log(
-            "warn",
-            `Watch of ${context.path} received no bytes for ${input.idleMs} ms; reconnecting from resourceVersion ${state.resourceVersion}`,
-            {
-              path: context.path,
-              resourceVersion: state.resourceVersion,
-              idleMs: input.idleMs,
-            },
-          )],
-        );
-      }
-      if (state.phase === "streamingInitial") {
-        return enter(streaming(state), context, [log(
-          "warn",
-          `Initial event stream of ${context.path} received no bytes for ${input.idleMs} ms; starting it again`,
-          { path: context.path, idleMs: input.idleMs },
-        )]);
-      }
-      return stay(state);
-    case "initialStreamDeadline":
-      return state.phase === "streamingInitial"
-        ? fallBackToList(
-          state,
-          `the initial-events-end bookmark did not arrive within ${input.afterMs} ms`,
-          context,
-        )
-        : stay(state);
-    case "backoffElapsed":
-      return state.phase === "backingOff"
-        ? enter(state.next, context)
-        : stay(state);
+  switch (state.phase) {
+    case "watching":
+      return watchingStep(state, input, context);
+    case "idle":
+      return idleStep(state, input, context);
+    case "listing":
+      return listingStep(state, input, context);
+    case "streamingInitial":
+      return streamingStep(state, input, context);
+    case "backingOff":
+      return backingOffStep(state, input, context);
   }
 }
 
-// --- Listing ---------------------------------------------------------------
+// --- idle ------------------------------------------------------------------
 
-function onListPage(
+function idleStep(
+  state: IdleState,
+  input: ListWatchInput,
+  context: ListWatchContext,
+): ListWatchStep {
+  return input.type === "start"
+    ? enter(freshList(state), context)
+    : stay(state);
+}
+
+// --- listing ---------------------------------------------------------------
+
+function listingStep(
+  state: ListingState,
+  input: ListWatchInput,
+  context: ListWatchContext,
+): ListWatchStep {
+  switch (input.type) {
+    case "listPage":
+      return listPage(state, input.list, context);
+    case "listFailed":
+      return listFault(state, input.error, context);
+    default:
+      return stay(state);
+  }
+}
+
+function listPage(
   state: ListingState,
   list: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  if (!isRecord(list)) {
-    return listMalformed(state, "it is not an object", context);
+  const answer = readListAnswer(list);
+  if (typeof answer === "string") {
+    const error = new MalformedListError(context.path, answer);
+    return listFault(state, error, context);
   }
-  const pageItems = list.items ?? [];
-  if (!Array.isArray(pageItems)) {
-    return listMalformed(state, "its items are not an array", context);
+  const { items, skipped, resourceVersion, continueToken } = answer;
+  const outputs: ListWatchOutput[] = skipped === 0
+    ? []
+    : [note({ kind: "itemsWithoutMetadata", count: skipped })];
+  const listedSoFar = state.listed + items.length;
+  const first = state.continueToken === undefined;
+  outputs.push({ type: "page", items, first, listedSoFar });
+  if (continueToken !== undefined) {
+    const next = listing(state, continueToken, listedSoFar, state.paginate);
+    return enter(next, context, outputs);
   }
-  const meta = isRecord(list.metadata) ? list.metadata : undefined;
-  const resourceVersion = meta?.resourceVersion;
-  if (typeof resourceVersion !== "string" || resourceVersion === "") {
-    return listMalformed(state, "it has no metadata.resourceVersion", context);
-  }
-
-  let items = state.items;
-  let skipped = 0;
-  if (items.length === 0 && countWithoutMetadata(pageItems) === 0) {
-    // The first page's array is ours: adopt it rather than copy it.
-    items = pageItems as KubeObject[];
-  } else {
-    for (const item of pageItems) {
-      if (hasMetadata(item)) items.push(item);
-      else skipped++;
-    }
-  }
-  const outputs: ListWatchOutput[] = [];
-  if (skipped > 0) {
-    outputs.push(log(
-      "warn",
-      `List of ${context.path} returned ${skipped} object(s) without metadata; skipped`,
-      { path: context.path, skipped },
-    ));
-  }
-  outputs.push({ type: "progress", listedSoFar: items.length });
-
-  const token = meta?.continue;
-  if (typeof token === "string" && token !== "") {
-    return enter(
-      listing(state, token, items, state.paginate),
-      context,
-      outputs,
-    );
-  }
-  outputs.push({
-    type: "deliverList",
-    objects: items,
-    resourceVersion,
-    initial: !state.synced,
-  });
-  const common = { synced: true, initialList: state.initialList };
+  outputs.push({ type: "listed", resourceVersion, initial: !state.synced });
   return enter(
-    watching(common, resourceVersion, {
+    watching({ ...state, synced: true }, resourceVersion, {
       opened: false,
       openedAt: undefined,
       eventCount: 0,
@@ -268,308 +211,229 @@ function onListPage(
   );
 }
 
-function onListFailed(
+/** One failure path for LIST requests and answers that are not lists. */
+function listFault(
   state: ListingState,
   error: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const fault = faultOf(error);
+  const fault = classifyFault(error);
   const url = urlOf(context.path, listQuery(state, context));
-  if (fault.code === 410 && state.continueToken !== undefined) {
+  if (fault.kind === "expired" && state.continueToken !== undefined) {
     // As client-go's pager does: one unpaginated list instead of paging
     // from a snapshot the server no longer holds.
-    return enter(
-      listing(state, undefined, [], false),
-      context,
-      [log(
-        "info",
-        `Continue token expired while paging ${context.path}; listing again in one request`,
-        { url },
-      )],
-    );
+    return enter(listing(state, undefined, 0, false), context, [
+      note({ kind: "continueExpired", url }),
+    ]);
   }
-  const fields = { url, code: fault.code, reason: fault.reason, error };
-  const hint = hintFor(fault.code);
-  if (hint !== undefined) {
-    return backoff(state, state, {
-      error,
-      retryAfterMs: fault.retryAfterMs,
-      level: "error",
-      message: `List of ${url} failed with ${fault.code}${
-        fault.reason ? ` ${fault.reason}` : ""
-      }: ${hint}`,
-      fields: { ...fields, hint },
-    });
-  }
-  return backoff(state, state, {
+  return backoff(state, error, fault, {
+    kind: "requestFailed",
+    request: "list",
+    fault,
     error,
-    retryAfterMs: fault.retryAfterMs,
-    level: "warn",
-    message: `List of ${url} failed: ${messageOf(error)}`,
-    fields,
+    url,
+    resourceVersion: undefined,
   });
 }
 
-function listMalformed(
-  state: ListingState,
-  problem: string,
+// --- streamingInitial --------------------------------------------------------
+
+function streamingStep(
+  state: StreamingInitialState,
+  input: ListWatchInput,
   context: ListWatchContext,
 ): ListWatchStep {
-  const error = new MalformedListError(context.path, problem);
-  return backoff(state, state, {
-    error,
-    retryAfterMs: undefined,
-    level: "warn",
-    message: error.message,
-    fields: { path: context.path },
-  });
+  switch (input.type) {
+    case "watchOpened":
+      return stay({ ...state, opened: true });
+    case "watchEvent":
+      return initialEvent(state, input.event, context);
+    case "watchEnded":
+      return fallBackToList(state, { why: "endedEarly" }, context);
+    case "watchFailed":
+      return streamFault(state, input.error, context);
+    case "idleTimeout":
+      return idleRestart(streaming(state), input.idleMs, context);
+    case "initialStreamDeadline":
+      return fallBackToList(state, {
+        why: "deadline",
+        afterMs: input.afterMs,
+      }, context);
+    default:
+      return stay(state);
+  }
 }
 
-// --- Streaming the initial list -------------------------------------------
-
-function onInitialEvent(
+/** One event of the initial stream: collected until the end bookmark. */
+function initialEvent(
   state: StreamingInitialState,
   event: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const type = isRecord(event) ? event.type : undefined;
-  const object = isRecord(event) ? event.object : undefined;
-  switch (type) {
-    case "ADDED":
-    case "MODIFIED":
-    case "DELETED": {
-      if (!hasMetadata(object)) return skipEvent(state, type, context);
-      const meta = object.metadata;
-      const key = `${meta.namespace ?? ""}/${meta.name ?? ""}`;
-      if (type === "DELETED") state.items.delete(key);
-      else state.items.set(key, object);
-      return stay(streamingAt(state, meta.resourceVersion));
-    }
-    case "BOOKMARK": {
-      if (!hasMetadata(object)) return skipEvent(state, type, context);
-      const meta = object.metadata;
-      const rv = stringOr(meta.resourceVersion, state.resourceVersion);
-      if (meta.annotations?.[INITIAL_EVENTS_END] !== "true") {
-        return stay(streamingAt(state, rv));
-      }
-      if (rv === undefined) {
-        return skip(state, "end bookmark without resourceVersion", context);
-      }
-      const next = watching(
-        { synced: true, initialList: state.initialList },
-        rv,
-        {
-          opened: true,
-          openedAt: context.now(),
-          eventCount: 1,
-          fromList: true,
-        },
-      );
-      return {
-        state: next,
-        outputs: [{
-          type: "deliverList",
-          objects: Array.from(state.items.values()),
-          resourceVersion: rv,
-          initial: !state.synced,
-        }],
-        command: undefined,
-      };
-    }
-    case "ERROR": {
-      const error = errorEventError(object, context);
-      return backoff(state, streaming(state), {
-        error,
-        retryAfterMs: undefined,
-        level: "warn",
-        message:
-          `Initial event stream of ${context.path} sent an ERROR event (${error.message}); starting it again`,
-        fields: { path: context.path, code: error.code, reason: error.reason },
-      });
-    }
-    default:
-      return skipEvent(state, type, context);
+  if (!isRecord(event)) return skipEvent(state, undefined);
+  const { type, object } = event;
+  if (type === "ERROR") {
+    return streamFault(state, errorEventError(object, context.path), context);
   }
+  if (!isEventType(type) || !hasMetadata(object)) {
+    return skipEvent(state, type);
+  }
+  const meta = object.metadata;
+  if (type !== "BOOKMARK") {
+    const key = `${meta.namespace ?? ""}/${meta.name ?? ""}`;
+    if (type === "DELETED") state.items.delete(key);
+    else state.items.set(key, object);
+    return stay(streamedAt(state, meta.resourceVersion));
+  }
+  if (meta.annotations?.[INITIAL_EVENTS_END] !== "true") {
+    return stay(streamedAt(state, meta.resourceVersion));
+  }
+  const rv = stringOr(meta.resourceVersion, state.streamedVersion);
+  if (rv === undefined) {
+    return stay(state, [note({
+      kind: "eventSkipped",
+      problem: "endBookmarkWithoutVersion",
+      eventType: type,
+    })]);
+  }
+  const items = Array.from(state.items.values());
+  return stay(
+    watching({ ...state, synced: true }, rv, {
+      opened: true,
+      openedAt: context.now(),
+      eventCount: 1,
+      fromList: true,
+    }),
+    [
+      { type: "page", items, first: true, listedSoFar: items.length },
+      { type: "listed", resourceVersion: rv, initial: !state.synced },
+    ],
+  );
 }
 
-function onInitialStreamFailed(
+/** One failure path for the initial stream: its request and ERROR events. */
+function streamFault(
   state: StreamingInitialState,
   error: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const { code, retryAfterMs } = faultOf(error);
+  const fault = classifyFault(error);
   // A server without the feature rejects the parameters (400, 422) or does
   // not serve the path (404); auth failures and throttling are not that.
-  if (
-    !state.opened && code !== undefined && code >= 400 && code < 500 &&
-    code !== 401 && code !== 403 && code !== 408 && code !== 429
-  ) {
-    return fallBackToList(
-      state,
-      `the server rejected it with ${code}: ${messageOf(error)}`,
-      context,
-    );
+  if (!state.opened && fault.kind === "rejected") {
+    return fallBackToList(state, {
+      why: "rejected",
+      code: fault.code,
+      error,
+    }, context);
   }
-  const hint = hintFor(code);
-  return backoff(state, streaming(state), {
+  return backoff(streaming(state), error, fault, {
+    kind: "requestFailed",
+    request: "stream",
+    fault,
     error,
-    retryAfterMs,
-    level: hint === undefined ? "warn" : "error",
-    message: `Initial event stream of ${context.path} failed: ${
-      messageOf(error)
-    }${hint === undefined ? "" : ` (${hint})`}`,
-    fields: { path: context.path, code, hint, error },
+    url: undefined,
+    resourceVersion: undefined,
   });
 }
 
 function fallBackToList(
   state: StreamingInitialState,
-  why: string,
+  why: Omit<Extract<ListWatchNote, { kind: "streamUnsupported" }>, "kind">,
   context: ListWatchContext,
 ): ListWatchStep {
-  const common = { synced: state.synced, initialList: "list" as const };
-  return enter(listing(common, undefined, [], true), context, [log(
-    "info",
-    `Streaming the initial list of ${context.path} is not supported (${why}); using LIST from now on`,
-    { path: context.path },
-  )]);
+  const common = { ...state, initialList: "list" as const };
+  return enter(listing(common, undefined, 0, true), context, [
+    note({ kind: "streamUnsupported", ...why }),
+  ]);
 }
 
-// --- Watching --------------------------------------------------------------
+// --- watching ----------------------------------------------------------------
 
-function onWatchEvent(
+function watchingStep(
+  state: WatchingState,
+  input: ListWatchInput,
+  context: ListWatchContext,
+): ListWatchStep {
+  switch (input.type) {
+    case "watchEvent":
+      return watchEvent(state, input.event, context);
+    case "watchOpened":
+      return stay(watching(state, state.resourceVersion, {
+        opened: true,
+        openedAt: context.now(),
+        eventCount: 0,
+        fromList: state.fromList,
+      }));
+    case "watchEnded":
+      return watchEnded(state, context);
+    case "watchFailed":
+      return watchFault(state, input.error, context);
+    case "idleTimeout":
+      return idleRestart(rewatch(state), input.idleMs, context);
+    default:
+      return stay(state);
+  }
+}
+
+/** The hot path: one watch event. */
+function watchEvent(
   state: WatchingState,
   event: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const type = isRecord(event) ? event.type : undefined;
+  if (!isRecord(event)) return skipEvent(counted(state), undefined);
+  const { type, object } = event;
   if (type === "ADDED" || type === "MODIFIED" || type === "DELETED") {
-    const object = (event as { object?: unknown }).object;
-    if (!hasMetadata(object)) return skipEvent(counted(state), type, context);
+    if (!hasMetadata(object)) return skipEvent(counted(state), type);
     return {
-      state: watching(
-        state,
-        stringOr(object.metadata.resourceVersion, state.resourceVersion),
-        {
-          opened: state.opened,
-          openedAt: state.openedAt,
-          eventCount: state.eventCount + 1,
-          fromList: state.fromList,
-        },
-      ),
-      outputs: [{ type: "deliverEvent", eventType: type, object }],
+      state: counted(state, object.metadata.resourceVersion),
+      outputs: [{ type: "event", eventType: type, object }],
       command: undefined,
     };
   }
-  const object = isRecord(event) ? event.object : undefined;
   if (type === "BOOKMARK") {
-    const rv = hasMetadata(object)
-      ? stringOr(object.metadata.resourceVersion, state.resourceVersion)
-      : state.resourceVersion;
-    return stay(counted(state, rv));
+    const meta = hasMetadata(object) ? object.metadata : undefined;
+    return stay(counted(state, meta?.resourceVersion));
   }
-  if (type === "ERROR") return onErrorEvent(state, object, context);
-  return skipEvent(counted(state), type, context);
+  if (type === "ERROR") {
+    return watchFault(state, errorEventError(object, context.path), context);
+  }
+  return skipEvent(counted(state), type);
 }
 
-function onErrorEvent(
-  state: WatchingState,
-  object: unknown,
-  context: ListWatchContext,
-): ListWatchStep {
-  const error = errorEventError(object, context);
-  const status = error.status ?? {};
-  const fields = {
-    path: context.path,
-    resourceVersion: state.resourceVersion,
-    code: error.code,
-    reason: error.reason,
-  };
-  if (error.code === 410) {
-    return relist(
-      state,
-      error,
-      "info",
-      `Watch history of ${context.path} expired at resourceVersion ${state.resourceVersion} (410); relisting`,
-      fields,
-      context,
-    );
-  }
-  if (isTooLarge(error.code, status, error.message)) {
-    return relist(
-      state,
-      error,
-      "warn",
-      tooLargeMessage(state, context),
-      fields,
-      context,
-    );
-  }
-  const hint = hintFor(error.code);
-  return backoff(state, rewatch(state), {
-    error,
-    // A 429 in the stream carries its wait in details.retryAfterSeconds.
-    retryAfterMs: faultOf(error).retryAfterMs,
-    level: hint === undefined ? "warn" : "error",
-    message:
-      `${error.message}; re-watching from resourceVersion ${state.resourceVersion}${
-        hint === undefined ? "" : ` (${hint})`
-      }`,
-    fields,
-  });
-}
-
-function onWatchFailed(
+/** One failure path for watches: failed requests, broken streams, ERROR events. */
+function watchFault(
   state: WatchingState,
   error: unknown,
   context: ListWatchContext,
 ): ListWatchStep {
-  const fault = faultOf(error);
-  const fields = {
-    path: context.path,
+  const fault = classifyFault(error);
+  if (fault.kind === "expired" || fault.kind === "tooLarge") {
+    // Relisting at once could loop when, say, API servers behind a balancer
+    // disagree; a watch that got nothing since its list waits first.
+    const paused = state.fromList && state.eventCount === 0;
+    const reason: ListWatchNote = {
+      kind: "relist",
+      fault,
+      resourceVersion: state.resourceVersion,
+      paused,
+    };
+    return paused
+      ? backoff(freshList(state), error, undefined, reason)
+      : enter(freshList(state), context, [note(reason)]);
+  }
+  return backoff(rewatch(state), error, fault, {
+    kind: "requestFailed",
+    request: "watch",
+    fault,
+    error,
+    url: undefined,
     resourceVersion: state.resourceVersion,
-    code: fault.code,
-    reason: fault.reason,
-    error,
-  };
-  if (fault.code === 410) {
-    return relist(
-      state,
-      error,
-      "info",
-      `Watch history of ${context.path} expired at resourceVersion ${state.resourceVersion} (410); relisting`,
-      fields,
-      context,
-    );
-  }
-  if (fault.tooLarge) {
-    return relist(
-      state,
-      error,
-      "warn",
-      tooLargeMessage(state, context),
-      fields,
-      context,
-    );
-  }
-  const what = fault.decode
-    ? "Watch stream of " + context.path + " could not be decoded"
-    : "Watch of " + context.path + " failed";
-  const hint = hintFor(fault.code);
-  return backoff(state, rewatch(state), {
-    error,
-    retryAfterMs: fault.retryAfterMs,
-    level: hint === undefined ? "warn" : "error",
-    message: `${what}: ${
-      messageOf(error)
-    }; re-watching from resourceVersion ${state.resourceVersion}${
-      hint === undefined ? "" : ` (${hint})`
-    }`,
-    fields: hint === undefined ? fields : { ...fields, hint },
   });
 }
 
-function onWatchEnded(
+function watchEnded(
   state: WatchingState,
   context: ListWatchContext,
 ): ListWatchStep {
@@ -580,400 +444,58 @@ function onWatchEnded(
     // A proxy or server that closes every watch at once would otherwise
     // have us reconnect in a tight loop.
     const error = new WatchClosedError(context.path, openMs);
-    return backoff(state, rewatch(state), {
-      error,
-      retryAfterMs: undefined,
-      level: "warn",
-      message:
-        `${error.message}; re-watching from resourceVersion ${state.resourceVersion}`,
-      fields: { path: context.path, resourceVersion: state.resourceVersion },
+    return backoff(rewatch(state), error, undefined, {
+      kind: "closedAtOnce",
+      afterMs: openMs,
+      resourceVersion: state.resourceVersion,
     });
   }
-  return enter(rewatch(state), context, [log(
-    "debug",
-    `Watch of ${context.path} ended; resuming from resourceVersion ${state.resourceVersion}`,
-    { path: context.path, resourceVersion: state.resourceVersion },
-  )]);
+  return enter(rewatch(state), context, [
+    note({ kind: "watchEnded", resourceVersion: state.resourceVersion }),
+  ]);
 }
 
-/**
- * Starts a new (re)list. A relist demanded by a watch that had not yet
- * received anything since the list it started from waits first: relisting
- * at once could loop when, say, API servers behind a balancer disagree.
- */
-function relist(
-  state: WatchingState,
-  error: unknown,
-  level: LogLevel,
-  message: string,
-  fields: Record<string, unknown>,
+// --- backingOff --------------------------------------------------------------
+
+function backingOffStep(
+  state: BackingOffState,
+  input: ListWatchInput,
   context: ListWatchContext,
 ): ListWatchStep {
-  const next = freshListState(state);
-  if (state.fromList && state.eventCount === 0) {
-    return backoff(state, next, {
-      error,
-      retryAfterMs: undefined,
-      level,
-      message: `${message} (right after a list, so after a pause)`,
-      fields,
-    });
-  }
-  return enter(next, context, [log(level, message, fields)]);
+  return input.type === "backoffElapsed"
+    ? enter(state.next, context)
+    : stay(state);
 }
 
-function tooLargeMessage(
-  state: WatchingState,
+// --- Shared by phases -------------------------------------------------------
+
+/** A stream went silent for `idleMs`: the same request again. */
+function idleRestart(
+  next: StreamingInitialState | WatchingState,
+  idleMs: number,
   context: ListWatchContext,
-): string {
-  return `The API server has not caught up with resourceVersion ${state.resourceVersion} of ${context.path} (too large resource version); relisting without a resourceVersion`;
-}
-
-// --- Steps and states ------------------------------------------------------
-
-function stay(state: ListWatchState): ListWatchStep {
-  return { state, outputs: NONE, command: undefined };
-}
-
-function enter(
-  state: ListingState | StreamingInitialState | WatchingState,
-  context: ListWatchContext,
-  outputs: readonly ListWatchOutput[] = NONE,
 ): ListWatchStep {
-  let command: ListWatchCommand;
-  if (state.phase === "listing") {
-    command = { type: "list", query: listQuery(state, context) };
-  } else if (state.phase === "streamingInitial") {
-    command = {
-      type: "watch",
-      query: streamQuery(context),
-      initialStream: true,
-      reconnect: false,
-    };
-  } else {
-    command = {
-      type: "watch",
-      query: watchQuery(state.resourceVersion, context),
-      initialStream: false,
-      reconnect: !state.fromList,
-    };
-  }
-  return { state, outputs, command };
+  const watch = next.phase === "watching";
+  return enter(next, context, [note({
+    kind: "idle",
+    request: watch ? "watch" : "stream",
+    idleMs,
+    resourceVersion: watch ? next.resourceVersion : undefined,
+  })]);
 }
 
-function backoff(
-  state: ListWatchState,
-  next: ListingState | StreamingInitialState | WatchingState,
-  command: Omit<Extract<ListWatchCommand, { type: "backoff" }>, "type">,
-): ListWatchStep {
-  return {
-    state: {
-      phase: "backingOff",
-      synced: state.synced,
-      initialList: next.initialList,
-      next,
-    },
-    outputs: NONE,
-    command: { type: "backoff", ...command },
-  };
-}
-
-function freshListState(
-  common: ListWatchStateCommon,
-): ListingState | StreamingInitialState {
-  return common.initialList === "stream"
-    ? streaming(common)
-    : listing(common, undefined, [], true);
-}
-
-function listing(
-  common: ListWatchStateCommon,
-  continueToken: string | undefined,
-  items: KubeObject[],
-  paginate: boolean,
-): ListingState {
-  return {
-    phase: "listing",
-    synced: common.synced,
-    initialList: common.initialList,
-    continueToken,
-    items,
-    paginate,
-  };
-}
-
-function streaming(common: ListWatchStateCommon): StreamingInitialState {
-  return {
-    phase: "streamingInitial",
-    synced: common.synced,
-    initialList: common.initialList,
-    opened: false,
-    items: new Map(),
-    resourceVersion: undefined,
-  };
-}
-
-function streamingAt(
-  state: StreamingInitialState,
-  resourceVersion: unknown,
-): StreamingInitialState {
-  const rv = stringOr(resourceVersion, state.resourceVersion);
-  return rv === state.resourceVersion
-    ? state
-    : { ...state, resourceVersion: rv };
-}
-
-function watching(
-  common: ListWatchStateCommon,
-  resourceVersion: string,
-  connection: {
-    opened: boolean;
-    openedAt: number | undefined;
-    eventCount: number;
-    fromList: boolean;
-  },
-): WatchingState {
-  // One literal shape for every watching state keeps the hot path monomorphic.
-  return {
-    phase: "watching",
-    synced: common.synced,
-    initialList: common.initialList,
-    resourceVersion,
-    opened: connection.opened,
-    openedAt: connection.openedAt,
-    eventCount: connection.eventCount,
-    fromList: connection.fromList,
-  };
-}
-
-/** The same watch, one more event received, possibly at a new version. */
-function counted(
-  state: WatchingState,
-  resourceVersion: string = state.resourceVersion,
-): WatchingState {
-  return watching(state, resourceVersion, {
-    opened: state.opened,
-    openedAt: state.openedAt,
-    eventCount: state.eventCount + 1,
-    fromList: state.fromList,
-  });
-}
-
-function rewatch(state: WatchingState): WatchingState {
-  return watching(state, state.resourceVersion, {
-    opened: false,
-    openedAt: undefined,
-    eventCount: 0,
-    fromList: false,
-  });
-}
-
+/** A line that is no usable event: skipped, with the reason why. */
 function skipEvent(
   state: WatchingState | StreamingInitialState,
   type: unknown,
-  context: ListWatchContext,
 ): ListWatchStep {
-  const what = type === "ADDED" || type === "MODIFIED" ||
-      type === "DELETED" || type === "BOOKMARK"
-    ? `${type} event without metadata`
-    : typeof type === "string"
-    ? `event of unknown type ${JSON.stringify(type)}`
-    : "line that is not a watch event";
-  return skip(state, what, context);
-}
-
-function skip(
-  state: WatchingState | StreamingInitialState,
-  what: string,
-  context: ListWatchContext,
-): ListWatchStep {
-  return {
-    state,
-    outputs: [log("warn", `Watch of ${context.path} sent a ${what}; skipped`, {
-      path: context.path,
-    })],
-    command: undefined,
-  };
-}
-
-function log(
-  level: LogLevel,
-  message: string,
-  fields: Record<string, unknown>,
-): ListWatchOutput {
-  return { type: "log", level, message, fields };
-}
-
-// --- Queries ---------------------------------------------------------------
-
-function listQuery(
-  state: ListingState,
-  context: ListWatchContext,
-): URLSearchParams {
-  const query = new URLSearchParams();
-  if (state.paginate) query.set("limit", String(context.pageSize));
-  if (state.continueToken !== undefined) {
-    query.set("continue", state.continueToken);
-  }
-  addSelectors(query, context);
-  return query;
-}
-
-function watchQuery(
-  resourceVersion: string,
-  context: ListWatchContext,
-): URLSearchParams {
-  const query = new URLSearchParams();
-  query.set("watch", "1");
-  query.set("resourceVersion", resourceVersion);
-  query.set("allowWatchBookmarks", "true");
-  addSelectors(query, context);
-  query.set("timeoutSeconds", String(watchSeconds(context)));
-  return query;
-}
-
-function streamQuery(context: ListWatchContext): URLSearchParams {
-  const query = new URLSearchParams();
-  query.set("watch", "1");
-  query.set("sendInitialEvents", "true");
-  query.set("resourceVersionMatch", "NotOlderThan");
-  query.set("allowWatchBookmarks", "true");
-  addSelectors(query, context);
-  query.set("timeoutSeconds", String(watchSeconds(context)));
-  return query;
-}
-
-function addSelectors(query: URLSearchParams, context: ListWatchContext): void {
-  if (context.labelSelector) query.set("labelSelector", context.labelSelector);
-  if (context.fieldSelector) query.set("fieldSelector", context.fieldSelector);
-}
-
-/** Random in [300, 600] so that many watchers do not reconnect in step. */
-function watchSeconds(context: ListWatchContext): number {
-  const span = MAX_WATCH_SECONDS - MIN_WATCH_SECONDS;
-  return Math.min(
-    MAX_WATCH_SECONDS,
-    MIN_WATCH_SECONDS + Math.floor(context.random() * (span + 1)),
-  );
-}
-
-function urlOf(path: string, query: URLSearchParams): string {
-  const qs = query.toString();
-  return qs === "" ? path : `${path}?${qs}`;
-}
-
-// --- Errors ----------------------------------------------------------------
-
-interface Fault {
-  code: number | undefined;
-  reason: string | undefined;
-  retryAfterMs: number | undefined;
-  tooLarge: boolean;
-  decode: boolean;
-}
-
-/** Classifies anything a client threw, ours or `@cloudydeno`'s. */
-function faultOf(error: unknown): Fault {
-  const info = httpStatusOf(error);
-  const status = error instanceof ApiError
-    ? error.status
-    : isRecord(error) && isRecord(error.status)
-    ? error.status as KubeStatus
-    : undefined;
-  return {
-    code: info.code,
-    reason: info.reason,
-    retryAfterMs: info.retryAfterSeconds === undefined
-      ? undefined
-      : info.retryAfterSeconds * 1000,
-    tooLarge: isTooLarge(info.code, status, messageOf(error)),
-    decode: error instanceof JsonLinesError,
-  };
-}
-
-/**
- * "Too large resource version": the API server (or its watch cache) has not
- * seen the version yet, e.g. behind a load balancer; Kubernetes answers 504
- * Timeout with a `ResourceVersionTooLarge` cause.
- */
-function isTooLarge(
-  code: number | undefined,
-  status: KubeStatus | undefined,
-  message: string,
-): boolean {
-  if (
-    message.includes("Too large resource version") ||
-    status?.message?.includes("Too large resource version")
-  ) {
-    return true;
-  }
-  if (code !== 504 || status?.reason !== "Timeout") return false;
-  const causes = status.details?.causes;
-  return Array.isArray(causes) &&
-    causes.some((c) => isRecord(c) && c.reason === "ResourceVersionTooLarge");
-}
-
-function errorEventError(object: unknown, context: ListWatchContext): ApiError {
-  const status: KubeStatus = isRecord(object) ? object as KubeStatus : {};
-  const code = typeof status.code === "number" ? status.code : undefined;
-  const detail = [
-    code === undefined ? "unknown code" : String(code),
-    status.reason,
-    status.message,
-  ].filter(Boolean).join(" ");
-  // ApiError needs a number; 0 stands for "the event carried no code".
-  return new ApiError({
-    code: code ?? 0,
-    status,
-    method: "GET",
-    path: context.path,
-    message: `Watch of ${context.path} sent an ERROR event: ${detail}`,
-  });
-}
-
-function hintFor(code: number | undefined): string | undefined {
-  switch (code) {
-    case 400:
-    case 422:
-      return "is the label or field selector valid?";
-    case 401:
-      return "credentials rejected: is the token expired or the client certificate wrong?";
-    case 403:
-      return "RBAC missing? The identity needs the list and watch verbs on this resource";
-    case 404:
-      return "CRD not installed, namespace missing, or a typo in the group/version/resource?";
-    case 405:
-      return "does this resource support list and watch?";
-    default:
-      return undefined;
-  }
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-// --- Shapes ----------------------------------------------------------------
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-function hasMetadata(value: unknown): value is KubeObject {
-  return typeof value === "object" && value !== null &&
-    typeof (value as { metadata?: unknown }).metadata === "object" &&
-    (value as { metadata?: unknown }).metadata !== null;
-}
-
-function countWithoutMetadata(items: unknown[]): number {
-  let count = 0;
-  for (const item of items) if (!hasMetadata(item)) count++;
-  return count;
-}
-
-function stringOr<T extends string | undefined>(
-  value: unknown,
-  fallback: T,
-): string | T {
-  return typeof value === "string" && value !== "" ? value : fallback;
+  return stay(state, [note({
+    kind: "eventSkipped",
+    problem: isEventType(type)
+      ? "noMetadata"
+      : typeof type === "string"
+      ? "unknownType"
+      : "notAnEvent",
+    eventType: type,
+  })]);
 }

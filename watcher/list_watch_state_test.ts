@@ -11,6 +11,7 @@ import type {
   ListWatchState,
   ListWatchStep,
 } from "./list_watch_types.ts";
+import { type LogLine, noteLine } from "./_log_lines.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
 import { ApiError } from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
@@ -80,6 +81,34 @@ function outputs<T extends ListWatchOutput["type"]>(
   >[];
 }
 
+/**
+ * The backoff a step asks for, with the log line the driver writes for its
+ * reason (the wording lives in `_log_lines.ts`, the decision here).
+ */
+function backoff(
+  step: ListWatchStep,
+): Extract<ListWatchCommand, { type: "backoff" }> & LogLine {
+  const cmd = command(step, "backoff");
+  return { ...cmd, ...noteLine(cmd.reason, PATH) };
+}
+
+/** The log lines of a step's notes. */
+function logs(step: ListWatchStep): LogLine[] {
+  return outputs(step, "note").map((o) => noteLine(o.note, PATH));
+}
+
+/** Lists completed by a step, with the objects of the step's pages. */
+function completed(
+  step: ListWatchStep,
+): { objects: KubeObject[]; resourceVersion: string; initial: boolean }[] {
+  const objects = outputs(step, "page").flatMap((p) => p.items);
+  return outputs(step, "listed").map((l) => ({
+    objects,
+    resourceVersion: l.resourceVersion,
+    initial: l.initial,
+  }));
+}
+
 /** Runs inputs one after another from `state`, returning every step. */
 function run(
   state: ListWatchState,
@@ -145,27 +174,32 @@ Deno.test("listWatchTransition follows every page, then delivers the whole list 
 
   assert.equal(command(first, "list").query.get("continue"), "token-1");
   assert.equal(command(first, "list").query.get("limit"), "2");
-  assert.deepEqual(outputs(first, "progress"), [{
-    type: "progress",
+  assert.deepEqual(outputs(first, "page"), [{
+    type: "page",
+    items: [obj("a"), obj("b")],
+    first: true,
     listedSoFar: 2,
   }]);
-  assert.equal(outputs(first, "deliverList").length, 0);
+  assert.equal(completed(first).length, 0);
 
   assert.equal(command(second, "list").query.get("continue"), "token-2");
-  assert.deepEqual(outputs(second, "progress")[0].listedSoFar, 4);
+  assert.deepEqual(outputs(second, "page")[0].listedSoFar, 4);
+  assert.equal(outputs(second, "page")[0].first, false);
 
-  const [delivered] = outputs(last, "deliverList");
+  // Each page goes out as it arrives; the last one completes the list.
+  const pages = [first, second, last].flatMap((s) => outputs(s, "page"));
   assert.deepEqual(
-    delivered.objects.map((o) => o.metadata.name),
+    pages.flatMap((p) => p.items).map((o) => o.metadata.name),
     ["a", "b", "c", "d", "e"],
   );
+  const [delivered] = outputs(last, "listed");
   assert.equal(delivered.resourceVersion, "100");
   assert.equal(delivered.initial, true);
-  assert.deepEqual(outputs(last, "progress")[0].listedSoFar, 5);
+  assert.deepEqual(outputs(last, "page")[0].listedSoFar, 5);
   assert.deepEqual(
     last.outputs.map((o) => o.type),
-    ["progress", "deliverList"],
-    "progress comes before the list is delivered",
+    ["page", "listed"],
+    "the last page comes before the list is complete",
   );
 
   assert.equal(last.state.phase, "watching");
@@ -202,9 +236,9 @@ Deno.test("listWatchTransition skips listed objects without metadata with a warn
     { type: "start" },
     page("7", [obj("a"), { kind: "ConfigMap" }, null, obj("b")]),
   ]);
-  const [delivered] = outputs(last, "deliverList");
+  const [delivered] = completed(last);
   assert.deepEqual(delivered.objects.map((o) => o.metadata.name), ["a", "b"]);
-  const [warning] = outputs(last, "log");
+  const [warning] = logs(last);
   assert.equal(warning.level, "warn");
   assert.match(warning.message, /2 object\(s\) without metadata/);
 });
@@ -216,9 +250,9 @@ Deno.test("listWatchTransition backs off on an answer that is not a list, then a
     { type: "listPage", list: { kind: "Status", items: [] } },
   ]);
   assert.equal(first.state.phase, "listing");
-  const backoff = command(bad, "backoff");
-  assert.ok(backoff.error instanceof MalformedListError);
-  assert.match(backoff.message, /no metadata\.resourceVersion/);
+  const failed_ = backoff(bad);
+  assert.ok(failed_.error instanceof MalformedListError);
+  assert.match(failed_.message, /no metadata\.resourceVersion/);
   assert.equal(bad.state.phase, "backingOff");
 
   const retry = listWatchTransition(
@@ -227,7 +261,7 @@ Deno.test("listWatchTransition backs off on an answer that is not a list, then a
     context(),
   );
   assert.equal(command(retry, "list").query.get("continue"), "next");
-  assert.equal(retry.state.phase === "listing" && retry.state.items.length, 1);
+  assert.equal(retry.state.phase === "listing" && retry.state.listed, 1);
 });
 
 Deno.test("listWatchTransition restarts with one full list when the continue token expires", () => {
@@ -248,13 +282,13 @@ Deno.test("listWatchTransition restarts with one full list when the continue tok
   const { query } = command(restart, "list");
   assert.equal(query.has("continue"), false);
   assert.equal(query.has("limit"), false, "one full list, not paged");
-  assert.equal(outputs(restart, "log")[0].level, "info");
+  assert.equal(logs(restart)[0].level, "info");
   assert.equal(
-    restart.state.phase === "listing" && restart.state.items.length,
+    restart.state.phase === "listing" && restart.state.listed,
     0,
   );
 
-  const [delivered] = outputs(done, "deliverList");
+  const [delivered] = completed(done);
   assert.deepEqual(delivered.objects.map((o) => o.metadata.name), ["a", "b"]);
   assert.equal(delivered.resourceVersion, "12");
 
@@ -290,15 +324,15 @@ Deno.test("listWatchTransition logs 401/403/404 on LIST at error level with the 
         }),
       },
     ], ctx);
-    const backoff = command(failed, "backoff");
-    assert.equal(backoff.level, "error");
-    assert.match(backoff.message, hint);
+    const failed_ = backoff(failed);
+    assert.equal(failed_.level, "error");
+    assert.match(failed_.message, hint);
     assert.ok(
-      backoff.message.includes(`${PATH}?limit=500&labelSelector=app%3Dweb`),
-      backoff.message,
+      failed_.message.includes(`${PATH}?limit=500&labelSelector=app%3Dweb`),
+      failed_.message,
     );
-    assert.equal(backoff.fields.code, code);
-    assert.equal(backoff.retryAfterMs, undefined);
+    assert.equal(failed_.fields.code, code);
+    assert.equal(failed_.retryAfterMs, undefined);
     assert.equal(failed.state.phase, "backingOff");
     const retry = listWatchTransition(
       failed.state,
@@ -321,9 +355,9 @@ Deno.test("listWatchTransition passes Retry-After on, and classifies foreign cli
       }),
     },
   ]);
-  const backoff = command(throttled, "backoff");
-  assert.equal(backoff.retryAfterMs, 7_000);
-  assert.equal(backoff.level, "warn");
+  const failed_ = backoff(throttled);
+  assert.equal(failed_.retryAfterMs, 7_000);
+  assert.equal(failed_.level, "warn");
 
   // @cloudydeno/kubernetes-client reports httpCode and the Status.
   const foreign = Object.assign(
@@ -337,14 +371,14 @@ Deno.test("listWatchTransition passes Retry-After on, and classifies foreign cli
     { type: "start" },
     { type: "listFailed", error: foreign },
   ]);
-  assert.equal(command(forbidden, "backoff").level, "error");
+  assert.equal(backoff(forbidden).level, "error");
 
   const [, refused] = run(initialListWatchState(), [
     { type: "start" },
     { type: "listFailed", error: new TypeError("Connection refused") },
   ]);
-  assert.equal(command(refused, "backoff").level, "warn");
-  assert.match(command(refused, "backoff").message, /Connection refused/);
+  assert.equal(backoff(refused).level, "warn");
+  assert.match(backoff(refused).message, /Connection refused/);
 });
 
 Deno.test("listWatchTransition delivers watch events and tracks the resourceVersion of each, bookmarks included", () => {
@@ -362,7 +396,7 @@ Deno.test("listWatchTransition delivers watch events and tracks the resourceVers
 
   assert.equal(added.command, undefined);
   assert.deepEqual(added.outputs, [{
-    type: "deliverEvent",
+    type: "event",
     eventType: "ADDED",
     object: obj("a", "11"),
   }]);
@@ -379,7 +413,7 @@ Deno.test("listWatchTransition delivers watch events and tracks the resourceVers
   );
 
   assert.equal(
-    deleted.outputs[0].type === "deliverEvent" && deleted.outputs[0].eventType,
+    deleted.outputs[0].type === "event" && deleted.outputs[0].eventType,
     "DELETED",
   );
   assert.equal(
@@ -402,7 +436,7 @@ Deno.test("listWatchTransition skips events without metadata, of unknown type, o
     const step = listWatchTransition(state, input, context());
     assert.equal(step.command, undefined);
     assert.equal(step.outputs.length, 1);
-    const [warning] = outputs(step, "log");
+    const [warning] = logs(step);
     assert.equal(warning.level, "warn");
     assert.match(warning.message, /skipped/);
     assert.equal(
@@ -421,8 +455,8 @@ Deno.test("listWatchTransition re-watches from the last resourceVersion when the
   const watch = command(step, "watch");
   assert.equal(watch.query.get("resourceVersion"), "12");
   assert.equal(watch.reconnect, true);
-  assert.equal(step.outputs.some((o) => o.type === "deliverList"), false);
-  assert.equal(outputs(step, "log")[0].level, "debug");
+  assert.equal(step.outputs.some((o) => o.type === "listed"), false);
+  assert.equal(logs(step)[0].level, "debug");
 });
 
 Deno.test("listWatchTransition backs off when a watch closes at once without any event", () => {
@@ -435,8 +469,8 @@ Deno.test("listWatchTransition backs off when a watch closes at once without any
   ], ctx);
   time.now += 20;
   const step = listWatchTransition(opened.state, { type: "watchEnded" }, ctx);
-  const backoff = command(step, "backoff");
-  assert.ok(backoff.error instanceof WatchClosedError);
+  const failed_ = backoff(step);
+  assert.ok(failed_.error instanceof WatchClosedError);
   assert.equal(
     step.state.phase === "backingOff" && step.state.next.phase,
     "watching",
@@ -483,15 +517,15 @@ Deno.test("listWatchTransition relists on 410, as an ERROR event and as an HTTP 
     assert.equal(list.query.has("continue"), false);
     assert.equal(step.state.phase, "listing");
     assert.equal(step.state.synced, true);
-    assert.equal(outputs(step, "log")[0].level, "info");
-    assert.match(outputs(step, "log")[0].message, /410/);
+    assert.equal(logs(step)[0].level, "info");
+    assert.match(logs(step)[0].message, /410/);
 
     const relisted = listWatchTransition(
       step.state,
       page("30", [obj("b")]),
       context(),
     );
-    assert.equal(outputs(relisted, "deliverList")[0].initial, false);
+    assert.equal(completed(relisted)[0].initial, false);
     assert.equal(command(relisted, "watch").query.get("resourceVersion"), "30");
   }
 });
@@ -552,7 +586,7 @@ Deno.test("listWatchTransition relists without a resourceVersion on 'Too large r
     const list = command(step, "list");
     assert.equal(list.query.has("resourceVersion"), false);
     assert.equal(list.query.has("resourceVersionMatch"), false);
-    assert.match(outputs(step, "log")[0].message, /too large resource version/);
+    assert.match(logs(step)[0].message, /too large resource version/);
   }
 });
 
@@ -574,10 +608,10 @@ Deno.test("listWatchTransition backs off and re-watches from the last resourceVe
       event("ERROR", status),
       context(),
     );
-    const backoff = command(step, "backoff");
-    assert.ok(backoff.error instanceof ApiError);
-    assert.match(backoff.message, /ERROR event/);
-    assert.match(backoff.message, /re-watching from resourceVersion 11/);
+    const failed_ = backoff(step);
+    assert.ok(failed_.error instanceof ApiError);
+    assert.match(failed_.message, /ERROR event/);
+    assert.match(failed_.message, /re-watching from resourceVersion 11/);
     assert.equal(step.state.phase, "backingOff");
     const again = listWatchTransition(
       step.state,
@@ -593,7 +627,7 @@ Deno.test("listWatchTransition backs off and re-watches from the last resourceVe
     event("ERROR", { kind: "Status" }),
     context(),
   );
-  assert.match(command(unknown, "backoff").message, /unknown code/);
+  assert.match(backoff(unknown).message, /unknown code/);
 });
 
 Deno.test("listWatchTransition honours retryAfterSeconds of a 429 ERROR event", () => {
@@ -643,10 +677,10 @@ Deno.test("listWatchTransition backs off and re-watches on undecodable lines and
       { type: "watchFailed", error },
       context(),
     );
-    const backoff = command(step, "backoff");
-    assert.equal(backoff.error, error);
-    assert.match(backoff.message, message);
-    assert.equal(backoff.level, level);
+    const failed_ = backoff(step);
+    assert.equal(failed_.error, error);
+    assert.match(failed_.message, message);
+    assert.equal(failed_.level, level);
     const again = listWatchTransition(
       step.state,
       { type: "backoffElapsed" },
@@ -673,7 +707,7 @@ Deno.test("listWatchTransition resumes from the last resourceVersion after an id
   const watch = command(step, "watch");
   assert.equal(watch.query.get("resourceVersion"), "11");
   assert.equal(watch.reconnect, true);
-  const [warning] = outputs(step, "log");
+  const [warning] = logs(step);
   assert.equal(warning.level, "warn");
   assert.match(warning.message, /no bytes for 180000 ms/);
 });
@@ -750,7 +784,7 @@ Deno.test("listWatchTransition collects initial events until the end bookmark, t
   }
   const end = steps.at(-2)!;
   assert.equal(end.command, undefined, "the same stream goes on");
-  const [delivered] = outputs(end, "deliverList");
+  const [delivered] = completed(end);
   assert.deepEqual(delivered.objects.map((o) => o.metadata.name), ["a", "c"]);
   assert.equal(delivered.resourceVersion, "9");
   assert.equal(delivered.initial, true);
@@ -758,7 +792,7 @@ Deno.test("listWatchTransition collects initial events until the end bookmark, t
   assert.equal(end.state.synced, true);
 
   const next = steps.at(-1)!;
-  assert.equal(outputs(next, "deliverEvent")[0].eventType, "MODIFIED");
+  assert.equal(outputs(next, "event")[0].eventType, "MODIFIED");
   assert.equal(
     next.state.phase === "watching" && next.state.resourceVersion,
     "10",
@@ -790,7 +824,7 @@ Deno.test("listWatchTransition falls back to LIST for good when the server rejec
   const list = command(rejected, "list");
   assert.equal(list.query.get("limit"), "500");
   assert.equal(rejected.state.initialList, "list");
-  const [info] = outputs(rejected, "log");
+  const [info] = logs(rejected);
   assert.equal(info.level, "info");
   assert.match(info.message, /using LIST from now on/);
 
@@ -819,9 +853,9 @@ Deno.test("listWatchTransition falls back to LIST when the stream closes early o
   ) {
     const step = listWatchTransition(withItems, input, context());
     command(step, "list");
-    assert.equal(step.state.phase === "listing" && step.state.items.length, 0);
+    assert.equal(step.state.phase === "listing" && step.state.listed, 0);
     assert.equal(step.state.initialList, "list");
-    assert.equal(outputs(step, "log")[0].level, "info");
+    assert.equal(logs(step)[0].level, "info");
   }
 });
 
@@ -891,5 +925,5 @@ Deno.test("listWatchTransition streams again on a relist while streaming works",
   const watch = command(relist, "watch");
   assert.equal(watch.initialStream, true);
   const [end] = run(relist.state, [bookmark("20", true)]);
-  assert.equal(outputs(end, "deliverList")[0].initial, false);
+  assert.equal(completed(end)[0].initial, false);
 });

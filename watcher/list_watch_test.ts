@@ -1,10 +1,8 @@
 import assert from "node:assert/strict";
-import {
-  ListWatch,
-  type ListWatchOptions,
-  type ListWatchSink,
-} from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_types.ts";
+import { ListWatch } from "./list_watch.ts";
+import type { ListWatchOptions, ListWatchSink } from "./list_watch_options.ts";
+import type { ListInfo, ListPage, WatchEventType } from "./list_watch_types.ts";
+import { WatcherConfigError } from "./watcher_config.ts";
 import { ApiError } from "../client/api_error.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
@@ -142,10 +140,15 @@ class ScriptedClient {
       if (answer.kind === "error") {
         parked.reject(answer.error);
       } else if (answer.kind === "json") {
-        assert.ok(parked.opts.expectJson, "a LIST should expect JSON");
-        parked.resolve(structuredClone(answer.body));
+        assert.ok(
+          parked.opts.expectStream && !parked.opts.expectJson,
+          "a LIST reads its body as a byte stream",
+        );
+        assert.notEqual(parked.opts.querystring?.get("watch"), "1");
+        parked.resolve(new Blob([JSON.stringify(answer.body)]).stream());
       } else {
         assert.ok(parked.opts.expectStream, "a WATCH should expect a stream");
+        assert.equal(parked.opts.querystring?.get("watch"), "1");
         answer.stream.attach(parked.opts.abortSignal);
         this.streams.push(answer.stream);
         parked.resolve(answer.stream.readable);
@@ -201,8 +204,9 @@ function bookmark(rv: string, end = false): unknown {
 // --- A recording sink ------------------------------------------------------
 
 class RecordingSink implements ListWatchSink {
-  prepareListItem?: (object: KubeObject) => KubeObject | undefined;
   lists: { names: string[]; resourceVersion: string; initial: boolean }[] = [];
+  /** Names on the pages of the list being received. */
+  listing: string[] = [];
   events: string[] = [];
   progress: number[] = [];
   errors: { error: unknown; retryInMs: number }[] = [];
@@ -211,13 +215,24 @@ class RecordingSink implements ListWatchSink {
     type: WatchEventType,
     object: KubeObject,
   ) => void | Promise<void>;
+  pageHook?: (page: ListPage) => void;
 
-  onList(
-    objects: KubeObject[],
-    info: { resourceVersion: string; initial: boolean },
-  ): void {
+  onListPage(page: ListPage): void {
     this.calls++;
-    this.lists.push({ names: objects.map((o) => o.metadata.name!), ...info });
+    if (page.first) this.listing = [];
+    this.listing.push(...page.items.map((o) => o.metadata.name!));
+    this.progress.push(page.listedSoFar);
+    this.pageHook?.(page);
+  }
+
+  onListEnd(info: ListInfo): void {
+    this.calls++;
+    this.lists.push({
+      names: this.listing,
+      resourceVersion: info.resourceVersion,
+      initial: info.initial,
+    });
+    this.listing = [];
   }
 
   onEvent(type: WatchEventType, object: KubeObject): void | Promise<void> {
@@ -226,11 +241,6 @@ class RecordingSink implements ListWatchSink {
       `${type} ${object.metadata.name}@${object.metadata.resourceVersion}`,
     );
     return this.eventHook?.(type, object);
-  }
-
-  onProgress(listedSoFar: number): void {
-    this.calls++;
-    this.progress.push(listedSoFar);
   }
 
   onError(error: unknown, retryInMs: number): void {
@@ -308,7 +318,7 @@ Deno.test("ListWatch follows every LIST page, delivers the list once, then watch
   }
   assert.equal(p1.query.get("limit"), "2");
   assert.equal(p1.query.has("continue"), false);
-  assert.ok(p1.expectJson);
+  assert.ok(p1.expectStream && !p1.expectJson, "LIST bodies are streamed");
   assert.equal(p2.query.get("continue"), "c1");
   assert.equal(p3.query.get("continue"), "c2");
   assert.ok(w.expectStream);
@@ -327,23 +337,16 @@ Deno.test("ListWatch follows every LIST page, delivers the list once, then watch
   assert.equal(watch.state, "aborted");
 });
 
-Deno.test("ListWatch lets the sink prepare each page's items as the page arrives", async () => {
+Deno.test("ListWatch hands each page to the sink as it arrives, before the list is complete", async () => {
   const t = setup({ pageSize: 2 });
-  const prepared: string[] = [];
-  t.sink.prepareListItem = (obj: KubeObject) => {
-    prepared.push(obj.metadata.name!);
-    if (obj.metadata.name === "b") return undefined; // dropped
-    if (obj.metadata.name === "c") throw new Error("cannot prepare c");
-    return {
-      ...obj,
-      metadata: { ...obj.metadata, labels: { prepared: "yes" } },
-    };
-  };
-  const seen: KubeObject[][] = [];
-  const onList = t.sink.onList.bind(t.sink);
-  t.sink.onList = (objects, info) => {
-    seen.push(objects);
-    onList(objects, info);
+  const seen: string[][] = [];
+  t.sink.pageHook = (page) => {
+    seen.push(page.items.map((o) => o.metadata.name!));
+    // Nothing is delivered as a list before its last page.
+    assert.equal(t.sink.lists.length, 0);
+    if (page.items.some((o) => o.metadata.name === "c")) {
+      throw new Error("cannot take c");
+    }
   };
   t.client.push(
     list("100", [cm("a"), cm("b")], "c1"),
@@ -353,11 +356,34 @@ Deno.test("ListWatch lets the sink prepare each page's items as the page arrives
   t.start();
   await waitFor(() => t.sink.lists.length === 1);
   // Page by page, before the list was complete.
-  assert.deepEqual(prepared, ["a", "b", "c", "d"]);
-  assert.deepEqual(t.sink.progress, [1, 2]);
-  assert.deepEqual(t.sink.lists[0].names, ["a", "d"]);
-  assert.ok(seen[0].every((o) => o.metadata.labels?.prepared === "yes"));
-  assert.match(t.logger.text(), /prepareListItem failed.*cannot prepare c/);
+  assert.deepEqual(seen, [["a", "b"], ["c", "d"]]);
+  assert.deepEqual(t.sink.progress, [2, 4]);
+  assert.deepEqual(t.sink.lists[0].names, ["a", "b", "c", "d"]);
+  // A throwing sink is logged; the list still completes.
+  assert.match(t.logger.text(), /onListPage failed.*cannot take c/);
+  await t.stop();
+});
+
+Deno.test("ListWatch starts a new list with a first page after a continue token expired", async () => {
+  const t = setup({ pageSize: 2 });
+  const firsts: boolean[] = [];
+  t.sink.pageHook = (page) => firsts.push(page.first);
+  t.client.push(
+    list("100", [cm("a"), cm("b")], "c1"),
+    fail(new ApiError({ code: 410, status: { reason: "Expired" } })),
+    list("120", [cm("a"), cm("c")]),
+    stream(),
+  );
+  t.start();
+  await waitFor(() => t.sink.lists.length === 1);
+  assert.deepEqual(firsts, [true, true], "the full list starts over");
+  assert.deepEqual(t.sink.lists[0].names, ["a", "c"]);
+  assert.equal(t.sink.lists[0].resourceVersion, "120");
+  const [, expired, full] = t.client.requests;
+  assert.equal(expired.query.get("continue"), "c1");
+  assert.equal(full.query.has("continue"), false);
+  assert.equal(full.query.has("limit"), false, "one request, not paged");
+  assert.match(t.logger.at("info")[0].message, /Continue token expired/);
   await t.stop();
 });
 
@@ -901,33 +927,48 @@ Deno.test("ListWatch refuses to run twice at once", async () => {
   await t.stop();
 });
 
-Deno.test("ListWatch validates its options", () => {
+Deno.test("ListWatch validates its options once, with WatcherConfigError naming the option", () => {
   const client = new ScriptedClient() as unknown as RestClient;
   const sink = new RecordingSink();
-  assert.throws(
-    () =>
-      new ListWatch(client, sink, {
-        gvr: { group: "", version: "v1", resource: "" },
-      }),
-    TypeError,
-  );
-  assert.throws(
-    () => new ListWatch(client, sink, { gvr: GVR, pageSize: 0 }),
-    /pageSize must be a positive number/,
-  );
-  assert.throws(
-    () => new ListWatch(client, sink, { gvr: GVR, pageSize: 1.5 }),
-    /pageSize must be an integer/,
-  );
-  assert.throws(
-    () => new ListWatch(client, sink, { gvr: GVR, idleTimeoutMs: -1 }),
-    /idleTimeoutMs/,
-  );
-  assert.throws(
-    () =>
-      new ListWatch(client, sink, { gvr: GVR, initialList: "watch" as "list" }),
-    /initialList must be "list" or "stream"/,
-  );
+  const cases: [string, Partial<ListWatchOptions>, RegExp][] = [
+    [
+      "gvr.resource",
+      { gvr: { group: "", version: "v1", resource: "" } },
+      /gvr\.resource/,
+    ],
+    ["pageSize", { pageSize: 0 }, /pageSize: must be a positive/],
+    ["pageSize", { pageSize: 1.5 }, /pageSize: must be a positive integer/],
+    ["idleTimeoutMs", { idleTimeoutMs: -1 }, /idleTimeoutMs/],
+    [
+      "initialStreamDeadlineMs",
+      { initialStreamDeadlineMs: 0 },
+      /initialStreamDeadlineMs/,
+    ],
+    ["maxLineBytes", { maxLineBytes: Number.NaN }, /maxLineBytes/],
+    [
+      "initialList",
+      { initialList: "watch" as "list" },
+      /initialList: must be "list" or "stream"/,
+    ],
+    [
+      "backoff",
+      { backoff: { initialMs: -5 } },
+      /Backoff initialMs must be positive/,
+    ],
+  ];
+  for (const [field, options, message] of cases) {
+    assert.throws(
+      () => new ListWatch(client, sink, { gvr: GVR, ...options }),
+      (e: unknown) => {
+        // Still a TypeError, as it was for the gvr before.
+        assert.ok(e instanceof TypeError, `${field}: ${e}`);
+        assert.ok(e instanceof WatcherConfigError, `${field}: ${e}`);
+        assert.equal(e.field, field);
+        assert.match(e.message, message);
+        return true;
+      },
+    );
+  }
   assert.equal(new ListWatch(client, sink, { gvr: GVR }).phase, "idle");
 });
 

@@ -1,12 +1,13 @@
 /**
  * The vocabulary of the list-then-watch state machine: its states, the
- * inputs it takes (results of I/O), the outputs it hands to the consumer and
- * the commands (the next I/O) it asks for.
+ * inputs it takes (results of I/O), the outputs it hands to the consumer,
+ * and the commands (the next I/O) it asks for. Its typed reasons are in
+ * `list_watch_notes.ts`.
  *
  * @module
  */
 import type { KubeObject } from "../types.ts";
-import type { LogLevel } from "../logger.ts";
+import type { ListWatchNote } from "./list_watch_notes.ts";
 
 /**
  * How the initial list (and every relist) is obtained: paginated LIST
@@ -41,7 +42,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
  * ```ts
  * import type { ListWatchStateCommon } from "@haptic/k8s-watcher";
  *
- * const common: ListWatchStateCommon = { synced: false, initialList: "list" };
+ * const common: ListWatchStateCommon = { synced: false, initialList: "list", resourceVersion: undefined };
  * ```
  */
 export interface ListWatchStateCommon {
@@ -52,6 +53,11 @@ export interface ListWatchStateCommon {
    * the server does not support streaming the initial list.
    */
   readonly initialList: InitialListMode;
+  /**
+   * The resourceVersion the loop is at: of the latest list, event or
+   * bookmark; kept through relists and backoffs.
+   */
+  readonly resourceVersion: string | undefined;
 }
 
 /**
@@ -71,8 +77,8 @@ export interface IdleState extends ListWatchStateCommon {
 }
 
 /**
- * Paging through a LIST. `items` is owned by the state machine and grows in
- * place page by page, so a large list is never copied.
+ * Paging through a LIST. Pages go to the consumer as they arrive; the state
+ * only counts them.
  *
  * @example
  * ```ts
@@ -82,8 +88,9 @@ export interface IdleState extends ListWatchStateCommon {
  *   phase: "listing",
  *   synced: false,
  *   initialList: "list",
+ *   resourceVersion: undefined,
  *   continueToken: "page-2",
- *   items: [],
+ *   listed: 500,
  *   paginate: true,
  * };
  * ```
@@ -93,8 +100,8 @@ export interface ListingState extends ListWatchStateCommon {
   readonly phase: "listing";
   /** The token of the page requested next, `undefined` for the first. */
   readonly continueToken: string | undefined;
-  /** Objects received on earlier pages. */
-  readonly items: KubeObject[];
+  /** Objects received on earlier pages of this list. */
+  readonly listed: number;
   /**
    * Whether pages are requested with `limit`; false for the one full list
    * made after a continue token expired.
@@ -114,9 +121,10 @@ export interface ListingState extends ListWatchStateCommon {
  *   phase: "streamingInitial",
  *   synced: false,
  *   initialList: "stream",
+ *   resourceVersion: undefined,
  *   opened: false,
  *   items: new Map(),
- *   resourceVersion: undefined,
+ *   streamedVersion: undefined,
  * };
  * ```
  */
@@ -127,8 +135,8 @@ export interface StreamingInitialState extends ListWatchStateCommon {
   readonly opened: boolean;
   /** Objects received so far, by `namespace/name`; updated in place. */
   readonly items: Map<string, KubeObject>;
-  /** The resourceVersion of the latest event. */
-  readonly resourceVersion: string | undefined;
+  /** The resourceVersion of the latest event of this stream. */
+  readonly streamedVersion: string | undefined;
 }
 
 /**
@@ -170,31 +178,42 @@ export interface WatchingState extends ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import type { BackingOffState } from "@haptic/k8s-watcher";
+ * import type { BackingOffState, WatchingState } from "@haptic/k8s-watcher";
  *
- * const state: BackingOffState = {
- *   phase: "backingOff",
+ * const next: WatchingState = {
+ *   phase: "watching",
  *   synced: true,
  *   initialList: "list",
- *   next: {
- *     phase: "watching",
- *     synced: true,
- *     initialList: "list",
- *     resourceVersion: "42",
- *     opened: false,
- *     openedAt: undefined,
- *     eventCount: 0,
- *     fromList: false,
- *   },
+ *   resourceVersion: "42",
+ *   opened: false,
+ *   openedAt: undefined,
+ *   eventCount: 0,
+ *   fromList: false,
  * };
+ * const state: BackingOffState = { ...next, phase: "backingOff", next };
  * ```
  */
 export interface BackingOffState extends ListWatchStateCommon {
   /** The phase. */
   readonly phase: "backingOff";
   /** What to do once the wait is over. */
-  readonly next: ListingState | StreamingInitialState | WatchingState;
+  readonly next: RequestState;
 }
+
+/**
+ * A state entered with a request: paging through a LIST, streaming the
+ * initial list, or watching.
+ *
+ * @example
+ * ```ts
+ * import type { RequestState } from "@haptic/k8s-watcher";
+ *
+ * function requests(state: RequestState): string {
+ *   return state.phase === "listing" ? "LIST" : "WATCH";
+ * }
+ * ```
+ */
+export type RequestState = ListingState | StreamingInitialState | WatchingState;
 
 /**
  * Every state of the list-then-watch loop.
@@ -208,15 +227,10 @@ export interface BackingOffState extends ListWatchStateCommon {
  * }
  * ```
  */
-export type ListWatchState =
-  | IdleState
-  | ListingState
-  | StreamingInitialState
-  | WatchingState
-  | BackingOffState;
+export type ListWatchState = IdleState | RequestState | BackingOffState;
 
 /**
- * The result of one piece of I/O, fed into {@linkcode transition}.
+ * The result of one piece of I/O, fed into `listWatchTransition`.
  *
  * - `start`: begin (only from `idle`).
  * - `listPage` / `listFailed`: a LIST request answered (the parsed JSON) or
@@ -256,41 +270,72 @@ export type ListWatchInput =
 /**
  * Something to hand over without I/O, in order, before the step's command:
  *
- * - `deliverList`: a complete (re)list, to apply as one atomic diff.
- * - `deliverEvent`: one watch event.
- * - `progress`: objects received so far while paging.
- * - `log`: a message for the logger.
+ * - `page`: objects of a (re)list, one LIST page at a time (a streamed
+ *   initial list comes as one page). `first` starts a new list: drop what
+ *   earlier pages of an unfinished list gave.
+ * - `listed`: the list whose pages came is complete; apply it as one
+ *   atomic diff.
+ * - `event`: one watch event.
+ * - `note`: a reason for the log.
  *
  * @example
  * ```ts
  * import type { ListWatchOutput } from "@haptic/k8s-watcher";
  *
  * const output: ListWatchOutput = {
- *   type: "deliverEvent",
+ *   type: "event",
  *   eventType: "ADDED",
  *   object: { metadata: { name: "web", namespace: "default" } },
  * };
  * ```
  */
 export type ListWatchOutput =
+  | ListPage
+  | ListInfo & { readonly type: "listed" }
   | {
-    readonly type: "deliverList";
-    readonly objects: KubeObject[];
-    readonly resourceVersion: string;
-    readonly initial: boolean;
-  }
-  | {
-    readonly type: "deliverEvent";
+    readonly type: "event";
     readonly eventType: WatchEventType;
     readonly object: KubeObject;
   }
-  | { readonly type: "progress"; readonly listedSoFar: number }
-  | {
-    readonly type: "log";
-    readonly level: LogLevel;
-    readonly message: string;
-    readonly fields: Record<string, unknown>;
-  };
+  | { readonly type: "note"; readonly note: ListWatchNote };
+
+/**
+ * One page of a (re)list, as handed to the consumer.
+ *
+ * @example
+ * ```ts
+ * import type { ListPage } from "@haptic/k8s-watcher";
+ *
+ * const page: ListPage = { type: "page", items: [], first: true, listedSoFar: 0 };
+ * ```
+ */
+export interface ListPage {
+  /** The output type. */
+  readonly type: "page";
+  /** The page's objects (each has `metadata`); the array is the consumer's. */
+  readonly items: KubeObject[];
+  /** Whether this page starts a new list. */
+  readonly first: boolean;
+  /** Objects received so far in this list, this page included. */
+  readonly listedSoFar: number;
+}
+
+/**
+ * What comes with every complete list.
+ *
+ * @example
+ * ```ts
+ * import type { ListInfo } from "@haptic/k8s-watcher";
+ *
+ * const info: ListInfo = { resourceVersion: "4711", initial: true };
+ * ```
+ */
+export interface ListInfo {
+  /** The resourceVersion of the list; watching continues from it. */
+  readonly resourceVersion: string;
+  /** True for the first list this loop delivers, false for relists. */
+  readonly initial: boolean;
+}
 
 /**
  * The next piece of I/O. A command issued while a watch stream is open ends
@@ -302,9 +347,8 @@ export type ListWatchOutput =
  *   `watchOpened`, then `watchEvent`s, then `watchEnded` or `watchFailed`
  *   (or `idleTimeout`, and `initialStreamDeadline` when `initialStream`).
  *   `reconnect` marks a watch resumed from an earlier resourceVersion.
- * - `backoff`: log `message` at `level` with the delay, report `error`,
- *   wait for the next backoff delay (at least `retryAfterMs`), then answer
- *   `backoffElapsed`.
+ * - `backoff`: log `reason`, report `error`, wait for the next backoff
+ *   delay (at least `retryAfterMs`), then answer `backoffElapsed`.
  *
  * @example
  * ```ts
@@ -328,19 +372,17 @@ export type ListWatchCommand =
     readonly type: "backoff";
     readonly error: unknown;
     readonly retryAfterMs: number | undefined;
-    readonly level: LogLevel;
-    readonly message: string;
-    readonly fields: Record<string, unknown>;
+    readonly reason: ListWatchNote;
   };
 
 /**
- * What {@linkcode transition} returns.
+ * What `listWatchTransition` returns.
  *
  * @example
  * ```ts
  * import type { ListWatchStep } from "@haptic/k8s-watcher";
  *
- * function isIdle(step: ListWatchStep): boolean {
+ * function isQuiet(step: ListWatchStep): boolean {
  *   return step.outputs.length === 0 && step.command === undefined;
  * }
  * ```
@@ -372,7 +414,7 @@ export interface ListWatchStep {
  * ```
  */
 export interface ListWatchContext {
-  /** The collection path, for messages. */
+  /** The collection path. */
   readonly path: string;
   /** The `limit` of each LIST page. */
   readonly pageSize: number;

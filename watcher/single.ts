@@ -1,18 +1,10 @@
-import type { KubeObject, Logger } from "../types.ts";
-import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import type { KubeObject } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { ListWatch } from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_types.ts";
-import { SyncWaiters } from "./sync_waiters.ts";
-import { Lifecycle } from "./_lifecycle.ts";
-import { runGuarded } from "./run_guarded.ts";
-import {
-  validateClient,
-  validateGvr,
-  validateInitialList,
-  validatePositive,
-} from "./_validate.ts";
+import type { ListInfo, ListPage, WatchEventType } from "./list_watch_types.ts";
+import { WatcherBase } from "./watcher_base.ts";
+import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
+import { isStatusOnlyChange } from "./_status_only.ts";
+import { validateSkip } from "./_validate.ts";
 import {
   type SingleWatcherConfig,
   WatcherConfigError,
@@ -32,10 +24,15 @@ import {
  * - Afterwards every add, update and delete calls `onChange` in event order,
  *   one call at a time (an async callback is awaited before the next). A
  *   delete passes `null`.
- * - An update is skipped when its resourceVersion did not change, or when
- *   both versions carry the same `metadata.generation` > 0 (a status-only
- *   change) and the same uid. Objects without a generation (ConfigMaps,
- *   Secrets) always deliver.
+ * - An update is skipped when its resourceVersion did not change, or, by
+ *   default (`skip: "statusOnly"`), when it is a status-only write: the same
+ *   uid and the same `metadata.generation` > 0, and no difference outside
+ *   `status`, `metadata.resourceVersion` and `metadata.managedFields`. So a
+ *   change of labels, annotations, finalizers or owner references is
+ *   delivered although it leaves the generation alone, as is a
+ *   `deletionTimestamp` being set, and objects without a generation
+ *   (ConfigMaps, Secrets) deliver every change. `skip: "none"` delivers
+ *   status-only writes too.
  * - A throwing or rejecting callback is logged and the watcher goes on.
  *
  * @example
@@ -64,17 +61,15 @@ import {
  * await server.close();
  * ```
  */
-export class SingleWatcher {
+export class SingleWatcher extends WatcherBase<void> {
   #config: SingleWatcherConfig;
-  #what: string;
-  #logger: Logger;
-  #loop: ListWatch;
-  #sync: SyncWaiters<void>;
+  #core: WatcherCore<void>;
   #current: KubeObject | null = null;
+  /** The object as found in the list being received. */
+  #listed: KubeObject | null = null;
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
-  #lifecycle: Lifecycle;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -90,76 +85,28 @@ export class SingleWatcher {
     client: RestClient,
     options: WatcherOptions = {},
   ) {
-    if (!config || typeof config !== "object") {
-      throw new WatcherConfigError("config", "must be an object");
-    }
-    validateGvr(config.gvr);
-    validateClient(client);
+    super();
+    checkConfigObject(config);
     for (const field of ["namespace", "name"] as const) {
       if (typeof config[field] !== "string" || config[field] === "") {
         throw new WatcherConfigError(field, "must be a non-empty string");
       }
     }
-    if (typeof config.onChange !== "function") {
-      throw new WatcherConfigError("onChange", "must be a function");
-    }
-    if (
-      config.onSyncComplete !== undefined &&
-      typeof config.onSyncComplete !== "function"
-    ) {
-      throw new WatcherConfigError("onSyncComplete", "must be a function");
-    }
-    validateInitialList(config.initialList);
-    validatePositive("idleTimeoutMs", options.idleTimeoutMs);
+    validateSkip(config.skip);
     this.#config = config;
-    this.#what = `${config.gvr.resource} ${config.namespace}/${config.name}`;
-    this.#logger = neverThrowingLogger(options.logger ?? consoleLogger());
-    this.#sync = new SyncWaiters(this.#what, () => this.#loop.lastError);
-    this.#loop = new ListWatch(client, {
-      onList: (objects, info) => this.#applyList(objects, info.initial),
-      onEvent: (type, obj) => this.#applyEvent(type, obj),
-    }, {
-      gvr: config.gvr,
+    this.#core = new WatcherCore(this, config, client, options, {
       namespace: config.namespace,
       fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
-      initialList: config.initialList,
-      idleTimeoutMs: options.idleTimeoutMs,
-      clock: options.clock,
-      logger: this.#logger,
-      random: options.random,
+    }, (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`);
+    this.#core.connect({
+      sink: {
+        onListPage: (page) => this.#listPage(page),
+        onListEnd: (info) => this.#listEnd(info),
+        onEvent: (type, obj) => this.#applyEvent(type, obj),
+      },
+      shutdown: () => this.#shutdown(),
+      objects: () => this.#current === null ? 0 : 1,
     });
-    this.#lifecycle = new Lifecycle(
-      (signal) => this.#loop.run(signal),
-      () => this.#shutdown(),
-    );
-  }
-
-  /**
-   * Starts watching. Resolves once stopped; never rejects for transient
-   * faults. Calling it again returns the same promise.
-   *
-   * @param signal Stops the watcher when aborted.
-   * @returns A promise that settles when the watcher has stopped.
-   */
-  start(signal?: AbortSignal): Promise<void> {
-    return this.#lifecycle.start(signal);
-  }
-
-  /**
-   * Resolves once the initial state is known (and `onSyncComplete` ran).
-   * Rejects with a `WatcherSyncError` naming the last failure when `signal`
-   * aborts or the watcher stops first.
-   *
-   * @param signal Gives up waiting.
-   * @returns A promise that settles at the initial sync.
-   */
-  waitForSync(signal?: AbortSignal): Promise<void> {
-    return this.#sync.wait(signal);
-  }
-
-  /** Whether the initial state is known. */
-  isSynced(): boolean {
-    return this.#sync.done;
   }
 
   /** The object as last seen, or `null` when absent (or not yet synced). */
@@ -167,60 +114,44 @@ export class SingleWatcher {
     return this.#current;
   }
 
-  /**
-   * Stops watching; waits for a running callback; afterwards nothing fires.
-   * Idempotent.
-   *
-   * @returns A promise that settles when everything has stopped.
-   */
-  stop(): Promise<void> {
-    return this.#lifecycle.stop();
-  }
-
-  /** When the loop last failed (and retried), on the watcher's clock. */
-  lastWatchError(): number | undefined {
-    return this.#loop.lastError?.time;
-  }
-
-  /** The loop's last failure, e.g. an `ApiError` with code 403. */
-  lastError(): unknown {
-    return this.#loop.lastError?.error;
-  }
-
-  /** When the last watch event arrived, on the watcher's clock. */
-  lastEventTime(): number | undefined {
-    return this.#loop.lastEventTime;
-  }
-
   /** After the loop ended: let a running callback finish, skip the rest. */
   async #shutdown(): Promise<void> {
     this.#stopped = true;
     await this.#callbacks;
-    this.#sync.fail("the watcher was stopped");
   }
 
-  #applyList(objects: KubeObject[], initial: boolean): Promise<void> {
-    const found =
-      objects.find((o) => o?.metadata?.name === this.#config.name) ?? null;
-    if (initial && !this.#sync.done) {
+  #listPage(page: ListPage): void {
+    if (page.first) this.#listed = null;
+    const name = this.#config.name;
+    for (const obj of page.items) {
+      if (this.#listed === null && obj.metadata.name === name) {
+        this.#listed = obj;
+      }
+    }
+  }
+
+  #listEnd(info: ListInfo): Promise<void> {
+    const found = this.#listed;
+    this.#listed = null;
+    if (info.initial && !this.#core.synced) {
       this.#current = found;
       const { onSyncComplete } = this.#config;
       const done = onSyncComplete
         ? this.#enqueue(() => onSyncComplete(found), "onSyncComplete")
         : this.#callbacks;
-      return done.then(() => this.#sync.resolve());
+      return done.then(() => this.#core.synchronized());
     }
     return this.#deliver(found);
   }
 
   #applyEvent(type: WatchEventType, obj: KubeObject): Promise<void> | void {
-    if (obj?.metadata?.name !== this.#config.name) return;
+    if (obj.metadata.name !== this.#config.name) return;
     return this.#deliver(type === "DELETED" ? null : obj);
   }
 
   #deliver(next: KubeObject | null): Promise<void> {
     const previous = this.#current;
-    if (!changed(previous, next)) {
+    if (!changed(previous, next, this.#config.skip ?? "statusOnly")) {
       // Keep the newest version even when the user need not hear of it.
       this.#current = next;
       return this.#callbacks;
@@ -232,11 +163,7 @@ export class SingleWatcher {
   #enqueue(callback: () => unknown, name: string): Promise<void> {
     this.#callbacks = this.#callbacks.then(() => {
       if (this.#stopped) return;
-      return runGuarded(
-        callback,
-        this.#logger,
-        `${name} for ${this.#what} failed`,
-      );
+      return this.#core.guarded(name, callback);
     });
     return this.#callbacks;
   }
@@ -254,6 +181,7 @@ function escapeFieldValue(value: string): string {
 function changed(
   previous: KubeObject | null,
   next: KubeObject | null,
+  skip: "statusOnly" | "none",
 ): boolean {
   if (previous === null || next === null) return previous !== next;
   const a = previous.metadata, b = next.metadata;
@@ -261,7 +189,5 @@ function changed(
   if (a.resourceVersion && a.resourceVersion === b.resourceVersion) {
     return false;
   }
-  const sameGeneration = (a.generation ?? 0) > 0 &&
-    a.generation === b.generation;
-  return !sameGeneration;
+  return skip === "none" || !isStatusOnlyChange(previous, next);
 }

@@ -113,7 +113,7 @@ class Harness implements AsyncDisposable {
     });
     this.server.closeAllWatches();
     await waitFor(() => fault.hits === 1, { description: "503 on re-watch" });
-    await waitFor(() => this.#watcher?.lastWatchError() !== undefined, {
+    await waitFor(() => this.#watcher?.lastError()?.time !== undefined, {
       description: "the watcher to record the failure",
     });
   }
@@ -230,7 +230,7 @@ Deno.test("SingleWatcher suppresses callbacks until synced, then reports the lat
   const watcher = h.create(SECRETS);
   watcher.start();
   await waitFor(() => fault.hits === 1);
-  await waitFor(() => watcher.lastWatchError() !== undefined);
+  await waitFor(() => watcher.lastError()?.time !== undefined);
   // Changes while the first LIST is failing are not deliveries.
   h.server.patch(SECRETS, NS, NAME, { data: { v: "Mg==" } });
   h.server.patch(SECRETS, NS, NAME, { data: { v: "Mw==" } });
@@ -283,7 +283,7 @@ Deno.test("SingleWatcher delivers add, update and delete at once, in order, dele
   assert.deepEqual(update?.data, { v: "Mg==" });
   assert.equal(del, null);
   assert.equal(watcher.current, null);
-  assert.ok(watcher.lastEventTime() !== undefined);
+  assert.ok(watcher.health().lastEventTime !== undefined);
   assert.equal(h.clock.now(), 1_000_000, "no time had to pass");
 });
 
@@ -381,6 +381,146 @@ for (
   });
 }
 
+/** A metadata change that leaves the generation alone, and how to see it. */
+type MetadataChange = {
+  what: string;
+  apply: (server: FakeApiServer, gvr: Gvr) => KubeObject;
+  seen: (obj: KubeObject | null) => boolean;
+};
+
+const METADATA_CHANGES: MetadataChange[] = [
+  {
+    what: "a label change",
+    apply: (server, gvr) =>
+      server.patch(gvr, NS, NAME, { metadata: { labels: { app: "shop" } } }),
+    seen: (obj) => obj?.metadata.labels?.app === "shop",
+  },
+  {
+    what: "an annotation change",
+    apply: (server, gvr) =>
+      server.patch(gvr, NS, NAME, {
+        metadata: { annotations: { "example.com/note": "b" } },
+      }),
+    seen: (obj) => obj?.metadata.annotations?.["example.com/note"] === "b",
+  },
+  {
+    what: "a finalizer removal",
+    apply: (server, gvr) =>
+      server.patch(gvr, NS, NAME, {
+        metadata: { finalizers: ["example.com/a"] },
+      }),
+    seen: (obj) =>
+      JSON.stringify(obj?.metadata.finalizers) === '["example.com/a"]',
+  },
+  {
+    what: "an owner reference removal",
+    apply: (server, gvr) =>
+      server.patch(gvr, NS, NAME, { metadata: { ownerReferences: null } }),
+    seen: (obj) => obj !== null && obj.metadata.ownerReferences === undefined,
+  },
+  {
+    // An object with finalizers is only marked for deletion, which bumps
+    // its generation (as an annotation change does for a Deployment): the
+    // mark is delivered because it changes metadata.
+    what: "a deletionTimestamp set",
+    apply: (server, gvr) => server.delete(gvr, NS, NAME),
+    seen: (obj) => typeof obj?.metadata.deletionTimestamp === "string",
+  },
+];
+
+/** A Deployment with every kind of metadata a change above touches. */
+function deploymentWithMetadata(): KubeObject {
+  const obj = deployment();
+  obj.metadata = {
+    ...obj.metadata,
+    labels: { app: "web" },
+    annotations: { "example.com/note": "a" },
+    finalizers: ["example.com/a", "example.com/b"],
+    ownerReferences: [
+      { apiVersion: "v1", kind: "ConfigMap", name: "owner", uid: "o-1" },
+    ],
+  };
+  return obj;
+}
+
+/** Writes `status` through the status subresource; the generation stays. */
+function writeStatus(
+  server: FakeApiServer,
+  gvr: Gvr,
+  status: Record<string, unknown>,
+): KubeObject {
+  const obj = server.get(gvr, NS, NAME);
+  obj.status = status;
+  return server.updateStatus(gvr, obj);
+}
+
+for (const change of METADATA_CHANGES) {
+  Deno.test(`SingleWatcher delivers ${change.what} of an object with a generation once`, async () => {
+    await using h = new Harness();
+    h.server.create(DEPLOYMENTS, deploymentWithMetadata());
+    await h.sync(DEPLOYMENTS);
+
+    const changed = change.apply(h.server, DEPLOYMENTS);
+    // Then a status-only write (skipped) and a label as the end marker:
+    // events arrive in order, so a second call for the change, or one for
+    // the status write, would come before the marker.
+    writeStatus(h.server, DEPLOYMENTS, { observedGeneration: 1 });
+    const marker = h.server.patch(DEPLOYMENTS, NS, NAME, {
+      metadata: { labels: { marker: "1" } },
+    });
+    assert.equal(marker.metadata.generation, changed.metadata.generation);
+    await h.changesReach(2);
+    await settle();
+    assert.equal(h.changes.length, 2);
+    assert.ok(change.seen(h.changes[0]), `${change.what} was delivered`);
+    assert.equal(
+      h.changes[0]?.metadata.resourceVersion,
+      changed.metadata.resourceVersion,
+    );
+    assert.equal(
+      h.changes[1]?.metadata.resourceVersion,
+      marker.metadata.resourceVersion,
+    );
+  });
+}
+
+Deno.test("SingleWatcher delivers a label change of a Pod", async () => {
+  await using h = new Harness();
+  const PODS: Gvr = { group: "", version: "v1", resource: "pods" };
+  const stored = h.server.create(PODS, {
+    metadata: { name: NAME, namespace: NS, labels: { app: "web" } },
+    spec: { containers: [{ name: "web", image: "nginx" }] },
+  });
+  assert.equal(stored.metadata.generation, 1);
+  await h.sync(PODS);
+  writeStatus(h.server, PODS, { phase: "Running" });
+  const relabelled = h.server.patch(PODS, NS, NAME, {
+    metadata: { labels: { app: "shop" } },
+  });
+  assert.equal(relabelled.metadata.generation, 1);
+  await h.changesReach(1);
+  await settle();
+  assert.equal(h.changes.length, 1);
+  assert.deepEqual(h.changes[0]?.metadata.labels, { app: "shop" });
+  assert.deepEqual(h.changes[0]?.status, { phase: "Running" });
+});
+
+Deno.test('SingleWatcher with skip "none" delivers status-only writes too', async () => {
+  await using h = new Harness();
+  const stored = h.server.create(DEPLOYMENTS, deployment());
+  await h.sync(DEPLOYMENTS, { skip: "none" });
+  const first = writeStatus(h.server, DEPLOYMENTS, { readyReplicas: 1 });
+  const second = writeStatus(h.server, DEPLOYMENTS, { readyReplicas: 2 });
+  assert.equal(second.metadata.generation, stored.metadata.generation);
+  await h.changesReach(2);
+  await settle();
+  assert.deepEqual(
+    h.changes.map((obj) => obj?.metadata.resourceVersion),
+    [first.metadata.resourceVersion, second.metadata.resourceVersion],
+  );
+  assert.deepEqual(h.changes[1]?.status, { readyReplicas: 2 });
+});
+
 for (const gvr of [SECRETS, CONFIGMAPS]) {
   Deno.test(`SingleWatcher delivers every update of ${gvr.resource} (no generation)`, async () => {
     await using h = new Harness();
@@ -390,11 +530,27 @@ for (const gvr of [SECRETS, CONFIGMAPS]) {
     });
     assert.equal(stored.metadata.generation, undefined);
     await h.sync(gvr);
-    h.server.patch(gvr, NS, NAME, { data: { v: "1" } });
-    h.server.patch(gvr, NS, NAME, { metadata: { labels: { a: "b" } } });
-    await h.changesReach(2);
+    const patches = [
+      { data: { v: "1" } },
+      { metadata: { labels: { a: "b" } } },
+      { metadata: { annotations: { c: "d" } } },
+      { metadata: { finalizers: ["example.com/e"] } },
+      { metadata: { finalizers: null } },
+    ];
+    const written = patches.map((patch) =>
+      h.server.patch(gvr, NS, NAME, patch)
+    );
+    await h.changesReach(patches.length);
+    await settle();
+    assert.deepEqual(
+      h.changes.map((obj) => obj?.metadata.resourceVersion),
+      written.map((obj) => obj.metadata.resourceVersion),
+    );
     assert.deepEqual(h.changes[0]?.data, { v: "1" });
     assert.deepEqual(h.changes[1]?.metadata.labels, { a: "b" });
+    assert.deepEqual(h.changes[2]?.metadata.annotations, { c: "d" });
+    assert.deepEqual(h.changes[3]?.metadata.finalizers, ["example.com/e"]);
+    assert.equal(h.changes[4]?.metadata.finalizers, undefined);
   });
 }
 
@@ -430,7 +586,7 @@ Deno.test("SingleWatcher skips an unchanged object after a relist", async () => 
     stored.metadata.resourceVersion,
   );
   assert.equal(h.calls.filter((c) => c.kind === "sync").length, 1);
-  assert.ok(watcher.lastWatchError() !== undefined);
+  assert.ok(watcher.lastError()?.time !== undefined);
 });
 
 Deno.test("SingleWatcher delivers a recreation with the same generation seen in a relist", async () => {
@@ -526,14 +682,20 @@ Deno.test("SingleWatcher waitForSync rejects with WatcherSyncError naming a 403"
     forMs: 3_600_000,
   });
   const watcher = h.create(SECRETS);
-  assert.equal(watcher.lastWatchError(), undefined);
+  assert.equal(watcher.lastError()?.time, undefined);
   watcher.start();
-  await waitFor(() => watcher.lastWatchError() !== undefined);
-  assert.equal(watcher.lastWatchError(), 1_000_000);
-  assert.equal(watcher.lastEventTime(), undefined);
-  const error = watcher.lastError();
+  await waitFor(() => watcher.lastError()?.time !== undefined);
+  assert.equal(watcher.lastError()?.time, 1_000_000);
+  assert.equal(watcher.health().lastEventTime, undefined);
+  const error = watcher.lastError()?.error;
   assert.ok(error instanceof ApiError);
   assert.equal(error.code, 403);
+  // The same failure in the health snapshot, as for the bulk Watcher.
+  const health = watcher.health();
+  assert.equal(health.lastError?.error, error);
+  assert.equal(health.lastError?.time, 1_000_000);
+  assert.equal(health.synced, false);
+  assert.equal(health.objects, 0);
   // Logged at error level with a hint.
   assert.match(h.logger.text(), /error .*RBAC/);
 
@@ -560,19 +722,22 @@ Deno.test("SingleWatcher waitForSync rejects with WatcherSyncError naming a 403"
   // The loop keeps retrying with backoff; once allowed, it syncs.
   await h.clock.tick(1_000);
   await waitFor(() => forbidden.hits === 2);
-  const retriedAt = watcher.lastWatchError()!;
+  const retriedAt = watcher.lastError()!.time;
   assert.ok(retriedAt > 1_000_000 && retriedAt <= h.clock.now());
   forbidden.cancel();
   await h.clock.tick(60_000);
   await watcher.waitForSync(AbortSignal.timeout(5_000));
   assert.equal(h.calls[0]?.kind, "sync");
+  assert.equal(watcher.health().synced, true);
+  assert.equal(watcher.health().objects, 1);
+  assert.equal(watcher.health().relists, 0);
 
   // lastEventTime follows the clock of the watch events.
   await waitFor(() => h.server.openWatchCount === 1);
   await h.clock.tick(5_000);
   h.server.patch(SECRETS, NS, NAME, { data: { v: "MQ==" } });
   await h.changesReach(1);
-  assert.equal(watcher.lastEventTime(), h.clock.now());
+  assert.equal(watcher.health().lastEventTime, h.clock.now());
 });
 
 // --- Stopping ---------------------------------------------------------------
@@ -664,6 +829,8 @@ Deno.test("SingleWatcher rejects a bad config with WatcherConfigError naming the
     ["gvr.resource", { gvr: { group: "", version: "v1", resource: "" } }],
     ["gvr", { gvr: undefined }],
     ["initialList", { initialList: "watch" }],
+    ["skip", { skip: "all" }],
+    ["skip", { skip: null }],
   ];
   for (const [field, change] of cases) {
     assert.throws(
@@ -704,11 +871,14 @@ Deno.test("SingleWatcher escapes its name in the field selector, as client-go do
       abortSignal?: AbortSignal;
     }): Promise<unknown> {
       selectors.push(opts.querystring?.get("fieldSelector") ?? null);
-      if (!opts.expectStream) {
-        return Promise.resolve({
-          metadata: { resourceVersion: "5" },
-          items: [{ metadata: { name, resourceVersion: "5" } }],
-        });
+      if (opts.querystring?.get("watch") !== "1") {
+        // A LIST body, read as a stream.
+        return Promise.resolve(
+          new Blob([JSON.stringify({
+            metadata: { resourceVersion: "5" },
+            items: [{ metadata: { name, resourceVersion: "5" } }],
+          })]).stream(),
+        );
       }
       return Promise.resolve(
         new ReadableStream<Uint8Array>({

@@ -100,6 +100,25 @@ export interface SingleWatcherConfig {
   onSyncComplete?: (obj: KubeObject | null) => void | Promise<void>;
   /** How the first state is loaded. Defaults to `"list"`. */
   initialList?: InitialListMode;
+  /**
+   * Which updates `onChange` is not called for. Defaults to `"statusOnly"`.
+   *
+   * - `"statusOnly"`: skip a status-only write: same uid and same positive
+   *   `metadata.generation`, and no difference outside `status`,
+   *   `metadata.resourceVersion` and `metadata.managedFields`. A controller
+   *   that writes the status of the object it watches (or whose object's
+   *   status is updated by others, as a Deployment's is) would otherwise
+   *   wake on every such write. Changes of labels, annotations, finalizers,
+   *   owner references and `deletionTimestamp` are always delivered
+   *   (Kubernetes leaves the generation alone for all but the last), and
+   *   objects without a generation (ConfigMaps, Secrets) deliver every
+   *   change.
+   * - `"none"`: deliver every new version, status-only writes included.
+   *
+   * In both modes an event whose resourceVersion equals the current one
+   * (the same object seen again, e.g. after a relist) is not a change.
+   */
+  skip?: "statusOnly" | "none";
 }
 
 /**
@@ -120,13 +139,17 @@ export interface WatcherOptions {
   clock?: Clock;
   /** Source of jitter in [0, 1). Defaults to `Math.random`. */
   random?: () => number;
-  /** A watch silent for this long is resumed. Defaults to 3 minutes. */
+  /**
+   * A watch silent for this long is resumed, a LIST page whose body stops
+   * for this long is requested again. Defaults to 3 minutes.
+   */
   idleTimeoutMs?: number;
 }
 
 /**
- * Thrown by the watcher constructors when the configuration is unusable.
- * `field` names the offending option.
+ * Thrown by the watcher and `ListWatch` constructors when the configuration
+ * is unusable; `field` names the offending option. A `TypeError`, as for
+ * any unusable argument.
  *
  * @example
  * ```ts
@@ -139,7 +162,7 @@ export interface WatcherOptions {
  * );
  * ```
  */
-export class WatcherConfigError extends Error {
+export class WatcherConfigError extends TypeError {
   /** The option that was wrong, e.g. `gvr.resource`. */
   readonly field: string;
 

@@ -1,0 +1,254 @@
+/**
+ * Credentials from an exec credential plugin (`client.authentication.k8s.io`
+ * `v1` and `v1beta1`), as kubectl runs them: the plugin prints an
+ * `ExecCredential` whose status holds a token or a client certificate and
+ * key, valid until `expirationTimestamp`.
+ */
+import type { Clock } from "../clock.ts";
+import { KubeConfigError } from "./errors.ts";
+import type { ExecPluginConfig } from "./fetch_client_config.ts";
+import { checkToken } from "./_token.ts";
+import { pemFrom } from "./_pem.ts";
+import { allEnv, CommandNotFoundError, run } from "./_runtime.ts";
+
+/** The API versions of `ExecCredential` this client speaks. */
+export const EXEC_API_VERSIONS = [
+  "client.authentication.k8s.io/v1",
+  "client.authentication.k8s.io/v1beta1",
+] as const;
+
+/**
+ * Credentials are renewed this long before they expire (or halfway through
+ * their life when it is shorter than twice this).
+ */
+export const EXEC_REFRESH_MARGIN_MS = 30_000;
+/** How long a plugin may run by default. */
+export const DEFAULT_EXEC_TIMEOUT_MS = 60_000;
+const STDERR_TAIL_CHARS = 500;
+
+/** What one run of the plugin gave. */
+export interface ExecCredential {
+  token?: string;
+  cert?: string;
+  key?: string;
+  /** Epoch milliseconds, when the plugin said. */
+  expiresAt?: number;
+  /** When to run the plugin again instead of using this (epoch ms). */
+  renewAt?: number;
+}
+
+/** Options of {@linkcode ExecCredentialSource}. */
+export interface ExecSourceOptions {
+  clock: Clock;
+  timeoutMs: number;
+  /** The environment the plugin starts from (default: this process's). */
+  env?: Record<string, string | undefined>;
+  /** `spec.cluster` of `KUBERNETES_EXEC_INFO`, when the plugin asks for it. */
+  cluster?: Record<string, unknown>;
+}
+
+/**
+ * Runs the plugin when a credential is needed and none is valid: at most
+ * one run at a time, whatever the number of waiting requests.
+ */
+export class ExecCredentialSource {
+  readonly #config: ExecPluginConfig;
+  readonly #options: ExecSourceOptions;
+  #current: ExecCredential | undefined;
+  #running: Promise<ExecCredential> | undefined;
+  /** Every token or key seen, to keep them out of error messages. */
+  #secrets = new Set<string>();
+  #closed = new AbortController();
+
+  constructor(config: ExecPluginConfig, options: ExecSourceOptions) {
+    this.#config = config;
+    this.#options = options;
+  }
+
+  /** The plugin's name for messages. */
+  get #name(): string {
+    return `Exec credential plugin ${this.#config.command}`;
+  }
+
+  /** A valid credential: the cached one, or a fresh run's. */
+  get(): Promise<ExecCredential> {
+    const current = this.#current;
+    if (current && !this.#expiresSoon(current)) return Promise.resolve(current);
+    return this.#running ??= this.#run().finally(() => {
+      this.#running = undefined;
+    });
+  }
+
+  /**
+   * Forgets `used` after the server refused it (401), so the next `get()`
+   * runs the plugin again. A credential already replaced is left alone, so
+   * that many refused requests cause one run.
+   */
+  invalidate(used: ExecCredential): void {
+    if (this.#current === used) this.#current = undefined;
+  }
+
+  /** Ends a running plugin. */
+  close(): void {
+    this.#closed.abort(new KubeConfigError(`${this.#name} was stopped`));
+  }
+
+  #expiresSoon(credential: ExecCredential): boolean {
+    return credential.renewAt !== undefined &&
+      this.#options.clock.now() >= credential.renewAt;
+  }
+
+  async #run(): Promise<ExecCredential> {
+    const config = this.#config;
+    const { clock, timeoutMs } = this.#options;
+    const timeout = new AbortController();
+    const timer = clock.setTimeout(
+      () =>
+        timeout.abort(
+          new KubeConfigError(
+            `${this.#name} did not finish within ${timeoutMs} ms`,
+          ),
+        ),
+      timeoutMs,
+    );
+    let output;
+    try {
+      output = await run(config.command, {
+        args: config.args ?? [],
+        env: this.#env(),
+        signal: AbortSignal.any([timeout.signal, this.#closed.signal]),
+      });
+    } catch (error) {
+      if (error instanceof KubeConfigError) throw error;
+      if (error instanceof CommandNotFoundError) {
+        throw new KubeConfigError(
+          `${this.#name} was not found${
+            config.command.includes("/") ? "" : " on PATH"
+          }${config.installHint ? `. ${config.installHint.trim()}` : ""}`,
+        );
+      }
+      throw new KubeConfigError(
+        `${this.#name} could not be started: ${
+          error instanceof Error ? error.message : String(error)
+        }`,
+      );
+    } finally {
+      clock.clearTimeout(timer);
+    }
+    if (output.code !== 0) {
+      const stderr = this.#redact(new TextDecoder().decode(output.stderr))
+        .trim();
+      const tail = stderr.length > STDERR_TAIL_CHARS
+        ? `…${stderr.slice(-STDERR_TAIL_CHARS)}`
+        : stderr;
+      throw new KubeConfigError(
+        `${this.#name} failed with exit code ${output.code}${
+          tail ? `: ${tail}` : " and printed nothing on stderr"
+        }`,
+      );
+    }
+    const credential = this.#parse(new TextDecoder().decode(output.stdout));
+    this.#current = credential;
+    return credential;
+  }
+
+  #env(): Record<string, string> {
+    const base = this.#options.env ?? allEnv();
+    const env: Record<string, string> = {};
+    for (const [name, value] of Object.entries(base)) {
+      if (value !== undefined) env[name] = value;
+    }
+    for (const { name, value } of this.#config.env ?? []) env[name] = value;
+    env.KUBERNETES_EXEC_INFO = JSON.stringify({
+      apiVersion: this.#config.apiVersion,
+      kind: "ExecCredential",
+      spec: {
+        interactive: false,
+        ...(this.#config.provideClusterInfo && this.#options.cluster
+          ? { cluster: this.#options.cluster }
+          : {}),
+      },
+    });
+    return env;
+  }
+
+  /** The credential in the plugin's output; errors never quote it. */
+  #parse(stdout: string): ExecCredential {
+    const fail = (what: string): never => {
+      throw new KubeConfigError(`${this.#name} ${what}`);
+    };
+    let doc: unknown;
+    try {
+      doc = JSON.parse(stdout);
+    } catch {
+      fail("did not print an ExecCredential as JSON");
+    }
+    const record = (value: unknown) =>
+      typeof value === "object" && value !== null && !Array.isArray(value)
+        ? value as Record<string, unknown>
+        : undefined;
+    const credential = record(doc) ?? fail("did not print a JSON object");
+    if (credential.kind !== "ExecCredential") {
+      fail("printed an object whose kind is not ExecCredential");
+    }
+    if (credential.apiVersion !== this.#config.apiVersion) {
+      fail(
+        `printed apiVersion ${
+          JSON.stringify(credential.apiVersion)
+        }, but the kubeconfig asks for ${this.#config.apiVersion}`,
+      );
+    }
+    const status = record(credential.status) ??
+      fail("printed an ExecCredential without a status");
+    const text = (field: string) => {
+      const value = status[field];
+      if (value === undefined || value === null || value === "") {
+        return undefined;
+      }
+      if (typeof value !== "string") {
+        fail(`printed a ${field} that is not text`);
+      }
+      this.#secrets.add(value as string);
+      return value as string;
+    };
+    const token = text("token");
+    const cert = text("clientCertificateData");
+    const key = text("clientKeyData");
+    if (cert && !key) fail("printed a client certificate without its key");
+    if (key && !cert) fail("printed a client key without its certificate");
+    if (!token && !cert) {
+      fail("printed neither a token nor a client certificate");
+    }
+    // checkToken's and pemFrom's messages name the field, never the value.
+    const result: ExecCredential = {};
+    if (token) result.token = checkToken(token, this.#name);
+    if (cert && key) {
+      result.cert = pemFrom(cert, `${this.#name} clientCertificateData`);
+      result.key = pemFrom(key, `${this.#name} clientKeyData`);
+    }
+    const expiry = status.expirationTimestamp;
+    if (expiry !== undefined && expiry !== null) {
+      const at = typeof expiry === "string" ? Date.parse(expiry) : NaN;
+      if (Number.isNaN(at)) {
+        fail("printed an expirationTimestamp that is not a date");
+      }
+      result.expiresAt = at;
+      const now = this.#options.clock.now();
+      // A credential that expired already is used for this request only.
+      result.renewAt = at <= now ? at : Math.max(
+        at - EXEC_REFRESH_MARGIN_MS,
+        now + (at - now) / 2,
+      );
+    }
+    return result;
+  }
+
+  #redact(text: string): string {
+    for (const secret of this.#secrets) {
+      if (secret && text.includes(secret)) {
+        text = text.replaceAll(secret, "[REDACTED]");
+      }
+    }
+    return text;
+  }
+}

@@ -1,0 +1,267 @@
+/**
+ * The few things the client needs from the runtime — files, environment,
+ * processes — on Deno through `Deno.*`, on Node and Bun through their
+ * `node:` built-ins (loaded on first use with `process.getBuiltinModule`,
+ * so Deno never loads them and nothing is imported at the top level).
+ */
+import type * as NodeChildProcess from "node:child_process";
+import type * as NodeFs from "node:fs";
+
+/** The runtime this module runs on. */
+export type RuntimeName = "deno" | "node" | "bun";
+
+interface NodeProcess {
+  env: Record<string, string | undefined>;
+  platform: string;
+  getBuiltinModule?: (id: string) => unknown;
+}
+
+const globals = globalThis as { Deno?: unknown; Bun?: unknown };
+
+/** Which runtime this is; Deno and Bun are recognised, anything else is Node. */
+export const runtimeName: RuntimeName = typeof globals.Deno === "object"
+  ? "deno"
+  : typeof globals.Bun === "object"
+  ? "bun"
+  : "node";
+
+/** A Node built-in module (also on Bun, and on Deno when asked for). */
+export function nodeBuiltin<T>(id: string): T {
+  const process = (globalThis as { process?: NodeProcess }).process;
+  const load = process?.getBuiltinModule;
+  if (typeof load !== "function") {
+    throw new Error(
+      `This runtime has neither Deno nor process.getBuiltinModule (Node 22.3 or later, Bun) to load ${id}`,
+    );
+  }
+  return load(id) as T;
+}
+
+function nodeProcess(): NodeProcess {
+  return (globalThis as unknown as { process: NodeProcess }).process;
+}
+
+/** One environment variable. */
+export function getEnv(name: string): string | undefined {
+  return runtimeName === "deno" ? Deno.env.get(name) : nodeProcess().env[name];
+}
+
+/** The whole environment of this process. */
+export function allEnv(): Record<string, string> {
+  if (runtimeName === "deno") return Deno.env.toObject();
+  const env: Record<string, string> = {};
+  for (const [name, value] of Object.entries(nodeProcess().env)) {
+    if (value !== undefined) env[name] = value;
+  }
+  return env;
+}
+
+/** The separator between the files of `KUBECONFIG`. */
+export function pathListSeparator(): string {
+  const os = runtimeName === "deno" ? Deno.build.os : nodeProcess().platform;
+  return os === "windows" || os === "win32" ? ";" : ":";
+}
+
+const NODE_ERROR_NAMES: Record<string, string> = {
+  ENOENT: "NotFound",
+  EACCES: "PermissionDenied",
+  EPERM: "PermissionDenied",
+  EISDIR: "IsADirectory",
+  ENOTDIR: "NotADirectory",
+};
+
+/**
+ * A short name for a file system error (`NotFound`, `PermissionDenied`…),
+ * the same on every runtime and never quoting file contents.
+ */
+export function fsErrorName(error: unknown): string {
+  if (!(error instanceof Error)) return "unknown error";
+  const code = (error as { code?: unknown }).code;
+  if (typeof code === "string") return NODE_ERROR_NAMES[code] ?? code;
+  return error.name;
+}
+
+function fs(): typeof NodeFs {
+  return nodeBuiltin<typeof NodeFs>("node:fs");
+}
+
+/** Reads a text file. */
+export function readTextFileSync(path: string): string {
+  return runtimeName === "deno"
+    ? Deno.readTextFileSync(path)
+    : fs().readFileSync(path, "utf8");
+}
+
+/** Reads a text file without blocking. */
+export function readTextFile(path: string): Promise<string> {
+  return runtimeName === "deno"
+    ? Deno.readTextFile(path)
+    : fs().promises.readFile(path, "utf8");
+}
+
+/** True when `path` exists (of any kind). */
+export function exists(path: string): boolean {
+  try {
+    if (runtimeName === "deno") Deno.statSync(path);
+    else fs().statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True when `path` is a regular file. */
+export function isFile(path: string): boolean {
+  try {
+    return runtimeName === "deno"
+      ? Deno.statSync(path).isFile
+      : fs().statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/** Modification time, size and inode of a file, to notice it changed. */
+export async function fileFingerprint(path: string): Promise<string> {
+  if (runtimeName === "deno") {
+    const info = await Deno.stat(path);
+    return `${info.mtime?.getTime()}:${info.size}:${info.ino}`;
+  }
+  const info = await fs().promises.stat(path);
+  return `${info.mtimeMs}:${info.size}:${info.ino}`;
+}
+
+/** The command to run was not found. */
+export class CommandNotFoundError extends Error {
+  constructor(command: string, options?: { cause?: unknown }) {
+    super(`${command} was not found`, options);
+    this.name = "CommandNotFoundError";
+  }
+}
+
+/** What a finished process left. */
+export interface ProcessOutput {
+  /** Exit code; -1 when it was ended by a signal. */
+  code: number;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+}
+
+/** How to run a process: with exactly `env`, no stdin. */
+export interface RunOptions {
+  args: string[];
+  env: Record<string, string>;
+  /** Ends the process (and rejects with the reason) when aborted. */
+  signal?: AbortSignal;
+}
+
+function isNotFound(error: unknown): boolean {
+  return (runtimeName === "deno" && error instanceof Deno.errors.NotFound) ||
+    (error as { code?: unknown })?.code === "ENOENT";
+}
+
+/** Runs a process to its end; the command is looked up on `env.PATH`. */
+export async function run(
+  command: string,
+  options: RunOptions,
+): Promise<ProcessOutput> {
+  options.signal?.throwIfAborted();
+  try {
+    if (runtimeName === "deno") {
+      const output = await denoCommand(command, options).output();
+      options.signal?.throwIfAborted();
+      return fromDeno(output);
+    }
+    return await runNode(command, options);
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (isNotFound(error)) throw new CommandNotFoundError(command);
+    throw error;
+  }
+}
+
+function denoCommand(command: string, options: RunOptions): Deno.Command {
+  return new Deno.Command(command, {
+    args: options.args,
+    env: options.env,
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal: options.signal,
+  });
+}
+
+function fromDeno(output: Deno.CommandOutput): ProcessOutput {
+  return {
+    code: output.signal ? -1 : output.code,
+    stdout: output.stdout,
+    stderr: output.stderr,
+  };
+}
+
+function runNode(command: string, options: RunOptions): Promise<ProcessOutput> {
+  const { spawn } = nodeBuiltin<typeof NodeChildProcess>("node:child_process");
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, options.args, {
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+      signal: options.signal,
+    });
+    const stdout: Uint8Array[] = [];
+    const stderr: Uint8Array[] = [];
+    child.stdout!.on("data", (chunk: Uint8Array) => stdout.push(chunk));
+    child.stderr!.on("data", (chunk: Uint8Array) => stderr.push(chunk));
+    child.on("error", reject);
+    child.on("close", (code: number | null) => {
+      if (options.signal?.aborted) {
+        reject(options.signal.reason);
+        return;
+      }
+      resolve({
+        code: code ?? -1,
+        stdout: concat(stdout),
+        stderr: concat(stderr),
+      });
+    });
+  });
+}
+
+/** Runs a process to its end, blocking; for kubectl at construction. */
+export function runSync(
+  command: string,
+  options: Omit<RunOptions, "signal">,
+): ProcessOutput {
+  try {
+    if (runtimeName === "deno") {
+      return fromDeno(denoCommand(command, options).outputSync());
+    }
+    const { spawnSync } = nodeBuiltin<typeof NodeChildProcess>(
+      "node:child_process",
+    );
+    const result = spawnSync(command, options.args, {
+      env: options.env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    if (result.error) throw result.error;
+    return {
+      code: result.status ?? -1,
+      stdout: new Uint8Array(result.stdout),
+      stderr: new Uint8Array(result.stderr),
+    };
+  } catch (error) {
+    if (isNotFound(error)) throw new CommandNotFoundError(command);
+    throw error;
+  }
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return bytes;
+}

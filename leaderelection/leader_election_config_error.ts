@@ -1,0 +1,43 @@
+/**
+ * Thrown by the {@linkcode LeaderElector} constructor when its configuration
+ * is unusable: a missing lease name or identity, a timing that could let two
+ * replicas lead at once. `field` names the offending option.
+ *
+ * @example
+ * ```ts
+ * import {
+ *   FetchClient,
+ *   LeaderElectionConfigError,
+ *   LeaderElector,
+ * } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * assert.throws(
+ *   () =>
+ *     new LeaderElector({
+ *       lease: { namespace: "haptic", name: "haptic-leader" },
+ *       identity: "pod-a",
+ *       retryPeriodMs: 9_000, // × 1.2 is not below the 10 s renew deadline
+ *       onStartedLeading: () => {},
+ *     }, client),
+ *   (e) => e instanceof LeaderElectionConfigError && e.field === "retryPeriodMs",
+ * );
+ * ```
+ */
+export class LeaderElectionConfigError extends Error {
+  /** The option that was wrong, e.g. `renewDeadlineMs`. */
+  readonly field: string;
+
+  /**
+   * Creates the error; the message names the option.
+   *
+   * @param field The option that was wrong.
+   * @param message What was wrong with it.
+   */
+  constructor(field: string, message: string) {
+    super(`Invalid leader election config: ${field}: ${message}`);
+    this.name = "LeaderElectionConfigError";
+    this.field = field;
+  }
+}

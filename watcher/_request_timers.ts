@@ -1,0 +1,129 @@
+/**
+ * The abort signal and the timers of one request of the list-then-watch
+ * loop (a LIST page or a watch): aborted when the loop stops, when no bytes
+ * arrived for the idle timeout, or when an optional deadline passes.
+ *
+ * @module
+ */
+import type { Clock, TimerHandle } from "../clock.ts";
+
+/** Which timer aborted a request. */
+export type Interrupt =
+  | { readonly type: "idleTimeout"; readonly idleMs: number }
+  | { readonly type: "initialStreamDeadline"; readonly afterMs: number };
+
+/** Options of {@linkcode RequestTimers}. */
+export interface RequestTimersOptions {
+  /** Silence after which the request is aborted, in milliseconds. */
+  idleMs: number;
+  /** A deadline for the whole request, in milliseconds. */
+  deadlineMs?: number;
+}
+
+/**
+ * One request's abort signal and timers. The idle timer is one timer per
+ * idle period rather than one per chunk: when bytes came meanwhile it
+ * re-arms itself for the rest of the period. While the consumer applies
+ * back-pressure (`pause()`), the silence is ours, not the server's, and
+ * does not count.
+ */
+export class RequestTimers {
+  /** Aborted by the loop's signal, the idle timer or the deadline. */
+  readonly signal: AbortSignal;
+  /** Set when a timer aborted the request; `undefined` otherwise. */
+  interrupt: Interrupt | undefined;
+  #controller = new AbortController();
+  #outer: AbortSignal;
+  #clock: Clock;
+  #idleMs: number;
+  #lastBytesAt: number;
+  #paused = false;
+  #idleTimer: TimerHandle | undefined;
+  #deadline: TimerHandle | undefined;
+
+  constructor(clock: Clock, outer: AbortSignal, options: RequestTimersOptions) {
+    this.signal = this.#controller.signal;
+    this.#outer = outer;
+    this.#clock = clock;
+    this.#idleMs = options.idleMs;
+    this.#lastBytesAt = clock.now();
+    if (outer.aborted) this.#controller.abort(outer.reason);
+    else outer.addEventListener("abort", this.#abortWithOuter, { once: true });
+    this.#idleTimer = clock.setTimeout(this.#checkIdle, options.idleMs);
+    if (options.deadlineMs !== undefined) {
+      const afterMs = options.deadlineMs;
+      this.#deadline = clock.setTimeout(() => {
+        this.#deadline = undefined;
+        this.#interrupt({ type: "initialStreamDeadline", afterMs });
+      }, afterMs);
+    }
+  }
+
+  /** Bytes arrived: the idle period starts again. */
+  bytes = (): void => {
+    this.#lastBytesAt = this.#clock.now();
+  };
+
+  /** The consumer is busy: silence does not count until `resume()`. */
+  pause(): void {
+    this.#paused = true;
+  }
+
+  /** The consumer is done: the idle period starts again. */
+  resume(): void {
+    this.#paused = false;
+    this.#lastBytesAt = this.#clock.now();
+  }
+
+  /** Whether the deadline is still pending. */
+  get hasDeadline(): boolean {
+    return this.#deadline !== undefined;
+  }
+
+  /** Cancels the deadline (what it guarded is done). */
+  endDeadline(): void {
+    if (this.#deadline === undefined) return;
+    this.#clock.clearTimeout(this.#deadline);
+    this.#deadline = undefined;
+  }
+
+  /** Clears every timer and aborts the request, releasing what it holds. */
+  close(): void {
+    if (this.#idleTimer !== undefined) {
+      this.#clock.clearTimeout(this.#idleTimer);
+    }
+    this.#idleTimer = undefined;
+    this.endDeadline();
+    this.#outer.removeEventListener("abort", this.#abortWithOuter);
+    this.#controller.abort();
+  }
+
+  #checkIdle = (): void => {
+    const quietMs = this.#clock.now() - this.#lastBytesAt;
+    if (this.#paused || quietMs < this.#idleMs) {
+      this.#idleTimer = this.#clock.setTimeout(
+        this.#checkIdle,
+        this.#paused ? this.#idleMs : this.#idleMs - quietMs,
+      );
+      return;
+    }
+    this.#idleTimer = undefined;
+    this.#interrupt({ type: "idleTimeout", idleMs: quietMs });
+  };
+
+  #interrupt(why: Interrupt): void {
+    this.interrupt ??= why;
+    this.#controller.abort(
+      new DOMException(
+        why.type === "idleTimeout"
+          ? `No bytes for ${why.idleMs} ms`
+          : `Deadline of ${why.afterMs} ms passed`,
+        "TimeoutError",
+      ),
+    );
+  }
+
+  #abortWithOuter = (): void => {
+    this.#controller.abort(this.#outer.reason);
+  };
+}

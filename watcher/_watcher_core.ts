@@ -1,0 +1,202 @@
+/**
+ * What the bulk `Watcher` and the `SingleWatcher` share: their checks, the
+ * list-then-watch loop, the start/stop lifecycle, the sync latch, guarded
+ * user callbacks, the last error and the health snapshot. Each watcher adds
+ * only what it does with pages and events.
+ *
+ * @module
+ */
+import type { Gvr, Logger } from "../types.ts";
+import { consoleLogger } from "../logger.ts";
+import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import type { RestClient } from "../client/rest_client.ts";
+import { ListWatch } from "./list_watch.ts";
+import type {
+  ListWatchFailure,
+  ListWatchOptions,
+  ListWatchSink,
+} from "./list_watch_options.ts";
+import type { InitialListMode } from "./list_watch_types.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
+import type { WatcherOptions } from "./watcher_config.ts";
+import { WatcherConfigError } from "./watcher_config.ts";
+import { SyncWaiters } from "./sync_waiters.ts";
+import { Lifecycle } from "./_lifecycle.ts";
+import { runGuarded } from "./run_guarded.ts";
+import { validateClient } from "./_validate.ts";
+
+/** The configuration both watchers have. */
+export interface CoreConfig {
+  gvr: Gvr;
+  onChange: unknown;
+  onSyncComplete?: unknown;
+  initialList?: InitialListMode;
+}
+
+/** What a watcher plugs into its core once it has built its parts. */
+export interface CoreParts {
+  /** Receives the loop's pages, list ends and events. */
+  sink: Pick<ListWatchSink, "onListPage" | "onListEnd" | "onEvent">;
+  /** Runs before each start of the loop. */
+  beforeRun?: () => void;
+  /** Runs after the loop stopped: deliver what is due, then fall silent. */
+  shutdown: () => Promise<void>;
+  /** How many objects the watcher holds. */
+  objects: () => number;
+}
+
+/** Each watcher's core, found by the shared methods of `WatcherBase`. */
+const cores = new WeakMap<object, WatcherCore<unknown>>();
+
+/** The core of a watcher built with one. */
+export function coreOf<T>(owner: object): WatcherCore<T> {
+  const core = cores.get(owner);
+  if (core === undefined) throw new Error("This watcher has no core");
+  return core as WatcherCore<T>;
+}
+
+/** Checks that `config` is an object before anything reads it. */
+export function checkConfigObject(config: unknown): void {
+  if (!config || typeof config !== "object") {
+    throw new WatcherConfigError("config", "must be an object");
+  }
+}
+
+/**
+ * One watcher's shared machinery. Built in two steps: the constructor
+ * checks the shared options and builds the loop; `connect()` plugs in the
+ * watcher's own parts. The loop calls the sink's methods directly, with no
+ * hop through the watcher.
+ */
+export class WatcherCore<T> {
+  /** The watcher's logger (never throws). */
+  readonly logger: Logger;
+  /** The watched thing, for messages (`ingresses.networking.k8s.io`). */
+  readonly what: string;
+  #loop: ListWatch;
+  #sink: ListWatchSink = {
+    onListPage: () => {},
+    onListEnd: () => {},
+    onEvent: () => {},
+  };
+  #sync: SyncWaiters<T>;
+  #lifecycle: Lifecycle;
+  #parts: CoreParts | undefined;
+
+  /**
+   * @param owner The watcher this core serves.
+   * @param config The watcher's configuration.
+   * @param client The client; checked here.
+   * @param options Logger, clock, jitter and idle timeout.
+   * @param loop The loop's options that depend on the watcher.
+   * @param describe Names the watched thing, once `gvr` is known good.
+   * @throws {WatcherConfigError} Naming the option that is wrong.
+   */
+  constructor(
+    owner: object,
+    config: CoreConfig,
+    client: RestClient,
+    options: WatcherOptions,
+    loop: Pick<
+      ListWatchOptions,
+      "namespace" | "labelSelector" | "fieldSelector" | "pageSize"
+    >,
+    describe: (gvr: Gvr) => string,
+  ) {
+    this.logger = neverThrowingLogger(options.logger ?? consoleLogger());
+    // The loop checks its own options (gvr, pageSize, idleTimeoutMs,
+    // initialList): they are checked once, there.
+    this.#loop = new ListWatch(client, this.#sink, {
+      ...loop,
+      gvr: config.gvr,
+      initialList: config.initialList,
+      idleTimeoutMs: options.idleTimeoutMs,
+      clock: options.clock,
+      logger: this.logger,
+      random: options.random,
+    });
+    validateClient(client);
+    if (typeof config.onChange !== "function") {
+      throw new WatcherConfigError("onChange", "must be a function");
+    }
+    if (
+      config.onSyncComplete !== undefined &&
+      typeof config.onSyncComplete !== "function"
+    ) {
+      throw new WatcherConfigError("onSyncComplete", "must be a function");
+    }
+    this.what = describe(config.gvr);
+    this.#sync = new SyncWaiters(this.what, () => this.#loop.lastError);
+    cores.set(owner, this as WatcherCore<unknown>);
+    this.#lifecycle = new Lifecycle((signal) => {
+      this.#parts?.beforeRun?.();
+      return this.#loop.run(signal);
+    }, () => this.#shutdown());
+  }
+
+  /** Plugs in the watcher's parts; the loop calls `parts.sink` from now on. */
+  connect(parts: CoreParts): void {
+    this.#parts = parts;
+    this.#sink.onListPage = parts.sink.onListPage;
+    this.#sink.onListEnd = parts.sink.onListEnd;
+    this.#sink.onEvent = parts.sink.onEvent;
+  }
+
+  /** See `Watcher.start`. */
+  start(signal?: AbortSignal): Promise<void> {
+    return this.#lifecycle.start(signal);
+  }
+
+  /** See `Watcher.stop`. */
+  stop(): Promise<void> {
+    return this.#lifecycle.stop();
+  }
+
+  /** Waits for the initial sync, failing with the loop's last error. */
+  waitForSync(signal?: AbortSignal): Promise<T> {
+    return this.#sync.wait(signal);
+  }
+
+  /** Whether the initial sync is done. */
+  get synced(): boolean {
+    return this.#sync.done;
+  }
+
+  /** Marks the initial sync done with `value`, releasing every waiter. */
+  synchronized(value: T): void {
+    this.#sync.resolve(value);
+  }
+
+  /** The loop's last failure, and when. */
+  lastError(): ListWatchFailure | undefined {
+    return this.#loop.lastError;
+  }
+
+  /** The health snapshot. */
+  health(): WatcherHealth {
+    const loop = this.#loop;
+    return {
+      synced: this.#sync.done,
+      resourceVersion: loop.resourceVersion,
+      objects: this.#parts?.objects() ?? 0,
+      relists: loop.relists,
+      reconnects: loop.reconnects,
+      events: loop.events,
+      lastEventTime: loop.lastEventTime,
+      lastError: loop.lastError,
+    };
+  }
+
+  /**
+   * Runs a user callback named `name`; a throw or rejection is logged and
+   * does not escape.
+   */
+  guarded(name: string, callback: () => unknown): Promise<void> | undefined {
+    return runGuarded(callback, this.logger, `${name} for ${this.what} failed`);
+  }
+
+  async #shutdown(): Promise<void> {
+    await this.#parts?.shutdown();
+    this.#sync.fail("the watcher was stopped");
+  }
+}

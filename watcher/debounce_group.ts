@@ -1,0 +1,425 @@
+import type { Logger } from "../types.ts";
+import type { Clock } from "../clock.ts";
+import { consoleLogger } from "../logger.ts";
+import { Debouncer } from "./debouncer.ts";
+
+/**
+ * Options for {@linkcode DebounceGroup}.
+ *
+ * @example Batches of changed object names
+ * ```ts
+ * import type { DebounceGroupOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: DebounceGroupOptions<string[]> = {
+ *   interval: 2_000,
+ *   merge: (pending, next) => [...pending, ...next],
+ *   onChange: (batches) => console.log([...batches.keys()]),
+ * };
+ * ```
+ */
+export interface DebounceGroupOptions<T> {
+  /**
+   * Refractory period in milliseconds: at most one call per interval,
+   * measured from the start of the previous call. Must be > 0.
+   */
+  interval: number;
+  /**
+   * Coalesces a member's pending batch with the batch it just added, into
+   * the batch `onChange` will receive for that member. Called only when
+   * the member already has a pending batch; a member's first batch is kept
+   * as given. A throw propagates out of
+   * {@linkcode DebounceGroupMember.add} and leaves the pending batch as it
+   * was.
+   */
+  merge: (pending: T, next: T) => T;
+  /**
+   * Receives, in one call, the pending batch of every member that has one,
+   * keyed by member name, in the order the members were created. May be
+   * async: the next call waits until the returned promise settles, while
+   * batches keep accumulating. Throwing or rejecting is logged at error
+   * level and the group goes on. Do not `await`
+   * {@linkcode DebounceGroup.flush} or {@linkcode DebounceGroup.stop} from
+   * inside it: they wait for this call.
+   */
+  onChange: (batches: ReadonlyMap<string, T>) => void | Promise<void>;
+  /**
+   * Time source; tests pass `FakeClock` from `@haptic/k8s-watcher/testing`.
+   *
+   * @default {systemClock}
+   */
+  clock?: Clock;
+  /**
+   * Where callback failures go.
+   *
+   * @default {consoleLogger()}
+   */
+  logger?: Logger;
+}
+
+/**
+ * One source feeding a {@linkcode DebounceGroup}, made by
+ * {@linkcode DebounceGroup.member}.
+ *
+ * @example A member per watched resource
+ * ```ts
+ * import { DebounceGroup, type DebounceGroupMember } from "@haptic/k8s-watcher";
+ *
+ * const group = new DebounceGroup<number>({
+ *   interval: 1_000,
+ *   merge: (a, b) => a + b,
+ *   onChange: (batches) => console.log(Object.fromEntries(batches)),
+ * });
+ * const services: DebounceGroupMember<number> = group.member("services");
+ * services.add(1);
+ * await group.stop();
+ * ```
+ */
+export interface DebounceGroupMember<T> {
+  /** The name its batches are delivered under. */
+  readonly name: string;
+  /**
+   * Adds `batch` to this member's pending batch (through the group's
+   * `merge`) and schedules a call. Ignored once the group is stopping.
+   *
+   * @example Adding a batch
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   *
+   * const group = new DebounceGroup<string[]>({
+   *   interval: 1_000,
+   *   merge: (a, b) => [...a, ...b],
+   *   onChange: (batches) => console.log(batches.get("ingresses")),
+   * });
+   * group.member("ingresses").add(["shop/web"]);
+   * await group.stop(); // prints [ "shop/web" ]
+   * ```
+   *
+   * @param batch What changed in this member since its last add.
+   */
+  add(batch: T): void;
+}
+
+/**
+ * One debounced callback fed by several sources: each source is a named
+ * {@linkcode DebounceGroupMember}, and each call of `onChange` receives the
+ * pending batch of every member that has one, under the member's name. A
+ * controller that renders one configuration from ingresses, services and a
+ * secret gets one call per burst across all three.
+ *
+ * The timing rules are {@linkcode Debouncer}'s (a `Debouncer` does the
+ * scheduling): the first batch after a quiet interval fires at once (in a
+ * microtask, so batches added in the same synchronous run land in the same
+ * call); batches added less than `interval` after the previous call
+ * started accumulate and fire together when the interval ends. Calls never
+ * overlap: while an async `onChange` runs, batches keep accumulating and
+ * fire once it has settled. {@linkcode DebounceGroup.stop} delivers what is
+ * pending, then nothing fires again.
+ *
+ * Batches are of any type `T`; `merge` says how two of one member's
+ * batches coalesce while they wait.
+ *
+ * @example One call for a burst across three sources
+ * ```ts
+ * import { DebounceGroup } from "@haptic/k8s-watcher";
+ * import { FakeClock } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * const calls: Record<string, string[]>[] = [];
+ * const group = new DebounceGroup<string[]>({
+ *   interval: 1_000,
+ *   clock,
+ *   merge: (pending, next) => [...pending, ...next],
+ *   onChange: (batches) => {
+ *     calls.push(Object.fromEntries(batches));
+ *   },
+ * });
+ * const ingresses = group.member("ingresses");
+ * const services = group.member("services");
+ * const secrets = group.member("secrets");
+ *
+ * ingresses.add(["shop/web"]); // quiet until now: fires at once
+ * await clock.tick(0);
+ * services.add(["shop/web"]); // inside the interval: held back
+ * secrets.add(["haptic/tls"]);
+ * ingresses.add(["shop/api"]);
+ * await clock.tick(1_000);
+ * assert.deepEqual(calls, [
+ *   { ingresses: ["shop/web"] },
+ *   { ingresses: ["shop/api"], services: ["shop/web"], secrets: ["haptic/tls"] },
+ * ]);
+ * await group.stop();
+ * ```
+ *
+ * @typeParam T The batch one member adds and `onChange` receives per member.
+ */
+export class DebounceGroup<T> implements AsyncDisposable {
+  readonly #merge: (pending: T, next: T) => T;
+  readonly #onChange: (batches: ReadonlyMap<string, T>) => void | Promise<void>;
+  readonly #logger: Logger;
+  readonly #debouncer: Debouncer;
+  readonly #names: string[] = [];
+  #pending = new Map<string, T>();
+  #stopping: Promise<void> | undefined;
+
+  /**
+   * Creates a group with no members; nothing fires until a member adds a
+   * batch.
+   *
+   * @example Counting changes per member
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   *
+   * const group = new DebounceGroup<number>({
+   *   interval: 2_000,
+   *   merge: (a, b) => a + b,
+   *   onChange: (batches) => console.log(batches),
+   * });
+   * await group.stop();
+   * ```
+   *
+   * @param options Interval, merge, callback, clock and logger.
+   * @throws {RangeError} When `interval` is not a positive finite number.
+   * @throws {TypeError} When `merge` or `onChange` is not a function.
+   */
+  constructor(options: DebounceGroupOptions<T>) {
+    for (const key of ["merge", "onChange"] as const) {
+      if (typeof options[key] !== "function") {
+        throw new TypeError(`DebounceGroup option ${key} must be a function`);
+      }
+    }
+    this.#merge = options.merge;
+    this.#onChange = options.onChange;
+    this.#logger = options.logger ?? consoleLogger();
+    // The debouncer counts one change per add and decides when to fire;
+    // the batches themselves wait here, in #pending.
+    this.#debouncer = new Debouncer({
+      interval: options.interval,
+      clock: options.clock,
+      logger: this.#logger,
+      onChange: this.#deliver,
+    });
+  }
+
+  /**
+   * Adds a member named `name` and returns the handle it feeds the group
+   * through.
+   *
+   * @example One member per source
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const group = new DebounceGroup<number>({
+   *   interval: 1_000,
+   *   merge: (a, b) => a + b,
+   *   onChange: () => {},
+   * });
+   * const secrets = group.member("secrets");
+   * assert.equal(secrets.name, "secrets");
+   * assert.throws(() => group.member("secrets"), /already a member/);
+   * await group.stop();
+   * ```
+   *
+   * @param name The name its batches are delivered under; unique in the group.
+   * @returns The member.
+   * @throws {TypeError} When `name` is not a non-empty string.
+   * @throws {Error} When the group already has a member named `name`.
+   */
+  member(name: string): DebounceGroupMember<T> {
+    if (typeof name !== "string" || name === "") {
+      throw new TypeError(
+        `Debounce group member names must be non-empty strings, got ${
+          JSON.stringify(name)
+        }`,
+      );
+    }
+    if (this.#names.includes(name)) {
+      throw new Error(`"${name}" is already a member of this debounce group`);
+    }
+    this.#names.push(name);
+    return { name, add: (batch: T) => this.#add(name, batch) };
+  }
+
+  /**
+   * The member names, in the order they were added.
+   *
+   * @example In creation order
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const group = new DebounceGroup<number>({ interval: 1_000, merge: (a, b) => a + b, onChange: () => {} });
+   * group.member("ingresses");
+   * group.member("services");
+   * assert.deepEqual(group.names, ["ingresses", "services"]);
+   * await group.stop();
+   * ```
+   */
+  get names(): readonly string[] {
+    return [...this.#names];
+  }
+
+  /**
+   * Whether some member has a batch waiting for the next call.
+   *
+   * @example Before and after a flush
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const group = new DebounceGroup<number>({ interval: 1_000, merge: (a, b) => a + b, onChange: () => {} });
+   * group.member("services").add(1);
+   * assert.equal(group.hasPending, true);
+   * await group.flush();
+   * assert.equal(group.hasPending, false);
+   * await group.stop();
+   * ```
+   */
+  get hasPending(): boolean {
+    return this.#pending.size > 0;
+  }
+
+  /**
+   * Delivers what is pending now, ignoring the interval, once the running
+   * call (if any) has ended; no call when nothing is pending by then (the
+   * running call may have taken it).
+   *
+   * @example Delivering without waiting for the interval
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const group = new DebounceGroup<number>({
+   *   interval: 1_000,
+   *   clock,
+   *   merge: (a, b) => a + b,
+   *   onChange: (batches) => {
+   *     totals.push(batches.get("services") ?? 0);
+   *   },
+   * });
+   * const services = group.member("services");
+   * services.add(1);
+   * await clock.tick(0);
+   * services.add(2); // would wait for the interval
+   * await group.flush();
+   * assert.deepEqual(totals, [1, 2]);
+   * await group.stop();
+   * ```
+   *
+   * @returns Resolves once the call, if one was made, has ended; never rejects.
+   */
+  flush(): Promise<void> {
+    return this.#debouncer.flushPending();
+  }
+
+  /**
+   * Delivers what is pending (after the running call, if any, has ended),
+   * then stops: nothing fires again, batches added from now on are
+   * dropped, and no timer is left. Idempotent.
+   *
+   * @example Delivering on stop
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const seen: number[] = [];
+   * const group = new DebounceGroup<number>({
+   *   interval: 1_000,
+   *   clock,
+   *   merge: (a, b) => a + b,
+   *   onChange: (batches) => {
+   *     seen.push(batches.get("a") ?? 0);
+   *   },
+   * });
+   * const a = group.member("a");
+   * a.add(1);
+   * await clock.tick(0);
+   * a.add(5); // held back by the interval
+   * await group.stop(); // delivered now
+   * a.add(7); // dropped
+   * await clock.tick(5_000);
+   * assert.deepEqual(seen, [1, 5]);
+   * assert.equal(clock.pendingTimers, 0);
+   * ```
+   *
+   * @returns Resolves once the last call has ended; never rejects.
+   */
+  stop(): Promise<void> {
+    this.#stopping ??= this.#stop();
+    return this.#stopping;
+  }
+
+  /**
+   * Same as {@linkcode DebounceGroup.stop}, for `await using`.
+   *
+   * @example Stopping at the end of a block
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   *
+   * await using group = new DebounceGroup<number>({
+   *   interval: 1_000,
+   *   merge: (a, b) => a + b,
+   *   onChange: (batches) => console.log(batches),
+   * });
+   * group.member("a").add(1);
+   * // stopped, and the pending batch delivered, at the end of the block
+   * ```
+   *
+   * @returns Resolves once stopped.
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  async #stop(): Promise<void> {
+    await this.#debouncer.flushPending();
+    await this.#debouncer.stop();
+  }
+
+  #add(name: string, batch: T): void {
+    if (this.#stopping !== undefined) return;
+    const merged = this.#pending.has(name)
+      ? this.#merge(this.#pending.get(name)!, batch)
+      : batch;
+    this.#pending.set(name, merged);
+    this.#debouncer.recordUpdate();
+  }
+
+  /** Runs as the debouncer's callback: takes every pending batch. */
+  #deliver = (): void | Promise<void> => {
+    const batches = new Map<string, T>();
+    for (const name of this.#names) {
+      if (this.#pending.has(name)) batches.set(name, this.#pending.get(name)!);
+    }
+    this.#pending = new Map();
+    let result: void | Promise<void>;
+    try {
+      result = this.#onChange(batches);
+    } catch (error) {
+      this.#report(error, batches);
+      return;
+    }
+    // The debouncer waits for this promise: that is what keeps calls apart.
+    return Promise.resolve(result).then(
+      undefined,
+      (error) => this.#report(error, batches),
+    );
+  };
+
+  #report(error: unknown, batches: ReadonlyMap<string, T>): void {
+    try {
+      this.#logger.error("Debounce group callback failed", {
+        error,
+        members: [...batches.keys()],
+      });
+    } catch {
+      // A throwing logger must not stop the group.
+    }
+  }
+}

@@ -1,0 +1,156 @@
+/**
+ * What a {@linkcode ListWatch} is built from (its options and its consumer)
+ * and what it reports (its phase, its last failure).
+ *
+ * @module
+ */
+import type { Gvr, KubeObject, Logger } from "../types.ts";
+import type { Clock } from "../clock.ts";
+import type { BackoffOptions } from "./backoff.ts";
+import type {
+  InitialListMode,
+  ListInfo,
+  ListPage,
+  ListWatchState,
+  WatchEventType,
+} from "./list_watch_types.ts";
+
+/**
+ * The consumer of a {@linkcode ListWatch}: the watchers' store writer.
+ *
+ * Calls come one at a time, in server order, never overlapping. A method
+ * may return a promise to apply back-pressure: the loop stops reading until
+ * it settles. Returning nothing keeps the hot path synchronous, which is
+ * what a watch flood wants. A method that throws (or rejects) is logged at
+ * error level and the loop goes on; handle your own errors.
+ *
+ * After `run()` has resolved, no method is called any more.
+ *
+ * @example A sink that mirrors the collection in a Map
+ * ```ts
+ * import type { KubeObject, ListWatchSink } from "@haptic/k8s-watcher";
+ *
+ * const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
+ * const objects = new Map<string, KubeObject>();
+ * let listing = new Map<string, KubeObject>();
+ * const sink: ListWatchSink = {
+ *   onListPage(page) {
+ *     if (page.first) listing = new Map();
+ *     for (const o of page.items) listing.set(key(o), o);
+ *   },
+ *   onListEnd() {
+ *     objects.clear();
+ *     for (const [k, o] of listing) objects.set(k, o);
+ *     listing = new Map();
+ *   },
+ *   onEvent(type, o) {
+ *     if (type === "DELETED") objects.delete(key(o));
+ *     else objects.set(key(o), o);
+ *   },
+ * };
+ * ```
+ */
+export interface ListWatchSink {
+  /**
+   * One page of a list (the initial one, or a relist after 410 Gone, a
+   * too-large resourceVersion, …), as it arrives. `first` starts a new
+   * list: forget the pages of an unfinished one. The array is yours.
+   */
+  onListPage(page: ListPage): void | Promise<void>;
+  /**
+   * The list whose pages came is complete. Replace what you hold with it in
+   * one step: objects missing from it were deleted while the loop was not
+   * watching.
+   */
+  onListEnd(info: ListInfo): void | Promise<void>;
+  /** One watch event, after the list it follows. */
+  onEvent(type: WatchEventType, object: KubeObject): void | Promise<void>;
+  /** A failure the loop is about to retry in `retryInMs`. */
+  onError?(error: unknown, retryInMs: number): void;
+}
+
+/**
+ * Options for {@linkcode ListWatch}.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchOptions } from "@haptic/k8s-watcher";
+ *
+ * const options: ListWatchOptions = {
+ *   gvr: { group: "", version: "v1", resource: "secrets" },
+ *   namespace: "haptic",
+ *   fieldSelector: "metadata.name=credentials",
+ * };
+ * ```
+ */
+export interface ListWatchOptions {
+  /** The resource to list and watch. */
+  gvr: Gvr;
+  /** One namespace, or `""`/absent for all namespaces (and cluster scope). */
+  namespace?: string;
+  /** Server-side label selector, e.g. `app=web,tier!=db`. */
+  labelSelector?: string;
+  /** Server-side field selector, e.g. `metadata.name=web`. */
+  fieldSelector?: string;
+  /** Objects per LIST page (`limit`). Defaults to 500. */
+  pageSize?: number;
+  /**
+   * `"list"` (default) pages through LIST requests; `"stream"` gets the
+   * initial list as watch events (`sendInitialEvents=true`) and falls back
+   * to `"list"` for good when the server does not support it.
+   */
+  initialList?: InitialListMode;
+  /**
+   * How long a `"stream"` initial list may take to reach its end bookmark
+   * before falling back to LIST, in milliseconds. Defaults to 60000.
+   */
+  initialStreamDeadlineMs?: number;
+  /**
+   * A request that receives no bytes for this long is aborted and retried,
+   * in milliseconds: a watch (bookmarks count) is resumed, a LIST page
+   * requested again. Defaults to 180000.
+   */
+  idleTimeoutMs?: number;
+  /** Retry delays; the defaults are 800 ms doubling to 30 s. */
+  backoff?: BackoffOptions;
+  /** The longest watch line accepted, in bytes. Defaults to 64 MiB. */
+  maxLineBytes?: number;
+  /** Time source for every timer. Defaults to `systemClock`. */
+  clock?: Clock;
+  /** Where to log. Defaults to `silentLogger`. */
+  logger?: Logger;
+  /** Numbers in `[0, 1)` for timeouts and jitter. Defaults to `Math.random`. */
+  random?: () => number;
+}
+
+/**
+ * The last failure a {@linkcode ListWatch} retried.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchFailure } from "@haptic/k8s-watcher";
+ *
+ * function describe(failure: ListWatchFailure | undefined): string {
+ *   return failure ? `${new Date(failure.time).toISOString()}: ${failure.error}` : "healthy";
+ * }
+ * ```
+ */
+export interface ListWatchFailure {
+  /** What was thrown (an `ApiError` for HTTP answers and ERROR events). */
+  readonly error: unknown;
+  /** When, on the loop's clock. */
+  readonly time: number;
+}
+
+/**
+ * Where a {@linkcode ListWatch} is: `idle` before `run()`, the state
+ * machine's phase while running, `stopped` after.
+ *
+ * @example
+ * ```ts
+ * import type { ListWatchPhase } from "@haptic/k8s-watcher";
+ *
+ * const phase: ListWatchPhase = "watching";
+ * ```
+ */
+export type ListWatchPhase = ListWatchState["phase"] | "stopped";

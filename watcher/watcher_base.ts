@@ -1,0 +1,74 @@
+import type { ListWatchFailure } from "./list_watch_options.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
+import { coreOf } from "./_watcher_core.ts";
+
+/**
+ * What the bulk `Watcher` and the `SingleWatcher` have in common: starting,
+ * stopping, waiting for the initial sync, the last error and the health
+ * snapshot. `Synced` is what the initial sync resolves with (the object
+ * count for a `Watcher`, nothing for a `SingleWatcher`). Code that only
+ * starts, stops and checks watchers can take either as a `WatcherBase`.
+ *
+ * @example Checking every watcher of a controller alike
+ * ```ts
+ * import type { WatcherBase } from "@haptic/k8s-watcher";
+ *
+ * function unhealthy(watchers: WatcherBase<unknown>[]): number {
+ *   return watchers.filter((w) => !w.isSynced() || w.lastError() !== undefined).length;
+ * }
+ * ```
+ */
+export abstract class WatcherBase<Synced> {
+  /**
+   * Starts listing and watching. Resolves once the watcher is stopped (by
+   * `stop()` or `signal`); it never rejects for transient faults, which are
+   * retried. Calling it again returns the same promise.
+   *
+   * @param signal Stops the watcher when aborted.
+   * @returns A promise that settles when the watcher has stopped.
+   */
+  start(signal?: AbortSignal): Promise<void> {
+    return coreOf(this).start(signal);
+  }
+
+  /**
+   * Resolves once the initial sync is done (and `onSyncComplete` ran for a
+   * `SingleWatcher`): with the number of objects stored for a `Watcher`.
+   * Rejects with a `WatcherSyncError` naming the last failure (a 403, a
+   * missing CRD, …) when `signal` aborts or the watcher stops first.
+   *
+   * @param signal Gives up waiting, e.g. `AbortSignal.timeout(30_000)`.
+   * @returns What the initial sync gives.
+   */
+  waitForSync(signal?: AbortSignal): Promise<Synced> {
+    return coreOf<Synced>(this).waitForSync(signal);
+  }
+
+  /** Whether the initial sync is done. */
+  isSynced(): boolean {
+    return coreOf(this).synced;
+  }
+
+  /**
+   * Stops the loop, lets what is due be delivered, and then nothing fires
+   * any more: no callback, timer or open stream remains. Idempotent.
+   *
+   * @returns A promise that settles when everything has stopped.
+   */
+  stop(): Promise<void> {
+    return coreOf(this).stop();
+  }
+
+  /**
+   * The loop's last failure (e.g. an `ApiError` with code 403) and when it
+   * happened, on the watcher's clock; kept after recovery.
+   */
+  lastError(): ListWatchFailure | undefined {
+    return coreOf(this).lastError();
+  }
+
+  /** A snapshot for health endpoints: sync, versions, counts, last error. */
+  health(): WatcherHealth {
+    return coreOf(this).health();
+  }
+}
