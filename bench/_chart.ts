@@ -1,7 +1,9 @@
 /**
  * A dependency-free SVG chart of the side-by-side results: initial sync
  * time and sync throughput against object count (log scales), and watch
- * flood events/s, for the three contenders.
+ * flood events/s, for the three contenders; below them, when the scale
+ * section ran, sync time, time per object and retained heap per object of
+ * the scale curves.
  *
  * @module
  */
@@ -14,6 +16,16 @@ export interface ChartSeries {
   syncMs: Map<number, number>;
   /** Flood events per second. */
   floodEventsPerSec: number | undefined;
+}
+
+/** One curve of the scale section. */
+export interface ScaleSeries {
+  label: string;
+  color: string;
+  /** Sync time in ms by object count. */
+  syncMs: Map<number, number>;
+  /** Retained heap in bytes per object by object count (may be empty). */
+  heapPerObject: Map<number, number>;
 }
 
 const W = 1080;
@@ -31,6 +43,7 @@ function esc(text: string): string {
 }
 
 function fmt(value: number): string {
+  if (value === 0) return "0";
   if (value >= 1e6) return `${(value / 1e6).toFixed(value >= 1e7 ? 0 : 1)}M`;
   if (value >= 1e3) return `${(value / 1e3).toFixed(value >= 1e4 ? 0 : 1)}k`;
   if (value >= 10) return value.toFixed(0);
@@ -47,19 +60,34 @@ function logTicks(min: number, max: number): number[] {
   return ticks;
 }
 
-/** A log-log line panel. */
+/** Ticks from 0 past `max` at a 1-2-5 step. */
+function linearTicks(max: number): number[] {
+  const raw = max / 4;
+  const magnitude = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 5, 10].map((m) => m * magnitude).find((s) => s >= raw)!;
+  const ticks: number[] = [];
+  for (let t = 0; t < max + step; t += step) ticks.push(t);
+  return ticks;
+}
+
+/** A line panel over log-scaled object counts; log or linear values. */
 function linePanel(
   x0: number,
   title: string,
   yLabel: string,
   counts: number[],
   series: { label: string; color: string; points: [number, number][] }[],
+  options: { top?: number; linearY?: boolean } = {},
 ): string {
+  const TOP = options.top ?? 60;
   const ys = series.flatMap((s) => s.points.map((p) => p[1])).filter((v) =>
     v > 0
   );
   if (ys.length === 0) return "";
-  const yTicks = logTicks(Math.min(...ys), Math.max(...ys));
+  const linear = options.linearY === true;
+  const yTicks = linear
+    ? linearTicks(Math.max(...ys))
+    : logTicks(Math.min(...ys), Math.max(...ys));
   const [yMin, yMax] = [yTicks[0], yTicks[yTicks.length - 1]];
   const [xMin, xMax] = [Math.min(...counts), Math.max(...counts)];
   const sx = (v: number) =>
@@ -67,8 +95,10 @@ function linePanel(
       (Math.log10(xMax) - Math.log10(xMin) || 1) * PANEL_W;
   const sy = (v: number) =>
     TOP + PANEL_H -
-    (Math.log10(v) - Math.log10(yMin)) /
-      (Math.log10(yMax) - Math.log10(yMin) || 1) * PANEL_H;
+    (linear
+        ? (v - yMin) / (yMax - yMin || 1)
+        : (Math.log10(v) - Math.log10(yMin)) /
+          (Math.log10(yMax) - Math.log10(yMin) || 1)) * PANEL_H;
   const out: string[] = [];
   out.push(
     `<text x="${x0 + PANEL_W / 2}" y="${
@@ -175,12 +205,82 @@ function barPanel(
   return out.join("\n");
 }
 
+/** The second row: the scale curves. */
+function scaleRow(top: number, scale: ScaleSeries[]): string {
+  const counts = [
+    ...new Set(scale.flatMap((s) => [...s.syncMs.keys()])),
+  ].sort((a, b) => a - b);
+  if (counts.length === 0) return "";
+  const points = (f: (n: number) => number | undefined) =>
+    counts.flatMap((n) => {
+      const v = f(n);
+      return v === undefined ? [] : [[n, v] as [number, number]];
+    });
+  const time = scale.map((s) => ({
+    ...s,
+    points: points((n) => {
+      const v = s.syncMs.get(n);
+      return v === undefined ? undefined : v / 1000;
+    }),
+  }));
+  const perObject = scale.map((s) => ({
+    ...s,
+    points: points((n) => {
+      const v = s.syncMs.get(n);
+      return v === undefined ? undefined : v * 1000 / n;
+    }),
+  }));
+  const heap = scale.filter((s) => s.heapPerObject.size > 0).map((s) => ({
+    ...s,
+    points: points((n) => s.heapPerObject.get(n)),
+  }));
+  const legend = scale.map((s, i) =>
+    `<rect x="${70 + i * 230}" y="${
+      top + H - 34
+    }" width="14" height="14" fill="${s.color}"/>` +
+    `<text x="${90 + i * 230}" y="${
+      top + H - 22
+    }" font-size="12" fill="#111827" ${FONT}>${esc(s.label)}</text>`
+  ).join("\n");
+  return [
+    linePanel(
+      90,
+      "Scale: initial sync (lower is better)",
+      "seconds",
+      counts,
+      time,
+      {
+        top: top + 60,
+      },
+    ),
+    linePanel(
+      450,
+      "Scale: time per object",
+      "µs per object",
+      counts,
+      perObject,
+      {
+        top: top + 60,
+        linearY: true,
+      },
+    ),
+    linePanel(810, "Scale: retained heap per object", "bytes", counts, heap, {
+      top: top + 60,
+      linearY: true,
+    }),
+    legend,
+  ].join("\n");
+}
+
 /** The whole chart as an SVG document. */
 export function renderChart(
   series: ChartSeries[],
   subtitle: string,
   floodLabel: string,
+  scale: ScaleSeries[] = [],
 ): string {
+  const second = scale.some((s) => s.syncMs.size > 0);
+  const height = second ? 2 * H + 20 : H;
   const counts = [...new Set(series.flatMap((s) => [...s.syncMs.keys()]))]
     .sort((a, b) => a - b);
   const timeSeries = series.map((s) => ({
@@ -205,10 +305,10 @@ export function renderChart(
       H - 10
     }" font-size="12" fill="#111827" ${FONT}>${esc(s.label)}</text>`
   ).join("\n");
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${H}" viewBox="0 0 ${W} ${H}">
-<rect width="${W}" height="${H}" fill="#ffffff"/>
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}">
+<rect width="${W}" height="${height}" fill="#ffffff"/>
 <text x="${W - 16}" y="${
-    H - 10
+    height - 10
   }" text-anchor="end" font-size="12" fill="#6b7280" ${FONT}>${
     esc(subtitle)
   }</text>
@@ -232,6 +332,7 @@ ${
   }
 ${barPanel(810, series, floodLabel)}
 ${legend}
+${second ? scaleRow(H, scale) : ""}
 </svg>
 `;
 }

@@ -11,8 +11,11 @@ import { now } from "./_protocol.ts";
 export interface Task {
   /** `http://127.0.0.1:PORT` of the bench server. */
   server: string;
-  /** What to measure. */
-  workload: "sync" | "flood" | "latency";
+  /**
+   * What to measure; `fanout` is a sync of `consumers` watchers of the same
+   * pods, each with its own field selector.
+   */
+  workload: "sync" | "flood" | "latency" | "fanout";
   /** Pods in the list. */
   objects: number;
   /** Flood: events to wait for. */
@@ -26,13 +29,19 @@ export interface Task {
   ignoreFields?: boolean;
   /** Floor: keep the parsed objects in a Map (a heap reference). */
   keep?: boolean;
+  /** Sync: ask for the metadata-only form (`PartialObjectMetadata`). */
+  metadataOnly?: boolean;
+  /** Fanout: how many watchers. */
+  consumers?: number;
+  /** Fanout: all watchers on one client (else one client each). */
+  sharedClient?: boolean;
   /** Give up after this many ms. */
   timeoutMs: number;
 }
 
 /** What a contender reports; the fields depend on the workload. */
 export interface Outcome {
-  /** Sync: ms from starting to the list being applied. */
+  /** Sync: ms from starting to the list being applied (fanout: all lists). */
   syncMs?: number;
   /** Objects held (or seen, for the floor) after the sync. */
   objects?: number;

@@ -1,11 +1,13 @@
 /**
  * The raw floor: `fetch`, line splitting and `JSON.parse`, storing nothing
  * (unless `keep` asks for a Map, as a heap reference). It lists with the
- * same pages as our Watcher (limit 500) so that both read the same requests.
+ * same pages as our Watcher (limit 500) so that both read the same requests;
+ * `metadataOnly` asks for the metadata-only form as ours does.
  *
  * @module
  */
 
+import { PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from "../client/_partial_object_metadata.ts";
 import {
   deadline,
   fail,
@@ -39,7 +41,11 @@ async function list(): Promise<{ resourceVersion: string; count: number }> {
     const url = `${task.server}${PATH}?limit=500${
       token ? `&continue=${encodeURIComponent(token)}` : ""
     }`;
-    const res = await fetch(url);
+    const res = await fetch(url, {
+      headers: task.metadataOnly
+        ? { accept: PARTIAL_OBJECT_METADATA_LIST_ACCEPT }
+        : {},
+    });
     if (!res.ok) fail(`list answered ${res.status}`);
     const page = JSON.parse(await res.text()) as {
       metadata: { resourceVersion: string; continue?: string };

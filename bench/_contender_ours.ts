@@ -6,7 +6,14 @@
  * @module
  */
 
-import { FetchClient, type KubeObject, silentLogger, Watcher } from "../mod.ts";
+import {
+  FetchClient,
+  type KubeObject,
+  silentLogger,
+  Watcher,
+  type WatcherConfig,
+} from "../mod.ts";
+import { askingForMetadata, NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import {
   deadline,
   fail,
@@ -27,21 +34,73 @@ const FAST_DEBOUNCE = 5;
 
 let onChange: (stats: { modified: number; isInitialSync: boolean }) => void =
   () => {};
-const client = new FetchClient({ server: task.server });
-const watcher = new Watcher(
-  {
+
+/** One watcher of the bench pods, as configured by the task. */
+function makeWatcher(
+  client: FetchClient,
+  fieldSelector?: string,
+): Watcher {
+  const metadataOnly = task.metadataOnly === true;
+  const config: WatcherConfig = {
     gvr: { group: "", version: "v1", resource: "pods" },
     indexBy: ["metadata.namespace", "metadata.name"],
     ignoreFields: task.ignoreFields === false ? [] : ["metadata.managedFields"],
-    // The sync run keeps the default; the others need every batch promptly,
+    fieldSelector,
+    // The sync runs keep the default; the others need every batch promptly,
     // and leading-edge latency does not depend on the interval.
-    debounceInterval: task.workload === "sync" ? undefined : FAST_DEBOUNCE,
+    debounceInterval: task.workload === "sync" || task.workload === "fanout"
+      ? undefined
+      : FAST_DEBOUNCE,
     onChange: (_store, stats) => onChange(stats),
-  },
-  client,
-  { logger: silentLogger },
-);
+    ...(metadataOnly && NATIVE_METADATA_ONLY ? { metadataOnly: true } : {}),
+  };
+  return new Watcher(
+    config,
+    metadataOnly && !NATIVE_METADATA_ONLY ? askingForMetadata(client) : client,
+    { logger: silentLogger },
+  );
+}
+
 const stopper = new AbortController();
+
+if (task.workload === "fanout") {
+  // Watchers of the same pods, each with its own field selector that keeps
+  // all but one node's pods: what sharing one watch among consumers is for.
+  const consumers = task.consumers ?? 1;
+  const shared = new FetchClient({ server: task.server });
+  const watchers = Array.from(
+    { length: consumers },
+    (_, k) =>
+      makeWatcher(
+        task.sharedClient ? shared : new FetchClient({ server: task.server }),
+        `spec.nodeName!=node-${String(k).padStart(2, "0")}`,
+      ),
+  );
+  const before = await settledHeap();
+  const t0 = now();
+  for (const w of watchers) void w.start(stopper.signal);
+  const counts = await Promise.all(
+    watchers.map((w) => w.waitForSync(AbortSignal.timeout(task.timeoutMs))),
+  );
+  outcome.syncMs = now() - t0;
+  outcome.objects = task.objects;
+  if (counts.some((n) => n === 0 || n > task.objects)) {
+    fail(`unexpected sync counts ${counts.join(", ")}`);
+  }
+  outcome.heapBefore = before;
+  outcome.heapAfter = await settledHeap();
+  // Per pod of the data set, so that one and ten watchers compare.
+  outcome.heapPerObject = (outcome.heapAfter - before) / task.objects;
+  outcome.notes = [
+    `${consumers} watcher(s) on ${
+      task.sharedClient ? "one client" : "one client each"
+    }; synced ${counts.join(", ")}`,
+  ];
+  report(outcome);
+}
+
+const client = new FetchClient({ server: task.server });
+const watcher = makeWatcher(client);
 
 if (task.workload === "sync") {
   const before = task.heap ? await settledHeap() : 0;

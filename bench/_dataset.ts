@@ -6,7 +6,16 @@
  * @module
  */
 
-import { makePod } from "./_pods.ts";
+import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
+import {
+  makePod,
+  ownerUid,
+  ownerUidPrefix,
+  podName,
+  podNamespace,
+  podUid,
+} from "./_pods.ts";
+import { Stamp } from "./_stamp.ts";
 
 /** resourceVersion of the `i`-th pod in the list. */
 export function listItemVersion(i: number): number {
@@ -94,4 +103,35 @@ export function buildFlood(
     out.write(`{"type":"MODIFIED","object":${JSON.stringify(pod)}}\n`);
   }
   return { bytes: out.finish(), count };
+}
+
+/** The JSON of pod `i` at its list version in the metadata-only form. */
+export function partialPodJson(i: number): string {
+  return JSON.stringify(
+    asPartialObjectMetadata(makePod(i, listItemVersion(i))),
+  );
+}
+
+/**
+ * Pods `0 … count-1` in the metadata-only form (`PartialObjectMetadata`,
+ * as the API server answers `as=PartialObjectMetadataList`), stamped on
+ * demand rather than held: a million of them would be 2 GB of JSON. The
+ * stamp is checked against {@linkcode partialPodJson} at start-up.
+ */
+export function partialPodStamp(count: number): Stamp {
+  const check = [0, 1, 15, 16, 99, 100, 999, 1_000, 8_999, 9_000, 65_535];
+  for (let k = 0; k < 64; k++) check.push(Math.floor(count * k / 64));
+  check.push(count - 1);
+  return new Stamp(
+    partialPodJson,
+    [
+      podName,
+      podNamespace,
+      podUid,
+      ownerUid,
+      ownerUidPrefix,
+      (i) => String(listItemVersion(i)),
+    ],
+    check.filter((i) => i < count),
+  );
 }

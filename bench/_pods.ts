@@ -34,6 +34,26 @@ function hex(i: number, len: number): string {
   return out.slice(0, len);
 }
 
+/** `metadata.uid` of the `i`-th pod. */
+export function podUid(i: number): string {
+  return `${hex(i, 8)}-${hex(i + 7, 4)}-4${hex(i + 3, 3)}-a${hex(i + 5, 3)}-${
+    hex(i + 11, 12)
+  }`;
+}
+
+/** The uid of the ReplicaSet owning the `i`-th pod (one per 16 pods). */
+export function ownerUid(i: number): string {
+  return `${ownerUidPrefix(i)}-1111-4222-a333-${hex(i >> 4, 12)}`;
+}
+
+/**
+ * The first 8 characters of {@linkcode ownerUid}, which the pod's
+ * `managedFields` quote as an ownerReferences key.
+ */
+export function ownerUidPrefix(i: number): string {
+  return hex(i >> 4, 8);
+}
+
 /**
  * The `i`-th pod at `resourceVersion`; `generation` varies the status so that
  * successive versions of one pod differ like real MODIFIED events do.
@@ -45,9 +65,7 @@ export function makePod(
 ): KubeObject {
   const namespace = podNamespace(i);
   const name = podName(i);
-  const uid = `${hex(i, 8)}-${hex(i + 7, 4)}-4${hex(i + 3, 3)}-a${
-    hex(i + 5, 3)
-  }-${hex(i + 11, 12)}`;
+  const uid = podUid(i);
   const ip = `10.${(i >> 16) & 255}.${(i >> 8) & 255}.${i & 255}`;
   const time = `2025-05-${String(1 + (generation % 28)).padStart(2, "0")}T${
     String(generation % 24).padStart(2, "0")
@@ -76,7 +94,7 @@ export function makePod(
         apiVersion: "apps/v1",
         kind: "ReplicaSet",
         name: "web-7d9f8b6c5",
-        uid: `${hex(i >> 4, 8)}-1111-4222-a333-${hex(i >> 4, 12)}`,
+        uid: ownerUid(i),
         controller: true,
         blockOwnerDeletion: true,
       }],
@@ -104,7 +122,7 @@ export function makePod(
               },
               "f:ownerReferences": {
                 ".": {},
-                [`k:{"uid":"${hex(i >> 4, 8)}"}`]: {},
+                [`k:{"uid":"${ownerUidPrefix(i)}"}`]: {},
               },
             },
             "f:spec": {

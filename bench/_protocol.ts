@@ -34,6 +34,12 @@ export interface ScenarioStats {
   floodEvents: number;
   lists: number;
   watches: number;
+  /** Lists and watches answered in the metadata-only form. */
+  metadataLists: number;
+  metadataWatches: number;
+  /** Bytes sent in list and in watch answers. */
+  listBytes: number;
+  watchBytes: number;
   listLimits: (number | null)[];
   latencySent: number;
 }

@@ -5,10 +5,27 @@
  * @module
  */
 
-import type { Outcome } from "./_contender.ts";
+import type { Outcome, Task } from "./_contender.ts";
 import type { ScenarioStats } from "./_protocol.ts";
 import type { StoreCosts } from "./_store_costs.ts";
-import type { ChartSeries } from "./_chart.ts";
+import type { ChartSeries, ScaleSeries } from "./_chart.ts";
+import {
+  dash,
+  div,
+  median,
+  ms,
+  ns,
+  num,
+  quantile,
+  ratio,
+  size,
+} from "./_format.ts";
+import {
+  scaleChartSeries,
+  scaleMarkdown,
+  scaleSummary,
+  scaleVerdicts,
+} from "./_report_scale.ts";
 
 /** The three contenders. */
 export type ContenderName = "ours" | "peer" | "floor";
@@ -16,7 +33,7 @@ export type ContenderName = "ours" | "peer" | "floor";
 /** One contender process. */
 export interface RunRecord {
   contender: ContenderName;
-  workload: "sync" | "flood" | "latency";
+  workload: Task["workload"];
   label: string;
   objects: number;
   repeat: number;
@@ -49,11 +66,43 @@ export interface Report {
     floodEvents: number;
     latency: { objects: number; warmup: number; count: number; gapMs: number };
     peer: string;
+    /** The scale section, when it ran. */
+    scale?: ScaleConfig;
   };
-  server: { buildMs?: number; bytesPerObject?: number; floodBytes?: number };
+  server: {
+    buildMs?: number;
+    bytesPerObject?: number;
+    floodBytes?: number;
+    /** JSON bytes of one pod in the metadata-only form. */
+    metadataBytesPerObject?: number;
+  };
   runs: RunRecord[];
   storeCosts: StoreCosts[];
   totalSeconds: number;
+}
+
+/** How the scale section ran. */
+export interface ScaleConfig {
+  /** Metadata-only curve sizes (the full-object curve is the sync runs). */
+  metadataSizes: number[];
+  /** `--max-old-space-size` of the metadata-only runs. */
+  heapLimitMiB: number;
+  /** Whether ours used the Watcher's own `metadataOnly`. */
+  nativeMetadataOnly: boolean;
+  /** Pods in the ten-watchers scenario, and how many watchers. */
+  fanoutObjects: number;
+  fanoutConsumers: number;
+  /** When the section was measured, the load then, and how long it took. */
+  measuredAt: string;
+  loadAverageAtStart: number[];
+  seconds: number;
+}
+
+/** Whether a run belongs to the scale section. */
+export function isScaleRun(
+  run: Pick<RunRecord, "workload" | "label">,
+): boolean {
+  return run.workload === "fanout" || run.label.startsWith("scale ");
 }
 
 /** A target of the benchmark issue and how it went. */
@@ -75,42 +124,6 @@ const COLORS: Record<ContenderName, string> = {
 };
 const ORDER: ContenderName[] = ["ours", "peer", "floor"];
 
-function median(values: number[]): number | undefined {
-  if (values.length === 0) return undefined;
-  const s = [...values].sort((a, b) => a - b);
-  const m = s.length >> 1;
-  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
-}
-
-function quantile(values: number[], q: number): number | undefined {
-  if (values.length === 0) return undefined;
-  const s = [...values].sort((a, b) => a - b);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil(q * s.length) - 1))];
-}
-
-const dash = "–";
-function ms(v: number | undefined): string {
-  if (v === undefined) return dash;
-  return v >= 100 ? `${v.toFixed(0)} ms` : `${v.toFixed(v >= 10 ? 1 : 2)} ms`;
-}
-function num(v: number | undefined, digits = 0): string {
-  return v === undefined ? dash : v.toLocaleString("en-US", {
-    maximumFractionDigits: digits,
-    minimumFractionDigits: digits,
-  });
-}
-function ratio(v: number | undefined): string {
-  return v === undefined || !Number.isFinite(v) ? dash : `${v.toFixed(2)}x`;
-}
-function ns(v: number | undefined): string {
-  if (v === undefined) return dash;
-  if (v >= 1e6) return `${(v / 1e6).toFixed(2)} ms`;
-  if (v >= 1e3) return `${(v / 1e3).toFixed(2)} µs`;
-  return `${v.toFixed(0)} ns`;
-}
-function size(n: number): string {
-  return n >= 1000 ? `${n / 1000}k` : String(n);
-}
 function verdict(met: boolean | undefined): string {
   return met === undefined ? "not measured" : met ? "met" : "**missed**";
 }
@@ -121,6 +134,7 @@ export function renderMarkdown(report: Report): {
   table: string;
   json: unknown;
   chartSeries: ChartSeries[];
+  scaleSeries: ScaleSeries[];
 } {
   const { config } = report;
   const ok = (r: RunRecord) => r.outcome !== undefined && !r.error;
@@ -196,8 +210,6 @@ export function renderMarkdown(report: Report): {
   const big = config.sizes[config.sizes.length - 1];
   const small = config.sizes[0];
   const costs = (n: number) => report.storeCosts.find((c) => c.size === n);
-  const div = (a?: number, b?: number) =>
-    a === undefined || b === undefined ? undefined : a / b;
   const ratios = {
     syncOursVsFloor: div(sync.ours[big], sync.floor[big]),
     syncOursVsPeer: div(sync.ours[big], sync.peer[big]),
@@ -283,6 +295,9 @@ export function renderMarkdown(report: Report): {
       met: cmp(latency.ours.p99, (v) => v < 2),
     },
   ];
+
+  const scaleFigures = scaleSummary(report);
+  if (scaleFigures) verdicts.push(...scaleVerdicts(scaleFigures));
 
   // What the peer did on the wire, from the server's records.
   const peerLimits = runs.find((r) =>
@@ -515,6 +530,7 @@ export function renderMarkdown(report: Report): {
     "`deno task bench` has the micro-benchmarks (JSONPath, key extraction, ignoreFields pruning, field selector, store, debouncer).",
   );
   p();
+  if (scaleFigures) lines.push(...scaleMarkdown(scaleFigures));
   p("## Method");
   p();
   p(
@@ -541,7 +557,15 @@ export function renderMarkdown(report: Report): {
     config: report.config,
     server: report.server,
     totalSeconds: report.totalSeconds,
-    summary: { sync, flood, heap, latency, ratios, prefixGrowth },
+    summary: {
+      sync,
+      flood,
+      heap,
+      latency,
+      ratios,
+      prefixGrowth,
+      scale: scaleFigures,
+    },
     targets: verdicts,
     storeCosts: report.storeCosts,
     runs: report.runs.map((r) => ({
@@ -569,5 +593,6 @@ export function renderMarkdown(report: Report): {
     table: [...headline, "", ...targets].join("\n"),
     json,
     chartSeries,
+    scaleSeries: scaleFigures ? scaleChartSeries(scaleFigures) : [],
   };
 }

@@ -6,27 +6,47 @@
  * serialized once at start-up, so every contender reads the same bytes and
  * the server does no per-request JSON work.
  *
+ * Lists asked for `as=PartialObjectMetadataList` (negotiated from `Accept`
+ * as the API server does, 406 when it cannot be served) answer the
+ * metadata-only form, stamped per page from a template (`_stamp.ts`) so
+ * that a million objects cost no memory; full objects come from the
+ * pre-serialized set.
+ *
  * Control routes under `/_bench/` set the scenario for the next contender:
  * how many pods the list holds, and what the next watch does (stay idle,
  * deliver the pre-built flood as fast as the client reads, or carry isolated
- * events on request for the latency test).
+ * events on request for the latency test). Its stats count the list and
+ * watch requests and the bytes each kind sent.
  *
  * Run: `deno run --allow-net bench/_server.ts <maxObjects> <floodObjects>
- * <floodEvents>`; prints `{"port":…}` once ready, exits when stdin closes.
+ * <floodEvents> [maxMetadataObjects]`; prints `{"port":…}` once ready,
+ * exits when stdin closes.
  *
  * @module
  */
 
-import { buildFlood, buildItems, listItemVersion } from "./_dataset.ts";
+import {
+  buildFlood,
+  buildItems,
+  listItemVersion,
+  partialPodStamp,
+} from "./_dataset.ts";
 import { makePod, podName } from "./_pods.ts";
 import { now, SENT_AT } from "./_protocol.ts";
+import { negotiateOutput, type OutputForm } from "../testing/_media_type.ts";
+import { FakeApiError } from "../testing/fake_api_error.ts";
 
-const [maxObjects, floodObjects, floodEvents] = Deno.args.map(Number);
-if (!(maxObjects > 0 && floodObjects > 0 && floodEvents > 0)) {
+const [maxObjects, floodObjects, floodEvents, maxMetadataObjects = 0] = Deno
+  .args.map(Number);
+if (
+  !(maxObjects > 0 && floodObjects > 0 && floodEvents > 0 &&
+    maxMetadataObjects >= 0)
+) {
   throw new Error(
-    "Usage: _server.ts <maxObjects> <floodObjects> <floodEvents>",
+    "Usage: _server.ts <maxObjects> <floodObjects> <floodEvents> [maxMetadataObjects]",
   );
 }
+const maxScenarioObjects = Math.max(maxObjects, maxMetadataObjects);
 
 const LIST_CHUNK = 1 << 20;
 const WATCH_CHUNK = 64 << 10;
@@ -38,6 +58,9 @@ const flood = buildFlood(
   floodEvents,
   listItemVersion(floodObjects),
 );
+const partial = maxMetadataObjects > 0
+  ? partialPodStamp(maxMetadataObjects)
+  : undefined;
 const buildMs = now() - started;
 
 type WatchMode = "idle" | "flood" | "latency";
@@ -50,6 +73,12 @@ interface Scenario {
   floodSentAt: number | undefined;
   lists: number;
   watches: number;
+  /** Lists and watches answered in the metadata-only form. */
+  metadataLists: number;
+  metadataWatches: number;
+  /** Bytes sent in list and in watch answers. */
+  listBytes: number;
+  watchBytes: number;
   listLimits: (number | null)[];
   latencySink: ReadableStreamDefaultController<Uint8Array> | undefined;
   latencySent: number;
@@ -65,6 +94,10 @@ function scenario(objects: number, watch: WatchMode): Scenario {
     floodSentAt: undefined,
     lists: 0,
     watches: 0,
+    metadataLists: 0,
+    metadataWatches: 0,
+    listBytes: 0,
+    watchBytes: 0,
     listLimits: [],
     latencySink: undefined,
     latencySent: 0,
@@ -80,6 +113,7 @@ const timers = new Set<ReturnType<typeof setTimeout>>();
 function bytesBody(
   parts: Uint8Array[],
   size: number,
+  onBytes: (n: number) => void,
   onFirst?: () => void,
   onLast?: () => void,
   keepOpen = false,
@@ -112,13 +146,84 @@ function bytesBody(
       // A copy, not a view: a transferred view would detach the shared
       // buffer for every later request.
       controller.enqueue(bytes.slice(offset, end));
+      onBytes(end - offset);
       offset = end;
     },
   }, { highWaterMark: 1 });
 }
 
-function listResponse(url: URL): Response {
+/**
+ * A list body of pods `from … to-1` stamped in the metadata-only form,
+ * about `LIST_CHUNK` bytes at a time.
+ */
+function stampedBody(
+  head: Uint8Array,
+  from: number,
+  to: number,
+  tail: Uint8Array,
+  onBytes: (n: number) => void,
+): ReadableStream<Uint8Array> {
+  const stamp = partial!;
+  let i = from;
+  let started = false;
+  let ended = false;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (ended) {
+        controller.close();
+        return;
+      }
+      const buf = new Uint8Array(
+        LIST_CHUNK + stamp.maxBytes + head.length + tail.length + 1,
+      );
+      let offset = 0;
+      if (!started) {
+        started = true;
+        buf.set(head);
+        offset = head.length;
+      }
+      while (i < to && offset < LIST_CHUNK) {
+        if (i > from) buf[offset++] = 44; // ","
+        offset = stamp.write(i, buf, offset);
+        i++;
+      }
+      if (i >= to) {
+        buf.set(tail, offset);
+        offset += tail.length;
+        ended = true;
+      }
+      controller.enqueue(buf.subarray(0, offset));
+      onBytes(offset);
+    },
+  }, { highWaterMark: 1 });
+}
+
+function failure(code: number, message: string): Response {
+  return new Response(
+    JSON.stringify({
+      kind: "Status",
+      apiVersion: "v1",
+      metadata: {},
+      status: "Failure",
+      message,
+      code,
+    }),
+    { status: code, headers: { "content-type": "application/json" } },
+  );
+}
+
+function listResponse(url: URL, form: OutputForm): Response {
   const s = current;
+  const metadataOnly = form.as === "PartialObjectMetadataList";
+  if (form.as !== undefined && !metadataOnly) {
+    return failure(406, `the bench server does not answer lists as ${form.as}`);
+  }
+  if (!metadataOnly && s.objects > maxObjects) {
+    return failure(
+      500,
+      `the bench server pre-serialized ${maxObjects} full objects, not ${s.objects}`,
+    );
+  }
   const limitParam = Number(url.searchParams.get("limit") ?? 0);
   const limit = limitParam > 0 ? limitParam : 0;
   s.lists++;
@@ -134,28 +239,51 @@ function listResponse(url: URL): Response {
     meta.remainingItemCount = s.objects - to;
   }
   const head = encoder.encode(
-    `{"kind":"PodList","apiVersion":"v1","metadata":${
+    `{"kind":"${
+      metadataOnly ? "PartialObjectMetadataList" : "PodList"
+    }","apiVersion":"${metadataOnly ? form.apiVersion : "v1"}","metadata":${
       JSON.stringify(meta)
     },"items":[`,
   );
+  const tail = encoder.encode("]}");
+  const onBytes = (n: number) => s.listBytes += n;
+  if (metadataOnly) {
+    s.metadataLists++;
+    return new Response(stampedBody(head, from, to, tail, onBytes), {
+      headers: { "content-type": "application/json" },
+    });
+  }
   const body = to > from
     ? items.bytes.subarray(items.starts[from], items.ends[to - 1])
     : new Uint8Array(0);
-  const tail = encoder.encode("]}");
-  return new Response(bytesBody([head, body, tail], LIST_CHUNK), {
+  return new Response(bytesBody([head, body, tail], LIST_CHUNK, onBytes), {
     headers: { "content-type": "application/json" },
   });
 }
 
-function watchResponse(): Response {
+function watchResponse(form: OutputForm): Response {
   const s = current;
   s.watches++;
+  if (form.as === "PartialObjectMetadata") {
+    // Only the idle watch has no pre-built events to convert.
+    if (s.watch !== "idle") {
+      return failure(406, `the bench server has no metadata-only ${s.watch}`);
+    }
+    s.metadataWatches++;
+  } else if (form.as !== undefined) {
+    return failure(
+      406,
+      `the bench server does not answer watches as ${form.as}`,
+    );
+  }
+  const onBytes = (n: number) => s.watchBytes += n;
   let body: ReadableStream<Uint8Array>;
   if (s.watch === "flood" && !s.floodTaken) {
     s.floodTaken = true;
     body = bytesBody(
       [flood.bytes],
       WATCH_CHUNK,
+      onBytes,
       () => s.floodStartedAt = now(),
       () => s.floodSentAt = now(),
       true,
@@ -194,6 +322,7 @@ function sendIsolated(count: number, gapMs: number): void {
     } catch {
       return;
     }
+    s.watchBytes += line.length;
     s.latencySent = ++sent;
     if (sent < count) {
       const id = setTimeout(() => {
@@ -216,17 +345,24 @@ function handle(req: Request): Response {
   const url = new URL(req.url);
   const p = url.pathname;
   if (p === "/api/v1/pods") {
+    let form: OutputForm;
+    try {
+      form = negotiateOutput(req.headers.get("accept"));
+    } catch (error) {
+      if (!(error instanceof FakeApiError)) throw error;
+      return failure(406, error.message);
+    }
     const watch = url.searchParams.get("watch");
     return watch === "1" || watch === "true"
-      ? watchResponse()
-      : listResponse(url);
+      ? watchResponse(form)
+      : listResponse(url, form);
   }
   if (p === "/_bench/now") return json({ now: now() });
   if (p === "/_bench/scenario") {
     const objects = Number(url.searchParams.get("objects"));
     const watch = (url.searchParams.get("watch") ?? "idle") as WatchMode;
-    if (!(objects > 0 && objects <= maxObjects)) {
-      return json({ error: `objects must be in 1…${maxObjects}` });
+    if (!(objects > 0 && objects <= maxScenarioObjects)) {
+      return json({ error: `objects must be in 1…${maxScenarioObjects}` });
     }
     if (watch === "flood" && objects !== floodObjects) {
       return json({ error: `a flood needs objects=${floodObjects}` });
@@ -261,7 +397,17 @@ console.log(JSON.stringify({
   buildMs: Math.round(buildMs),
   listBytes: items.bytes.length,
   floodBytes: flood.bytes.length,
+  metadataBytesPerObject: partial ? metadataBytesPerObject() : undefined,
 }));
+
+/** Mean size of the metadata-only form, over the first 1000 pods. */
+function metadataBytesPerObject(): number {
+  const buf = new Uint8Array(partial!.maxBytes);
+  const n = Math.min(1_000, maxMetadataObjects);
+  let total = 0;
+  for (let i = 0; i < n; i++) total += partial!.write(i, buf, 0);
+  return Math.round(total / n);
+}
 
 // The orchestrator holds our stdin; when it closes (or the orchestrator
 // dies), shut down.

@@ -7,6 +7,10 @@
  * Run with `deno task bench:compare`. Options:
  * - `--quick`: 1k and 10k objects, a 20k-event flood, fewer repeats (smoke test).
  * - `--repeats N`: runs per measurement (median reported); default 5.
+ * - `--no-scale`: skip the scale section (metadata-only curve to 1M objects,
+ *   ten watchers of one resource).
+ * - `--scale-only`: measure only the scale section; the other sections are
+ *   kept from the stored results.json.
  * - `--out DIR`: where RESULTS.md, results.json and chart.svg go; default bench/.
  * - `--rerender`: rebuild those three from the runs kept in results.json.
  * - `--final`: drop the "preliminary" banner (for a run on a quiet machine).
@@ -23,8 +27,15 @@ import {
 } from "./_protocol.ts";
 import type { StoreCosts } from "./_store_costs.ts";
 import { PEER_SPECIFIER } from "./_peer.ts";
-import { type ContenderName, renderMarkdown, type Report } from "./_report.ts";
+import {
+  type ContenderName,
+  isScaleRun,
+  renderMarkdown,
+  type Report,
+} from "./_report.ts";
 import { renderChart } from "./_chart.ts";
+import { NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
+import { fanoutSetups } from "./_report_scale.ts";
 
 const args = [...Deno.args];
 function flag(name: string): boolean {
@@ -43,6 +54,8 @@ function option(name: string, fallback: string): string {
 const quick = flag("--quick");
 const rerender = flag("--rerender");
 const final = flag("--final");
+const scaleOnly = flag("--scale-only");
+const scale = scaleOnly || !flag("--no-scale");
 const repeats = Number(option("--repeats", quick ? "1" : "5"));
 const outDir = new URL(
   option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
@@ -57,6 +70,16 @@ const LATENCY_WARMUP = 20;
 const LATENCY_COUNT = quick ? 100 : 300;
 const LATENCY_GAP_MS = 20;
 const RUN_TIMEOUT_MS = 180_000;
+/** The scale curve: metadata-only to 1M objects, full objects to 100k. */
+const SCALE_METADATA_SIZES = quick
+  ? [1_000, 10_000]
+  : [1_000, 10_000, 100_000, 1_000_000];
+/** The target: metadata-only objects synced within a 2 GB heap. */
+const SCALE_HEAP_MIB = 2048;
+const SCALE_TIMEOUT_MS = 600_000;
+/** Ten watchers of one resource with different field selectors. */
+const FANOUT_OBJECTS = quick ? 1_000 : 10_000;
+const FANOUT_CONSUMERS = 10;
 
 const here = new URL(".", import.meta.url);
 
@@ -66,6 +89,8 @@ const CONTENDERS: Record<ContenderName, URL> = {
   peer: new URL("_contender_peer.ts", here),
 };
 const V8_FLAGS = "--v8-flags=--expose-gc,--max-old-space-size=8192";
+const SCALE_V8_FLAGS =
+  `--v8-flags=--expose-gc,--max-old-space-size=${SCALE_HEAP_MIB}`;
 
 const started = performance.now();
 const log = (msg: string) =>
@@ -136,7 +161,7 @@ if (rerender) {
 
 // ---------------------------------------------------------------------------
 
-const report: Report = {
+const fresh: Report = {
   preliminary: !final,
   date: new Date().toISOString(),
   machine: machine(),
@@ -154,19 +179,44 @@ const report: Report = {
       gapMs: LATENCY_GAP_MS,
     },
     peer: PEER_SPECIFIER,
+    scale: scale
+      ? {
+        metadataSizes: SCALE_METADATA_SIZES,
+        heapLimitMiB: SCALE_HEAP_MIB,
+        nativeMetadataOnly: NATIVE_METADATA_ONLY,
+        fanoutObjects: FANOUT_OBJECTS,
+        fanoutConsumers: FANOUT_CONSUMERS,
+        measuredAt: new Date().toISOString(),
+        loadAverageAtStart: Deno.loadavg(),
+        seconds: 0,
+      }
+      : undefined,
   },
   server: {},
   runs: [],
   storeCosts: [],
   totalSeconds: 0,
 };
+// --scale-only: the other sections come from the last full run.
+const report: Report = scaleOnly
+  ? await (async () => {
+    const stored = JSON.parse(
+      await Deno.readTextFile(new URL("results.json", outDir)),
+    ) as Report;
+    return {
+      ...stored,
+      config: { ...stored.config, scale: fresh.config.scale },
+      runs: stored.runs.filter((r) => !isScaleRun(r)),
+    };
+  })()
+  : fresh;
 
 log(
   `machine: ${report.machine.cpu}, ${report.machine.cores} cores, Deno ${report.machine.deno}`,
 );
 
-log(`preparing the peer (${PEER_SPECIFIER}) in Deno's cache`);
-{
+if (!scaleOnly) {
+  log(`preparing the peer (${PEER_SPECIFIER}) in Deno's cache`);
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "eval",
@@ -181,14 +231,14 @@ log(`preparing the peer (${PEER_SPECIFIER}) in Deno's cache`);
       `Cannot load ${PEER_SPECIFIER}: ${new TextDecoder().decode(stderr)}`,
     );
   }
-}
 
-log("store costs (fresh process)");
-report.storeCosts = await runScript(
-  new URL("_store_costs.ts", here),
-  [SIZES.join(",")],
-  RUN_TIMEOUT_MS,
-) as StoreCosts[];
+  log("store costs (fresh process)");
+  report.storeCosts = await runScript(
+    new URL("_store_costs.ts", here),
+    [SIZES.join(",")],
+    RUN_TIMEOUT_MS,
+  ) as StoreCosts[];
+}
 
 log("starting the bench server (pre-serializing the data set)");
 const server = new Deno.Command(Deno.execPath(), {
@@ -199,9 +249,10 @@ const server = new Deno.Command(Deno.execPath(), {
     "--allow-read",
     "--v8-flags=--max-old-space-size=4096",
     new URL("_server.ts", here).pathname,
-    String(HEAP_SIZE),
+    String(scaleOnly ? FANOUT_OBJECTS : HEAP_SIZE),
     String(FLOOD_OBJECTS),
     String(FLOOD_EVENTS),
+    String(scale ? Math.max(...SCALE_METADATA_SIZES) : 0),
   ],
   stdin: "piped",
   stdout: "piped",
@@ -223,14 +274,16 @@ const serverInfo = await (async () => {
     buildMs: number;
     listBytes: number;
     floodBytes: number;
+    metadataBytesPerObject?: number;
   };
 })();
 const base = `http://127.0.0.1:${serverInfo.port}`;
-report.server = {
+report.server = scaleOnly ? report.server : {
   buildMs: serverInfo.buildMs,
   bytesPerObject: Math.round(serverInfo.listBytes / HEAP_SIZE),
   floodBytes: serverInfo.floodBytes,
 };
+report.server.metadataBytesPerObject = serverInfo.metadataBytesPerObject;
 log(`server ready on ${base} after ${serverInfo.buildMs} ms`);
 
 async function measure(
@@ -239,6 +292,10 @@ async function measure(
   task: Omit<Task, "server" | "timeoutMs" | "objects">,
   label: string,
   repeat: number,
+  limits: { timeoutMs: number; v8Flags: string } = {
+    timeoutMs: RUN_TIMEOUT_MS,
+    v8Flags: V8_FLAGS,
+  },
 ): Promise<void> {
   await setScenario(base, scenario);
   const t0 = performance.now();
@@ -252,10 +309,10 @@ async function measure(
         ...task,
         server: base,
         objects: scenario.objects,
-        timeoutMs: RUN_TIMEOUT_MS - 10_000,
+        timeoutMs: limits.timeoutMs - 10_000,
       })],
-      RUN_TIMEOUT_MS,
-      [V8_FLAGS],
+      limits.timeoutMs,
+      [limits.v8Flags],
     ) as Outcome;
     stats = await scenarioStats(base);
   } catch (e) {
@@ -275,6 +332,12 @@ async function measure(
   });
   const summary = error
     ? `FAILED: ${error}`
+    : task.workload === "fanout"
+    ? `${outcome!.syncMs!.toFixed(0)} ms, ${
+      outcome!.heapPerObject!.toFixed(0)
+    } B/pod, ${stats!.lists} lists, ${stats!.watches} watches, ${
+      (stats!.listBytes / 2 ** 20).toFixed(1)
+    } MiB`
     : task.workload === "sync"
     ? `${outcome!.syncMs!.toFixed(0)} ms${
       outcome!.heapPerObject
@@ -292,6 +355,15 @@ async function measure(
 
 const order: ContenderName[] = ["floor", "ours", "peer"];
 try {
+  if (!scaleOnly) await measureMain();
+  if (scale) await measureScale();
+} finally {
+  server.stdin.close();
+  await server.status;
+}
+
+/** The side-by-side sections: sync, heap, flood, latency. */
+async function measureMain(): Promise<void> {
   for (const size of SIZES) {
     const n = size === HEAP_SIZE ? repeats : Math.max(repeats, 3);
     for (let r = 0; r < n; r++) {
@@ -299,7 +371,8 @@ try {
         await measure(
           c,
           { objects: size, watch: "idle" },
-          { workload: "sync", heap: size === HEAP_SIZE },
+          // Ours at every size: the full-object scale curve.
+          { workload: "sync", heap: size === HEAP_SIZE || c === "ours" },
           `sync ${size}`,
           r,
         );
@@ -353,9 +426,49 @@ try {
       0,
     );
   }
-} finally {
-  server.stdin.close();
-  await server.status;
+}
+
+/**
+ * The scale section: initial sync and retained heap of metadata-only
+ * objects to 1M (ours within a 2 GB heap, and the floor), and ten watchers
+ * of one resource with different field selectors, on one client (which
+ * shares their watch once the Watcher can) and on one client each.
+ */
+async function measureScale(): Promise<void> {
+  const scaleStarted = performance.now();
+  const limits = { timeoutMs: SCALE_TIMEOUT_MS, v8Flags: SCALE_V8_FLAGS };
+  for (const size of SCALE_METADATA_SIZES) {
+    const n = size >= 1_000_000 ? 1 : size >= 100_000 ? 2 : 3;
+    for (let r = 0; r < n; r++) {
+      for (const c of ["floor", "ours"] as const) {
+        await measure(
+          c,
+          { objects: size, watch: "idle" },
+          { workload: "sync", heap: c === "ours", metadataOnly: true },
+          `scale metadata ${size}`,
+          r,
+          limits,
+        );
+      }
+    }
+  }
+  for (let r = 0; r < (quick ? 1 : 2); r++) {
+    for (const f of fanoutSetups(FANOUT_CONSUMERS)) {
+      await measure(
+        "ours",
+        { objects: FANOUT_OBJECTS, watch: "idle" },
+        {
+          workload: "fanout",
+          consumers: f.consumers,
+          sharedClient: f.sharedClient,
+        },
+        f.label,
+        r,
+      );
+    }
+  }
+  report.config.scale!.seconds =
+    Math.round((performance.now() - scaleStarted) / 100) / 10;
 }
 
 report.machine.loadAverageAtEnd = Deno.loadavg();
@@ -366,7 +479,7 @@ await writeOutputs(report);
 /** Renders RESULTS.md, results.json and chart.svg from a report. */
 async function writeOutputs(report: Report): Promise<void> {
   const rendered = renderMarkdown(report);
-  const { table, json, chartSeries } = rendered;
+  const { table, json, chartSeries, scaleSeries } = rendered;
   let markdown = rendered.markdown;
   try {
     // Hand-written analysis of what bounds the figures, kept beside the script.
@@ -389,6 +502,7 @@ async function writeOutputs(report: Report): Promise<void> {
       `${c.floodEvents / 1000}k MODIFIED events over ${
         c.floodObjects / 1000
       }k objects`,
+      scaleSeries,
     ),
   );
   // deno fmt covers SVG: hand the chart over in its style so that

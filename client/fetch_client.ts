@@ -431,7 +431,9 @@ export class FetchClient implements RestClient, Disposable {
    *
    * @param opts The request; `expectStream` gives the body as a byte stream
    * (aborting `abortSignal` cancels it), `expectJson` the parsed body, and
-   * both together a stream of parsed lines.
+   * both together a stream of parsed lines. `accept` is sent as the
+   * `Accept` header in all three cases (default: `application/json` with
+   * `expectJson`, none otherwise).
    * @returns The answer, as asked for.
    */
   performRequest(

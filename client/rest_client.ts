@@ -48,7 +48,8 @@ export type JsonValue =
 
 /**
  * One request. The watchers put every parameter in `querystring`, never in
- * `path`, and never set `accept` or `contentType`.
+ * `path`, never set `contentType`, and set `accept` only to ask for the
+ * metadata-only form (see `accept`).
  *
  * @example
  * ```ts
@@ -79,7 +80,24 @@ export interface RequestOptions {
   bodyJson?: JsonValue;
   /** A streamed body. */
   bodyStream?: ReadableStream<Uint8Array>;
-  /** Accept header override. */
+  /**
+   * The `Accept` header, replacing the client's default
+   * (`application/json` when `expectJson` is set). A metadata-only request
+   * asks for
+   * `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`
+   * (LIST) or `…as=PartialObjectMetadata…` (WATCH, GET); the API server then
+   * sends only `apiVersion`, `kind` and `metadata`.
+   *
+   * `FetchClient` sends it on every request: JSON, byte stream or stream of
+   * JSON lines. Of `@cloudydeno/kubernetes-client`'s clients, the
+   * kubeconfig-based one (in-cluster, kubeconfig, `kubectl proxy`) sends it
+   * as given, and `KubectlRawRestClient` (the last resort of
+   * `autoDetectClient()`, running `kubectl get --raw`) cannot set headers:
+   * it rejects any request that has `accept`. A client that drops the
+   * header instead gets full objects. Callers must therefore accept full
+   * objects where they asked for the metadata-only form, and reduce them to
+   * `apiVersion`, `kind` and `metadata` themselves.
+   */
   accept?: string;
   /** Return the response body as a byte stream. */
   expectStream?: boolean;

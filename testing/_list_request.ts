@@ -18,13 +18,14 @@ import {
   tooOld,
 } from "./_status.ts";
 import { includeObjectParam, toTable } from "./_table.ts";
+import { type OutputForm, toMetadataForm } from "./_media_type.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 
 export function list(
   core: ServerCore,
   route: ResourceRoute,
   q: URLSearchParams,
-  wantTable: boolean,
+  form: OutputForm,
 ): Response {
   const { info } = route;
   const store = core.store;
@@ -89,22 +90,26 @@ export function list(
       epoch: core.continueEpoch,
     });
   }
-  if (wantTable) {
+  if (form.as === "Table") {
     return tableResponse(
       toTable(
         items,
         core.clock.now(),
         includeObjectParam(q.get("includeObject")),
         metadata,
+        form.apiVersion,
       ),
     );
   }
-  return json(200, {
-    kind: info.listKind,
-    apiVersion: info.apiVersion,
-    metadata,
-    items,
-  });
+  return json(
+    200,
+    toMetadataForm({
+      kind: info.listKind,
+      apiVersion: info.apiVersion,
+      metadata,
+      items,
+    }, form),
+  );
 }
 
 function validateListMatch(match: string, rv: string): void {

@@ -22,7 +22,12 @@ import {
   resourceNotFound,
   statusResponse,
 } from "./_status.ts";
-import { includeObjectParam, toTable, wantsTable } from "./_table.ts";
+import {
+  convertAnswer,
+  negotiateOutput,
+  type OutputForm,
+} from "./_media_type.ts";
+import { includeObjectParam, toTable } from "./_table.ts";
 import { watch } from "./_watch_request.ts";
 import { patch, readDeleteOptions } from "./_write_request.ts";
 import { FakeApiError } from "./fake_api_error.ts";
@@ -82,10 +87,13 @@ export async function handleRequest(
         headers: { "content-type": "text/plain" },
       });
     } else if (route.type === "resource") {
+      // Before anything is done, as the API server's handlers negotiate.
+      const form = negotiateOutput(request.headers.get("accept"));
       if (verb === "watch") {
-        return watch(core, route, q, request, signals, action);
+        return watch(core, route, q, signals, action, form);
       }
-      response = await resourceRequest(core, verb, route, q, request);
+      response = await resourceRequest(core, verb, route, q, request, form);
+      if (verb !== "list") response = await convertAnswer(response, form);
     } else {
       response = statusResponse(resourceNotFound());
     }
@@ -202,10 +210,11 @@ async function resourceRequest(
   route: ResourceRoute,
   q: URLSearchParams,
   request: Request,
+  form: OutputForm,
 ): Promise<Response> {
   const { info, name, subresource } = route;
   const namespace = route.namespace ?? "";
-  const table = wantsTable(request.headers.get("accept"));
+  const table = form.as === "Table";
   const store = core.store;
   if (
     subresource !== undefined &&
@@ -215,7 +224,7 @@ async function resourceRequest(
   }
   switch (verb) {
     case "list":
-      return list(core, route, q, table);
+      return list(core, route, q, form);
     case "get": {
       const obj = store.get(info, namespace, name!);
       return table
@@ -224,6 +233,7 @@ async function resourceRequest(
           core.clock.now(),
           includeObjectParam(q.get("includeObject")),
           { resourceVersion: obj.metadata.resourceVersion },
+          form.apiVersion,
         ))
         : json(200, obj);
     }

@@ -1,13 +1,9 @@
+import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
 import type { KubeObject } from "../types.ts";
 
 /** The content type of a server-side Table answer. */
 export const TABLE_CONTENT_TYPE =
   "application/json;as=Table;v=v1;g=meta.k8s.io";
-
-/** Whether the client asked for server-side printing (`kubectl get`). */
-export function wantsTable(accept: string | null): boolean {
-  return accept !== null && /(^|[;,\s])as=Table(\b|;|,|$)/.test(accept);
-}
 
 const COLUMNS = [
   {
@@ -36,33 +32,34 @@ export function includeObjectParam(value: string | null): IncludeObject {
   return value === "None" || value === "Object" ? value : "Metadata";
 }
 
-/** A `meta.k8s.io/v1` Table with NAME and AGE columns. */
+/** A Table (`meta.k8s.io/v1` unless told) with NAME and AGE columns. */
 export function toTable(
   objects: readonly KubeObject[],
   now: number,
   include: IncludeObject,
   listMeta: Record<string, unknown> = {},
+  apiVersion = "meta.k8s.io/v1",
 ): Record<string, unknown> {
   return {
     kind: "Table",
-    apiVersion: "meta.k8s.io/v1",
+    apiVersion,
     metadata: listMeta,
     columnDefinitions: COLUMNS,
     rows: objects.map((obj) => ({
       cells: [obj.metadata.name ?? "", age(obj, now)],
-      object: rowObject(obj, include),
+      object: rowObject(obj, include, apiVersion),
     })),
   };
 }
 
-function rowObject(obj: KubeObject, include: IncludeObject): unknown {
+function rowObject(
+  obj: KubeObject,
+  include: IncludeObject,
+  apiVersion: string,
+): unknown {
   if (include === "None") return undefined;
   if (include === "Object") return obj;
-  return {
-    kind: "PartialObjectMetadata",
-    apiVersion: "meta.k8s.io/v1",
-    metadata: obj.metadata,
-  };
+  return asPartialObjectMetadata(obj, apiVersion);
 }
 
 function age(obj: KubeObject, now: number): string {

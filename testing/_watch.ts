@@ -29,6 +29,11 @@ export interface WatchSetup {
   closeSignal: AbortSignal | undefined;
   /** Rewrites event objects (server-side Table rendering); bookmarks and errors are kept. */
   transform?: (obj: KubeObject) => unknown;
+  /**
+   * The kind and apiVersion of bookmark objects (default: the resource's).
+   * Metadata-only watches convert bookmarks like any other object.
+   */
+  bookmarkType?: { kind: string; apiVersion: string };
   /** Close after this many lines. */
   dropAfter?: number;
   /** After this many lines, send half a line and close. */
@@ -124,15 +129,15 @@ export class ServerWatch {
   /** Sends a BOOKMARK at the current version, optionally annotated. */
   sendBookmark(annotations?: Record<string, string>): void {
     if (this.#ended) return;
-    const { info, currentRv } = this.#setup;
+    const { info, currentRv, bookmarkType } = this.#setup;
     const metadata: Record<string, unknown> = {
       resourceVersion: String(currentRv()),
     };
     if (annotations) metadata.annotations = annotations;
     this.#sendLine(
       line("BOOKMARK", {
-        kind: info.kind,
-        apiVersion: info.apiVersion,
+        kind: bookmarkType?.kind ?? info.kind,
+        apiVersion: bookmarkType?.apiVersion ?? info.apiVersion,
         metadata,
       }),
     );

@@ -10,12 +10,10 @@ import {
   TRUE,
 } from "./_request_util.ts";
 import { invalid, type StatusCause, tooLarge, tooOld } from "./_status.ts";
-import {
-  includeObjectParam,
-  TABLE_CONTENT_TYPE,
-  toTable,
-  wantsTable,
-} from "./_table.ts";
+import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
+import type { KubeObject } from "../types.ts";
+import type { OutputForm } from "./_media_type.ts";
+import { includeObjectParam, TABLE_CONTENT_TYPE, toTable } from "./_table.ts";
 import { INITIAL_EVENTS_END, ServerWatch } from "./_watch.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { FaultAction } from "./faults.ts";
@@ -24,9 +22,9 @@ export function watch(
   core: ServerCore,
   route: ResourceRoute,
   q: URLSearchParams,
-  request: Request,
   signals: StreamSignals,
   action: FaultAction | undefined,
+  form: OutputForm,
 ): Response {
   const info = route.info;
   const store = core.store;
@@ -87,9 +85,10 @@ export function watch(
   // sendInitialEvents=true, which brings the end bookmark along.
   const endBookmark = allowBookmarks &&
     (sendInitialEvents === true || (legacyInitial && core.supportsWatchList));
-  const table = wantsTable(request.headers.get("accept"));
+  const table = form.as === "Table";
   const include = includeObjectParam(q.get("includeObject"));
   const clock = core.clock;
+  const metadataOnly = form.as === "PartialObjectMetadata";
   const gvr = `${info.group}/${info.version}/${info.resource}`;
 
   const watcher = new ServerWatch({
@@ -106,8 +105,15 @@ export function watch(
     currentRv: () => store.rv,
     signal: signals.signal,
     closeSignal: signals.closeSignal,
-    transform: table
-      ? (obj) => toTable([obj], clock.now(), include)
+    // A watch asked for PartialObjectMetadataList cannot convert single
+    // objects; the API server then logs it and sends them unconverted.
+    transform: form.as === "Table"
+      ? (obj) => toTable([obj], clock.now(), include, {}, form.apiVersion)
+      : form.as === "PartialObjectMetadata"
+      ? (obj: KubeObject) => asPartialObjectMetadata(obj, form.apiVersion)
+      : undefined,
+    bookmarkType: metadataOnly
+      ? { kind: "PartialObjectMetadata", apiVersion: form.apiVersion }
       : undefined,
     dropAfter: action?.kind === "drop" ? action.afterEvents ?? 0 : undefined,
     truncateAfter: action?.kind === "truncate"

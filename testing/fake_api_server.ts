@@ -95,7 +95,12 @@ export interface FakeApiListener extends AsyncDisposable {
  * pagination, WATCH with history, bookmarks, timeouts and initial events,
  * GET/POST/PUT/PATCH/DELETE with Kubernetes-shaped `Status` errors, fault
  * injection, discovery for kubectl, and a bounded history whose expiry
- * gives 410 Expired like a compacted etcd.
+ * gives 410 Expired like a compacted etcd. Answers are negotiated from
+ * `Accept` as the API server does: metadata-only
+ * (`as=PartialObjectMetadataList` / `as=PartialObjectMetadata`,
+ * `meta.k8s.io` `v1` or `v1beta1`) and `as=Table` forms, clauses tried in
+ * order, and 406 NotAcceptable when none can be served; only JSON is
+ * written (YAML and protobuf are not).
  *
  * Talk to it through {@linkcode FakeApiServer.handle} (`Request` in,
  * `Response` out), through `fetch` with `mockFetch(server)`, or over TCP
