@@ -11,6 +11,7 @@ export type {
   KubeObject,
   Logger,
   ObjectMeta,
+  PartialObjectMetadata,
   ReadableStore,
   Store,
 } from "./types.ts";

@@ -84,6 +84,34 @@ export interface KubeObject {
 }
 
 /**
+ * An object in the metadata-only form (`meta.k8s.io/v1`
+ * `PartialObjectMetadata`): what a watcher with `metadataOnly: true`
+ * stores, whatever the client fetched. Type such a watcher with it:
+ * `new Watcher<PartialObjectMetadata>({ metadataOnly: true, … })`.
+ *
+ * @example Labels and owners of Pods, without their specs
+ * ```ts
+ * import type { PartialObjectMetadata } from "@haptic/k8s-watcher";
+ *
+ * function ownerKinds(pod: PartialObjectMetadata): string[] {
+ *   const owners = pod.metadata.ownerReferences as { kind: string }[] | undefined;
+ *   return owners?.map((o) => o.kind) ?? [];
+ * }
+ * ownerKinds({
+ *   apiVersion: "meta.k8s.io/v1",
+ *   kind: "PartialObjectMetadata",
+ *   metadata: { name: "web-1", namespace: "shop", ownerReferences: [{ kind: "ReplicaSet" }] },
+ * });
+ * ```
+ */
+export interface PartialObjectMetadata extends KubeObject {
+  /** `meta.k8s.io/v1`. */
+  apiVersion: string;
+  /** `PartialObjectMetadata`. */
+  kind: string;
+}
+
+/**
  * A value now or later: `MemoryStore` answers synchronously, `CachedStore`
  * may need an API call.
  *

@@ -4,6 +4,10 @@ import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
 import { readJsonLines } from "../client/json_lines.ts";
+import {
+  PARTIAL_OBJECT_METADATA_ACCEPT,
+  PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
+} from "../client/_partial_object_metadata.ts";
 import { delay } from "../_delay.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Backoff } from "./backoff.ts";
@@ -28,6 +32,7 @@ import { ListTimeoutError } from "./list_watch_errors.ts";
 import { RequestTimers } from "./_request_timers.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import { backoffLine, noteLine, sinkFailedLine, write } from "./_log_lines.ts";
+import { WatcherConfigError } from "../watcher/watcher_config.ts";
 import {
   validateGvr,
   validateInitialList,
@@ -120,6 +125,9 @@ export class ListWatch {
   #idleTimeoutMs: number;
   #deadlineMs: number;
   #maxLineBytes: number | undefined;
+  /** `Accept` of LIST and WATCH requests; undefined: the client's default. */
+  #listAccept: string | undefined;
+  #watchAccept: string | undefined;
 
   #state: ListWatchState;
   #signal: AbortSignal = new AbortController().signal;
@@ -160,6 +168,17 @@ export class ListWatch {
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 180_000;
     this.#deadlineMs = options.initialStreamDeadlineMs ?? 60_000;
     this.#maxLineBytes = options.maxLineBytes;
+    if (options.metadataOnly === true) {
+      this.#listAccept = PARTIAL_OBJECT_METADATA_LIST_ACCEPT;
+      this.#watchAccept = PARTIAL_OBJECT_METADATA_ACCEPT;
+    } else if (
+      options.metadataOnly !== undefined && options.metadataOnly !== false
+    ) {
+      throw new WatcherConfigError(
+        "metadataOnly",
+        `must be a boolean, got ${String(options.metadataOnly)}`,
+      );
+    }
 
     this.#client = client;
     this.#sink = sink;
@@ -348,6 +367,7 @@ export class ListWatch {
         querystring: query,
         abortSignal: timers.signal,
         expectStream: true,
+        ...(this.#listAccept === undefined ? {} : { accept: this.#listAccept }),
       });
       timers.bytes();
       list = await readJsonAnswer(body, {
@@ -405,6 +425,9 @@ export class ListWatch {
           querystring: command.query,
           abortSignal: timers.signal,
           expectStream: true,
+          ...(this.#watchAccept === undefined
+            ? {}
+            : { accept: this.#watchAccept }),
         });
       } catch (error) {
         return this.#watchStopped(timers, error);

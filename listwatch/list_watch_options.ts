@@ -96,6 +96,16 @@ export interface ListWatchOptions {
   /** Objects per LIST page (`limit`). Defaults to 500. */
   pageSize?: number;
   /**
+   * Ask for the metadata-only form (`PartialObjectMetadata`): LIST sends
+   * `Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`,
+   * WATCH the same with `as=PartialObjectMetadata`. A server or client that
+   * ignores the header answers full objects (the trailing
+   * `application/json`): the loop hands on what it got, so a sink must
+   * reduce objects itself when it relies on the form (the watchers do).
+   * Defaults to false.
+   */
+  metadataOnly?: boolean;
+  /**
    * `"list"` (default) pages through LIST requests; `"stream"` gets the
    * initial list as watch events (`sendInitialEvents=true`) and falls back
    * to `"list"` for good when the server does not support it.

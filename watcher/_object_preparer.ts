@@ -10,6 +10,7 @@
 import type { KubeObject, Logger } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import { assertKubeObject } from "../indexer/_kube_object.ts";
+import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
 import { write, writerLine, type WriterNote } from "../listwatch/_log_lines.ts";
 
 /**
@@ -31,6 +32,11 @@ export interface ObjectPreparerOptions<T> {
   logger: Logger;
   /** The resource, for log lines. */
   resource: string;
+  /**
+   * Keep only `apiVersion`, `kind` and `metadata`, in the form the API
+   * server's `PartialObjectMetadata` has, whatever the client fetched.
+   */
+  metadataOnly?: boolean;
 }
 
 /**
@@ -42,8 +48,10 @@ export class ObjectPreparer<T extends KubeObject> {
   #transform: Transform<T> | undefined;
   #logger: Logger;
   #resource: string;
+  #metadataOnly: boolean;
 
   constructor(options: ObjectPreparerOptions<T>) {
+    this.#metadataOnly = options.metadataOnly === true;
     this.#indexer = options.indexer;
     this.#transform = options.transform;
     this.#logger = options.logger;
@@ -63,7 +71,11 @@ export class ObjectPreparer<T extends KubeObject> {
       this.#note({ kind: "invalidObject", error });
       return undefined;
     }
-    const filtered = this.#indexer.filterFields(raw);
+    // A client that ignored `accept` sent the full object: reduce it here,
+    // so that what is stored does not depend on the client.
+    const filtered = this.#indexer.filterFields(
+      this.#metadataOnly ? asPartialObjectMetadata(raw) : raw,
+    );
     const transform = this.#transform;
     if (transform === undefined) return filtered as T;
     const { namespace, name } = raw.metadata;

@@ -33,8 +33,17 @@ export type { ChangeRecorder } from "./_batch_builder.ts";
 export interface StoreWriterOptions<T extends KubeObject> {
   /** The store written to. */
   store: Store<T>;
-  /** Makes the stored copy (`ignoreFields`, `transform`). */
-  preparer: ObjectPreparer<T>;
+  /**
+   * Makes the stored copy (`ignoreFields`, `transform`) for `stagePage` and
+   * `applyEvent`; a writer fed prepared objects by a shared source needs
+   * none.
+   */
+  preparer?: ObjectPreparer<T>;
+  /**
+   * The namespace whose objects a complete list replaces (one loop of a
+   * `namespaces` watcher); absent: every stored object.
+   */
+  scope?: string | undefined;
   /** Extracts the index keys. */
   indexer: Indexer;
   /** The client-side field selector, if any. */
@@ -46,6 +55,9 @@ export interface StoreWriterOptions<T extends KubeObject> {
   /** The resource, for log lines. */
   resource: string;
 }
+
+/** What the preparer made of one object (see `ObjectPreparer.prepare`). */
+export type Prepared<T> = T | undefined | typeof SKIPPED;
 
 /** A staged list item: the object to store and its keys. */
 interface Staged<T> {
@@ -60,7 +72,8 @@ interface Staged<T> {
  */
 export class StoreWriter<T extends KubeObject = KubeObject> {
   #store: Store<T>;
-  #preparer: ObjectPreparer<T>;
+  #preparer: ObjectPreparer<T> | undefined;
+  #scope: string | undefined;
   #indexer: Indexer;
   #selector: FieldSelector | undefined;
   #changes: ChangeRecorder<T>;
@@ -76,6 +89,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
   constructor(options: StoreWriterOptions<T>) {
     this.#store = options.store;
     this.#preparer = options.preparer;
+    this.#scope = options.scope;
     this.#indexer = options.indexer;
     this.#selector = options.fieldSelector;
     this.#changes = options.changes;
@@ -84,26 +98,40 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     this.#paths = new PathCensus(options.indexer, options.fieldSelector);
   }
 
+  /** Receives the changes from now on (a shared view's consumers). */
+  set changes(recorder: ChangeRecorder<T>) {
+    this.#changes = recorder;
+  }
+
   /**
    * Prepares one page of a list as it arrives. A `first` page drops what an
    * unfinished earlier list left.
    */
   stagePage(page: ListPage): void {
-    if (page.first) {
-      this.#staged = [];
-      this.#kept = new Set();
-      this.#paths.reset();
-    }
+    const preparer = this.#preparer!;
+    this.stagePrepared(page, page.items.map((raw) => preparer.prepare(raw)));
+  }
+
+  /**
+   * Stages one page whose items were prepared already (`prepared[i]` is
+   * what the preparer made of `page.items[i]`); selection looks at the
+   * item as received. A `first` page drops what an unfinished earlier list
+   * left.
+   */
+  stagePrepared(page: ListPage, prepared: readonly Prepared<T>[]): void {
+    if (page.first) this.#restartList();
     const staged = this.#staged;
     const selector = this.#selector;
     const paths = this.#paths;
-    for (const raw of page.items) {
+    const items = page.items;
+    for (let i = 0; i < items.length; i++) {
+      const raw = items[i];
       paths.listed++;
       if (selector !== undefined) {
         paths.checkSelector(raw);
         if (!selector.matches(raw)) continue;
       }
-      const obj = this.#preparer.prepare(raw);
+      const obj = prepared[i];
       if (obj === SKIPPED) {
         const { namespace = "", name } = raw.metadata;
         this.#kept.add(`${namespace}/${name}`);
@@ -115,6 +143,45 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       if (keys !== undefined) staged.push({ obj, keys });
     }
     this.#note({ kind: "listProgress", listed: page.listedSoFar });
+  }
+
+  /**
+   * Stages the part of a list received before this writer existed (a view
+   * made while its source was listing): stored copies, selected as stored,
+   * and the identities `transform` threw for.
+   */
+  stageStored(objs: Iterable<T>, kept: Iterable<string>): void {
+    this.#restartList();
+    const selector = this.#selector;
+    const paths = this.#paths;
+    for (const obj of objs) {
+      paths.listed++;
+      if (selector !== undefined && !selector.matches(obj)) continue;
+      paths.keyed++;
+      const keys = this.#keysOf(obj, false);
+      if (keys !== undefined) this.#staged.push({ obj, keys });
+    }
+    for (const id of kept) this.#kept.add(id);
+  }
+
+  /**
+   * Fills the store with stored copies, selected as stored, recording
+   * nothing: the view made for a consumer that joins a running source.
+   */
+  seed(objs: Iterable<T>): void {
+    const selector = this.#selector;
+    const store = this.#store;
+    for (const obj of objs) {
+      if (selector !== undefined && !selector.matches(obj)) continue;
+      const keys = this.#indexer.extractKeys(obj);
+      if (keys !== undefined) store.add(obj, keys);
+    }
+  }
+
+  #restartList(): void {
+    this.#staged = [];
+    this.#kept = new Set();
+    this.#paths.reset();
   }
 
   /**
@@ -131,14 +198,15 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     for (const note of this.#paths.report()) this.#note(note);
     const store = this.#store;
     const changes = this.#changes;
-    if (store.size === 0) {
-      // Nothing to diff against (the initial sync, or a relist after
-      // everything went): no seen-set, no per-object lookups.
-      if (countsOnly) {
-        for (const item of staged) store.add(item.obj, item.keys);
-        changes.createdInBulk(store.size);
-        return;
-      }
+    // Nothing to diff against (the initial sync): no seen-set, no
+    // per-object lookups. A scoped initial list finds nothing of its
+    // namespace stored: only its own loop writes there, and this is that
+    // loop's first list.
+    if (countsOnly && (store.size === 0 || this.#scope !== undefined)) {
+      const before = store.size;
+      for (const item of staged) store.add(item.obj, item.keys);
+      changes.createdInBulk(store.size - before);
+      return;
     }
     const seen = new Set<string>(kept);
     for (const item of staged) {
@@ -146,7 +214,9 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       seen.add(`${namespace}/${name}`);
       this.#write(item.obj, item.keys, namespace, name);
     }
+    const scope = this.#scope;
     for (const [namespace, name] of store.identities()) {
+      if (scope !== undefined && namespace !== scope) continue;
       if (!seen.has(`${namespace}/${name}`)) this.#remove(namespace, name);
     }
   }
@@ -157,6 +227,24 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
    * `transform` threw for stays as stored.
    */
   applyEvent = (type: WatchEventType, raw: KubeObject): void => {
+    this.applyPrepared(
+      type,
+      raw,
+      type === "DELETED" || !raw.metadata.name
+        ? undefined
+        : this.#preparer!.prepare(raw),
+    );
+  };
+
+  /**
+   * Applies one watch event whose object was prepared already (`prepared`
+   * is not looked at for a DELETED event).
+   */
+  applyPrepared(
+    type: WatchEventType,
+    raw: KubeObject,
+    prepared: Prepared<T>,
+  ): void {
     const { namespace = "", name } = raw.metadata;
     if (!name) {
       this.#note({ kind: "eventWithoutName", type });
@@ -169,15 +257,16 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       this.#remove(namespace, name);
       return;
     }
-    const obj = this.#preparer.prepare(raw);
-    if (obj === SKIPPED) return;
-    const keys = obj === undefined ? undefined : this.#keysOf(obj, true);
+    if (prepared === SKIPPED) return;
+    const keys = prepared === undefined
+      ? undefined
+      : this.#keysOf(prepared, true);
     if (keys === undefined) {
       this.#remove(namespace, name);
       return;
     }
-    this.#write(obj!, keys, namespace, name);
-  };
+    this.#write(prepared!, keys, namespace, name);
+  }
 
   /** Adds or replaces one object; an unchanged resourceVersion is skipped. */
   #write(obj: T, keys: string[], namespace: string, name: string): void {
