@@ -117,6 +117,9 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   cacheTTL: true,
   initialList: true,
   pageSize: true,
+  metadataOnly: true,
+  namespaces: true,
+  shared: true,
 };
 const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
   gvr: true,
@@ -125,6 +128,7 @@ const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
   onChange: true,
   onSyncComplete: true,
   initialList: true,
+  metadataOnly: true,
   skip: true,
 };
 const OPTION_NAMES: Record<keyof WatcherOptions, true> = {

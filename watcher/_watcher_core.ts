@@ -11,11 +11,7 @@ import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import type {
-  ListWatchFailure,
-  ListWatchOptions,
-  ListWatchSink,
-} from "../listwatch/list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { WatcherOptions } from "./watcher_config.ts";
@@ -33,10 +29,42 @@ export interface CoreConfig {
   initialList?: InitialListMode;
 }
 
+/** Where a watcher's objects come from: its own loop, or a shared source. */
+export interface Feed {
+  /** Runs until `signal` aborts. */
+  run(signal: AbortSignal): Promise<void>;
+  /** The last failure, and when. */
+  readonly lastError: ListWatchFailure | undefined;
+  /** The feed's part of the health snapshot. */
+  health(): Omit<WatcherHealth, "state" | "synced" | "objects">;
+}
+
+/** A feed of one private loop (a `SingleWatcher`'s). */
+export function loopFeed(loop: ListWatch): Feed {
+  return {
+    run: (signal) => loop.run(signal),
+    get lastError() {
+      return loop.lastError;
+    },
+    health: () => ({
+      resourceVersion: loop.resourceVersion,
+      relists: loop.relists,
+      reconnects: loop.reconnects,
+      events: loop.events,
+      lastEventTime: loop.lastEventTime,
+      lastError: loop.lastError,
+      shared: false,
+    }),
+  };
+}
+
+/** The logger a watcher with `options` logs to (never throws). */
+export function watcherLogger(options: WatcherOptions): Logger {
+  return neverThrowingLogger(options.logger ?? consoleLogger());
+}
+
 /** What a watcher plugs into its core once it has built its parts. */
 export interface CoreParts {
-  /** Receives the loop's pages, list ends and events. */
-  sink: Pick<ListWatchSink, "onListPage" | "onListEnd" | "onEvent">;
   /** Runs before each start of the loop. */
   beforeRun?: () => void;
   /** Runs after the loop stopped: deliver what is due, then fall silent. */
@@ -84,12 +112,7 @@ export class WatcherCore<T> {
   readonly logger: Logger;
   /** The watched thing, for messages (`ingresses.networking.k8s.io`). */
   readonly what: string;
-  #loop: ListWatch;
-  #sink: ListWatchSink = {
-    onListPage: () => {},
-    onListEnd: () => {},
-    onEvent: () => {},
-  };
+  #feed: Feed;
   #sync: SyncWaiters<T>;
   #lifecycle: Lifecycle;
   #parts: CoreParts | undefined;
@@ -98,8 +121,9 @@ export class WatcherCore<T> {
    * @param owner The watcher this core serves.
    * @param config The watcher's configuration.
    * @param client The client; checked here.
-   * @param options Logger, clock, jitter and idle timeout.
-   * @param loop The loop's options that depend on the watcher.
+   * @param logger The watcher's logger (see `watcherLogger`).
+   * @param feed Builds the feed (its loops check their own options: gvr,
+   * pageSize, idleTimeoutMs, initialList are checked once, there).
    * @param describe Names the watched thing, once `gvr` is known good.
    * @throws {WatcherConfigError} Naming the option that is wrong.
    */
@@ -107,25 +131,12 @@ export class WatcherCore<T> {
     owner: object,
     config: CoreConfig,
     client: RestClient,
-    options: WatcherOptions,
-    loop: Pick<
-      ListWatchOptions,
-      "namespace" | "labelSelector" | "fieldSelector" | "pageSize"
-    >,
+    logger: Logger,
+    feed: () => Feed,
     describe: (gvr: Gvr) => string,
   ) {
-    this.logger = neverThrowingLogger(options.logger ?? consoleLogger());
-    // The loop checks its own options (gvr, pageSize, idleTimeoutMs,
-    // initialList): they are checked once, there.
-    this.#loop = new ListWatch(client, this.#sink, {
-      ...loop,
-      gvr: config.gvr,
-      initialList: config.initialList,
-      idleTimeoutMs: options.idleTimeoutMs,
-      clock: options.clock,
-      logger: this.logger,
-      random: options.random,
-    });
+    this.logger = logger;
+    this.#feed = feed();
     validateClient(client);
     if (
       config.onSyncComplete !== undefined &&
@@ -134,24 +145,21 @@ export class WatcherCore<T> {
       throw new WatcherConfigError("onSyncComplete", "must be a function");
     }
     this.what = describe(config.gvr);
-    this.#sync = new SyncWaiters(this.what, () => this.#loop.lastError);
+    this.#sync = new SyncWaiters(this.what, () => this.#feed.lastError);
     cores.set(owner, this as WatcherCore<unknown>);
     this.#lifecycle = new Lifecycle(
       (signal) => {
         this.#parts?.beforeRun?.();
-        return this.#loop.run(signal);
+        return this.#feed.run(signal);
       },
       () => this.#shutdown(),
       () => new WatcherStoppedError(this.what),
     );
   }
 
-  /** Plugs in the watcher's parts; the loop calls `parts.sink` from now on. */
+  /** Plugs in the watcher's parts. */
   connect(parts: CoreParts): void {
     this.#parts = parts;
-    this.#sink.onListPage = parts.sink.onListPage;
-    this.#sink.onListEnd = parts.sink.onListEnd;
-    this.#sink.onEvent = parts.sink.onEvent;
   }
 
   /** See `Watcher.start`. */
@@ -186,22 +194,16 @@ export class WatcherCore<T> {
 
   /** The loop's last failure, and when. */
   lastError(): ListWatchFailure | undefined {
-    return this.#loop.lastError;
+    return this.#feed.lastError;
   }
 
   /** The health snapshot. */
   health(): WatcherHealth {
-    const loop = this.#loop;
     return {
       state: this.#lifecycle.state,
       synced: this.syncedAndRunning,
-      resourceVersion: loop.resourceVersion,
       objects: this.#parts?.objects() ?? 0,
-      relists: loop.relists,
-      reconnects: loop.reconnects,
-      events: loop.events,
-      lastEventTime: loop.lastEventTime,
-      lastError: loop.lastError,
+      ...this.#feed.health(),
     };
   }
 

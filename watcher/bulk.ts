@@ -1,20 +1,36 @@
-import type { KubeObject, ReadableStore, Store } from "../types.ts";
+import type {
+  Awaitable,
+  Gvr,
+  KubeObject,
+  ReadableStore,
+  Store,
+} from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
 import { formatLabelSelector } from "../indexer/label_selector.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { CachedStore } from "../store/cached_store.ts";
-import type { ListInfo } from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
-import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
-import { StoreWriter } from "./_store_writer.ts";
+import {
+  checkConfigObject,
+  type Feed,
+  WatcherCore,
+  watcherLogger,
+} from "./_watcher_core.ts";
+import {
+  SharedSource,
+  type SourceConsumer,
+  type SourceSettings,
+} from "./_shared_source.ts";
+import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_CACHE_TTL,
   DEFAULT_DEBOUNCE_INTERVAL,
+  validateGvr,
   validatePositive,
   wrapConfigError,
 } from "./_validate.ts";
@@ -92,9 +108,10 @@ export class Watcher<T extends KubeObject = KubeObject>
   extends WatcherBase<number> {
   #config: WatcherConfig<T>;
   #core: WatcherCore<number>;
-  #store: Store<T>;
+  /** What `store` reads: this watcher's view, once it joined one. */
+  #store: StoreHandle<T>;
   #outlet: BatchOutlet;
-  #writer: StoreWriter<T>;
+  #source: SharedSource<T> | undefined;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -102,6 +119,8 @@ export class Watcher<T extends KubeObject = KubeObject>
    *
    * @param config What to watch and what to call.
    * @param client A `FetchClient` or any `RestClient`; never closed here.
+   * Watchers on the same client object share their stream when they ask
+   * for the same objects in the same form (see `WatcherConfig.shared`).
    * @param options Logger, clock, jitter source and idle timeout.
    * @throws {WatcherConfigError} Naming the option that is wrong, unknown
    * or in the wrong argument.
@@ -123,18 +142,17 @@ export class Watcher<T extends KubeObject = KubeObject>
         `must be "memory" or "cached", got ${String(storeType)}`,
       );
     }
+    checkBoolean("metadataOnly", config.metadataOnly);
+    checkBoolean("shared", config.shared);
+    const namespaces = resolveNamespaces(config, client);
     const labelSelector = config.labelSelector === undefined
       ? undefined
       : wrapConfigError(
         "labelSelector",
         () => formatLabelSelector(config.labelSelector!),
       );
-    const core = this.#core = new WatcherCore(this, config, client, options, {
-      namespace: resolveNamespace(config, client),
-      labelSelector,
-      pageSize: config.pageSize,
-    }, (gvr) => gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource);
-    this.#config = config;
+    const logger = watcherLogger(options);
+    const metadataOnly = config.metadataOnly === true;
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
         indexBy: config.indexBy,
@@ -146,16 +164,78 @@ export class Watcher<T extends KubeObject = KubeObject>
         () => new FieldSelector(config.fieldSelector!),
       )
       : undefined;
-
-    const logger = core.logger;
-    const keyCount = indexer.keyCount;
-    const preparer = new ObjectPreparer<T>({
-      indexer,
-      transform: config.transform,
+    const sharable = config.shared !== false && storeType === "memory";
+    let what = "";
+    let preparer!: ObjectPreparer<T>;
+    const core = this.#core = new WatcherCore(
+      this,
+      config,
+      client,
       logger,
-      resource: core.what,
-    });
-    const store = this.#store = storeType === "cached"
+      () => {
+        validateGvr(config.gvr);
+        what = describe(config.gvr);
+        preparer = new ObjectPreparer<T>({
+          indexer,
+          transform: config.transform,
+          logger,
+          resource: what,
+          metadataOnly,
+        });
+        const settings: SourceSettings = {
+          client,
+          gvr: config.gvr,
+          namespaces,
+          labelSelector,
+          metadataOnly,
+          pageSize: config.pageSize,
+          initialList: config.initialList,
+          idleTimeoutMs: options.idleTimeoutMs,
+          clock: options.clock,
+          random: options.random,
+          logger,
+        };
+        const key = JSON.stringify([
+          config.gvr.group,
+          config.gvr.version,
+          config.gvr.resource,
+          [...namespaces].sort(),
+          labelSelector ?? null,
+          metadataOnly,
+          [...config.ignoreFields ?? []].sort(),
+          identity(config.transform),
+          config.pageSize ?? null,
+          config.initialList ?? "list",
+          options.idleTimeoutMs ?? null,
+          identity(options.clock),
+          identity(options.logger),
+          identity(options.random),
+        ]);
+        const make = (): SharedSource<T> => {
+          const source: SharedSource<T> = new SharedSource<T>(
+            settings,
+            preparer,
+            sharable,
+            () => releaseSource(client, key, source),
+          );
+          return source;
+        };
+        // Built now so that its loops check their options now.
+        let candidate: SharedSource<T> | undefined = make();
+        const fresh = () => {
+          const source = candidate ?? make();
+          candidate = undefined;
+          return source;
+        };
+        return this.#feed(
+          () => sharable ? acquireSource(client, key, fresh) : fresh(),
+        );
+      },
+      describe,
+    );
+    this.#config = config;
+    const keyCount = indexer.keyCount;
+    const ownStore = storeType === "cached"
       ? new CachedStore<T>({
         client,
         gvr: config.gvr,
@@ -169,6 +249,7 @@ export class Watcher<T extends KubeObject = KubeObject>
         logger,
       })
       : new MemoryStore<T>({ keyCount });
+    const store = this.#store = new StoreHandle(ownStore);
     const builder = new BatchBuilder<T>();
     const suppressDuringSync = !config.callOnChangeDuringSync;
     this.#outlet = config.group !== undefined
@@ -183,26 +264,29 @@ export class Watcher<T extends KubeObject = KubeObject>
         clock: options.clock,
         logger,
       });
-    const writer = this.#writer = new StoreWriter<T>({
-      store,
-      preparer,
-      indexer,
-      fieldSelector,
-      changes: builder,
-      logger,
-      resource: core.what,
-    });
-    core.connect({
-      sink: {
-        onListPage: (page) => writer.stagePage(page),
-        onListEnd: (info) => this.#listed(info),
-        onEvent: writer.applyEvent,
+    this.#consumer = {
+      viewKey: JSON.stringify([config.indexBy, config.fieldSelector ?? ""]),
+      viewParts: () => ({
+        store: ownStore,
+        indexer,
+        fieldSelector,
+        logger,
+        resource: what,
+      }),
+      recorder: builder,
+      joined: (view) => {
+        store.target = view;
       },
+      sourceSynced: () => this.#completeSync(),
+    };
+    core.connect({
       beforeRun: () => this.#outlet.setSyncMode(true),
       shutdown: () => this.#shutdown(),
       objects: () => store.size,
     });
   }
+
+  #consumer: SourceConsumer<T>;
 
   /** The indexed store. Reads may return Promises with `storeType: "cached"`. */
   get store(): ReadableStore<T> {
@@ -220,11 +304,34 @@ export class Watcher<T extends KubeObject = KubeObject>
     return this.#outlet.flush();
   }
 
-  /** A complete (re)list: into the store as one diff, then the sync. */
-  #listed(info: ListInfo): Promise<void> | undefined {
-    const initial = info.initial && !this.#core.synced;
-    this.#writer.commitList(initial);
-    if (initial) return this.#completeSync();
+  /** This watcher's membership of a source, as its core's feed. */
+  #feed(acquire: () => SharedSource<T>): Feed {
+    const watcher = this;
+    return {
+      run: async (signal) => {
+        if (signal.aborted) return;
+        const source = this.#source = acquire();
+        source.join(this.#consumer);
+        await aborted(signal);
+        await source.leave(this.#consumer);
+      },
+      get lastError() {
+        return watcher.#source?.lastError;
+      },
+      health: () =>
+        this.#source?.health() ?? {
+          resourceVersion: undefined,
+          relists: 0,
+          reconnects: 0,
+          events: 0,
+          lastEventTime: undefined,
+          lastError: undefined,
+          shared: this.#config.shared !== false &&
+              this.#config.storeType !== "cached"
+            ? { consumers: 1 }
+            : false,
+        },
+    };
   }
 
   /** After the loop ended: the last batch, then silence. */
@@ -234,7 +341,9 @@ export class Watcher<T extends KubeObject = KubeObject>
     return this.#outlet.shutdown(deliverable);
   }
 
+  /** Every loop of the source has listed: the initial batch, then the sync. */
   async #completeSync(): Promise<void> {
+    if (this.#core.synced) return;
     const count = this.#store.size;
     this.#outlet.setSyncMode(false);
     this.#core.synchronized(count);
@@ -252,6 +361,53 @@ export class Watcher<T extends KubeObject = KubeObject>
         () => onSyncComplete(this.#store, count),
       );
     }
+  }
+}
+
+/** Names the watched thing, for messages. */
+function describe(gvr: Gvr): string {
+  return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
+}
+
+/** Resolves once `signal` aborts. */
+function aborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) =>
+    signal.addEventListener("abort", () => resolve(), { once: true })
+  );
+}
+
+/**
+ * What `Watcher.store` is: the store of the view the watcher reads (its
+ * own until it joins a source, then its view's, shared with the watchers
+ * of the same index and field selector).
+ */
+class StoreHandle<T extends KubeObject> implements ReadableStore<T> {
+  target: Store<T>;
+
+  constructor(target: Store<T>) {
+    this.target = target;
+  }
+
+  get(...keys: string[]): Awaitable<T[]> {
+    return this.target.get(...keys);
+  }
+
+  list(): Awaitable<T[]> {
+    return this.target.list();
+  }
+
+  get size(): number {
+    return this.target.size;
+  }
+}
+
+function checkBoolean(field: string, value: unknown): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new WatcherConfigError(
+      field,
+      `must be a boolean, got ${String(value)}`,
+    );
   }
 }
 
@@ -282,15 +438,41 @@ function checkCallbacks<T extends KubeObject>(config: WatcherConfig<T>): void {
   }
 }
 
-function resolveNamespace<T extends KubeObject>(
+/** The namespaces of the loops: `[""]` for all, else one loop each. */
+function resolveNamespaces<T extends KubeObject>(
   config: WatcherConfig<T>,
   client: RestClient,
-): string {
+): string[] {
   if (config.namespace !== undefined && typeof config.namespace !== "string") {
     throw new WatcherConfigError("namespace", "must be a string");
   }
-  if (config.namespace) return config.namespace;
-  if (!config.namespacedWatch) return "";
+  const list = config.namespaces;
+  if (list !== undefined) {
+    if (config.namespace !== undefined || config.namespacedWatch) {
+      throw new WatcherConfigError(
+        "namespaces",
+        `is not allowed with ${
+          config.namespace !== undefined ? "namespace" : "namespacedWatch"
+        }: name every namespace in namespaces`,
+      );
+    }
+    if (
+      !Array.isArray(list) || list.length === 0 ||
+      list.some((ns) => typeof ns !== "string" || ns === "")
+    ) {
+      throw new WatcherConfigError(
+        "namespaces",
+        "must be a non-empty array of non-empty namespace names",
+      );
+    }
+    const unique = [...new Set(list)];
+    if (unique.length !== list.length) {
+      throw new WatcherConfigError("namespaces", "names a namespace twice");
+    }
+    return unique;
+  }
+  if (config.namespace) return [config.namespace];
+  if (!config.namespacedWatch) return [""];
   const ns = client?.defaultNamespace;
   if (!ns) {
     throw new WatcherConfigError(
@@ -298,5 +480,5 @@ function resolveNamespace<T extends KubeObject>(
       "the client has no defaultNamespace; set namespace instead",
     );
   }
-  return ns;
+  return [ns];
 }

@@ -6,7 +6,14 @@ import type {
   WatchEventType,
 } from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
-import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
+import {
+  checkConfigObject,
+  loopFeed,
+  WatcherCore,
+  watcherLogger,
+} from "./_watcher_core.ts";
+import { ListWatch } from "../listwatch/list_watch.ts";
+import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
 import { validateSkip } from "./_validate.ts";
 import {
@@ -79,6 +86,8 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
+  /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
+  #reduce: boolean;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -106,16 +115,40 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
     }
     validateSkip(config.skip);
     this.#config = config;
-    this.#core = new WatcherCore(this, config, client, options, {
-      namespace: config.namespace,
-      fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
-    }, (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`);
+    if (
+      config.metadataOnly !== undefined &&
+      typeof config.metadataOnly !== "boolean"
+    ) {
+      throw new WatcherConfigError("metadataOnly", "must be a boolean");
+    }
+    this.#reduce = config.metadataOnly === true;
+    const logger = watcherLogger(options);
+    this.#core = new WatcherCore(
+      this,
+      config,
+      client,
+      logger,
+      () =>
+        loopFeed(
+          new ListWatch(client, {
+            onListPage: (page) => this.#listPage(page),
+            onListEnd: (info) => this.#listEnd(info),
+            onEvent: (type, obj) => this.#applyEvent(type, obj),
+          }, {
+            gvr: config.gvr,
+            namespace: config.namespace,
+            fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
+            metadataOnly: config.metadataOnly,
+            initialList: config.initialList,
+            idleTimeoutMs: options.idleTimeoutMs,
+            clock: options.clock,
+            logger,
+            random: options.random,
+          }),
+        ),
+      (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`,
+    );
     this.#core.connect({
-      sink: {
-        onListPage: (page) => this.#listPage(page),
-        onListEnd: (info) => this.#listEnd(info),
-        onEvent: (type, obj) => this.#applyEvent(type, obj),
-      },
       shutdown: () => this.#shutdown(),
       objects: () => this.#current === null ? 0 : 1,
     });
@@ -137,7 +170,7 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
     const name = this.#config.name;
     for (const obj of page.items) {
       if (this.#listed === null && obj.metadata.name === name) {
-        this.#listed = obj as T;
+        this.#listed = this.#form(obj);
       }
     }
   }
@@ -158,7 +191,12 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
 
   #applyEvent(type: WatchEventType, obj: KubeObject): Promise<void> | void {
     if (obj.metadata.name !== this.#config.name) return;
-    return this.#deliver(type === "DELETED" ? null : obj as T);
+    return this.#deliver(type === "DELETED" ? null : this.#form(obj));
+  }
+
+  /** The object as kept: reduced to its metadata with `metadataOnly`. */
+  #form(obj: KubeObject): T {
+    return (this.#reduce ? asPartialObjectMetadata(obj) : obj) as T;
   }
 
   #deliver(next: T | null): Promise<void> {

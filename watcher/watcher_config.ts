@@ -1,4 +1,10 @@
-import type { Gvr, KubeObject, Logger, ReadableStore } from "../types.ts";
+import type {
+  Gvr,
+  KubeObject,
+  Logger,
+  PartialObjectMetadata,
+  ReadableStore,
+} from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";
@@ -63,6 +69,51 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
   labelSelector?: string | LabelSelectorObject;
   /** Namespace to watch; `""` or absent watches all namespaces. */
   namespace?: string;
+  /**
+   * Several namespaces, each with its own list-then-watch (its own
+   * resourceVersion, backoff and relists) into one store; the watcher is
+   * synced when every one has listed. A namespace that fails (403, say)
+   * keeps retrying without disturbing the others; `health().namespaces`
+   * says which. Not allowed with `namespace` or `namespacedWatch`.
+   */
+  namespaces?: string[];
+  /**
+   * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
+   * {@linkcode PartialObjectMetadata}): LIST asks for
+   * `application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1`,
+   * WATCH for `…as=PartialObjectMetadata…`, each falling back to
+   * `application/json`. Only metadata crosses the wire and is stored: for
+   * controllers that need labels, annotations, owners or finalizers of
+   * many objects but not their spec or status. A client or server that
+   * ignores the `Accept` header (`@cloudydeno/kubernetes-client`'s
+   * `KubectlRawRestClient` cannot set it) sends full objects: the watcher
+   * reduces them itself, so the store holds the same either way (only the
+   * bytes on the wire differ). Type the watcher with it:
+   * `new Watcher<PartialObjectMetadata>(…)`; `transform` and the field
+   * selector see the reduced object's fields only where noted.
+   *
+   * @default {false}
+   */
+  metadataOnly?: boolean;
+  /**
+   * Share one LIST+WATCH and one stored copy of each object with the other
+   * watchers on the same client object that ask for the same objects in
+   * the same form, as client-go's shared informers do. The form is: `gvr`,
+   * the namespace(s), `labelSelector`, `metadataOnly`, `ignoreFields`,
+   * `transform` (the same function), and what decides how the one loop
+   * runs: `pageSize`, `initialList`, and the `WatcherOptions` `clock`,
+   * `logger`, `random` (the same objects) and `idleTimeoutMs`. Each watcher
+   * keeps its own field selector, index, debounce or group, and callbacks,
+   * and sees what it would see alone; watchers with the same `indexBy` and
+   * field selector share one store and index. The stream opens with the
+   * first watcher's `start()` and closes with the last one's `stop()`; one
+   * started after the stream synced gets the current state as its initial
+   * sync. `false` keeps a watcher to itself; `storeType: "cached"` never
+   * shares. `health().shared` says whether and with how many.
+   *
+   * @default {true}
+   */
+  shared?: boolean;
   /** Watch the client's `defaultNamespace` (ignored when `namespace` is set). */
   namespacedWatch?: boolean;
   /**
@@ -167,6 +218,13 @@ export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
   onSyncComplete?: (obj: T | null) => void | Promise<void>;
   /** How the first state is loaded. Defaults to `"list"`. */
   initialList?: InitialListMode;
+  /**
+   * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
+   * {@linkcode PartialObjectMetadata}), as {@linkcode WatcherConfig.metadataOnly}.
+   *
+   * @default {false}
+   */
+  metadataOnly?: boolean;
   /**
    * Which updates `onChange` is not called for. Defaults to `"statusOnly"`.
    *

@@ -39,4 +39,25 @@ export interface WatcherHealth {
   readonly lastEventTime: number | undefined;
   /** The last failure the loop retried, and when. */
   readonly lastError: ListWatchFailure | undefined;
+  /**
+   * Whether the watcher's stream is shared: `{ consumers }` counts the
+   * running watchers reading it (1 when this one is alone in its form),
+   * `false` when it cannot be: `shared: false`, `storeType: "cached"`, or a
+   * `SingleWatcher`. Watchers share when they run on the same client
+   * object and ask for the same objects in the same form (see
+   * `WatcherConfig.shared`).
+   */
+  readonly shared: { readonly consumers: number } | false;
+  /**
+   * With `namespaces`, each namespace's loop: listed once, its
+   * resourceVersion (`resourceVersion` above is then undefined) and its
+   * last failure. Absent with one namespace (or all).
+   */
+  readonly namespaces?: Readonly<
+    Record<string, {
+      readonly synced: boolean;
+      readonly resourceVersion: string | undefined;
+      readonly lastError: ListWatchFailure | undefined;
+    }>
+  >;
 }

@@ -55,10 +55,10 @@ Deno.test("Watchers name unknown options, and where a misplaced one belongs", ()
   assert.match(e.message, /belongs in the config \(the first argument\)/);
   // A name neither knows (a typo, or an option of a later version).
   e = configError(() =>
-    new Watcher({ ...bulk, namespaces: ["a"] } as never, client)
+    new Watcher({ ...bulk, namespaceList: ["a"] } as never, client)
   );
-  assert.equal(e.field, "namespaces");
-  assert.match(e.message, /namespaces: is not a Watcher config option/);
+  assert.equal(e.field, "namespaceList");
+  assert.match(e.message, /namespaceList: is not a Watcher config option/);
   e = configError(() => new Watcher(bulk, client, { loger: {} } as never));
   assert.match(e.message, /loger: is not a WatcherOptions option/);
   // Several at once: every one named.

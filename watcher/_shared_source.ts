@@ -1,0 +1,458 @@
+/**
+ * One list-then-watch stream (one loop per namespace) and the one stored
+ * copy of each object, shared by every `Watcher` that asks for the same
+ * objects in the same form, as client-go's shared informer: the stream is
+ * read once and each object prepared once (`ObjectPreparer`); each
+ * consumer's own half (field selector, index keys, store, batch) is a
+ * view. Consumers with the same `indexBy` and field selector share a view:
+ * one store and one index, the changes fanned out to each one's batch.
+ *
+ * The source keeps every prepared object (`#objects`), so that a view made
+ * for a consumer that joins late starts from the current state.
+ *
+ * @module
+ */
+import type { Gvr, KubeObject, Logger, Store } from "../types.ts";
+import type { Clock } from "../clock.ts";
+import type { RestClient } from "../client/rest_client.ts";
+import type { Indexer } from "../indexer/indexer.ts";
+import type { FieldSelector } from "../indexer/field_selector.ts";
+import { ListWatch } from "../listwatch/list_watch.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
+import type {
+  InitialListMode,
+  ListInfo,
+  ListPage,
+  WatchEventType,
+} from "../listwatch/list_watch_types.ts";
+import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
+import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
+import { type Prepared, StoreWriter } from "./_store_writer.ts";
+import type { ChangeRecorder } from "./_batch_builder.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
+
+/** What the loops of a source need: the form and the loop settings. */
+export interface SourceSettings {
+  client: RestClient;
+  gvr: Gvr;
+  /** One loop per entry; `""` is every namespace. */
+  namespaces: readonly string[];
+  labelSelector: string | undefined;
+  metadataOnly: boolean;
+  pageSize: number | undefined;
+  initialList: InitialListMode | undefined;
+  idleTimeoutMs: number | undefined;
+  clock: Clock | undefined;
+  random: (() => number) | undefined;
+  logger: Logger;
+}
+
+/** A consumer's own half of a view, built when it makes a new view. */
+export interface ViewParts<T extends KubeObject> {
+  store: Store<T>;
+  indexer: Indexer;
+  fieldSelector: FieldSelector | undefined;
+  logger: Logger;
+  resource: string;
+}
+
+/** What a source asks of each consumer (a `Watcher`). */
+export interface SourceConsumer<T extends KubeObject> {
+  /** Consumers with the same key share a view (store and index). */
+  readonly viewKey: string;
+  /** Builds the parts of a new view from this consumer's settings. */
+  viewParts(): ViewParts<T>;
+  /** The consumer's pending batch. */
+  readonly recorder: ChangeRecorder<T>;
+  /** Joined `store` (its view's). */
+  joined(store: Store<T>): void;
+  /** Every loop has listed: the consumer's initial sync (once). */
+  sourceSynced(): Promise<void> | undefined;
+}
+
+/** One namespace's loop and the list it is receiving. */
+interface Loop<T> {
+  readonly index: number;
+  readonly namespace: string;
+  readonly watch: ListWatch;
+  /** Prepared objects of the list being received. */
+  staged: T[];
+  /** Identities `transform` threw for in that list: kept as they are. */
+  kept: Set<string>;
+  listing: boolean;
+  listed: boolean;
+}
+
+/** A store shared by consumers with the same index and field selector. */
+class View<T extends KubeObject> {
+  readonly store: Store<T>;
+  /** One writer per loop, each scoped to its loop's namespace. */
+  readonly writers: StoreWriter<T>[];
+  readonly consumers: SourceConsumer<T>[] = [];
+
+  constructor(parts: ViewParts<T>, namespaces: readonly string[]) {
+    this.store = parts.store;
+    const noChanges: ChangeRecorder<T> = {
+      created() {},
+      modified() {},
+      deleted() {},
+      createdInBulk() {},
+    };
+    this.writers = namespaces.map((namespace) =>
+      new StoreWriter<T>({
+        store: parts.store,
+        indexer: parts.indexer,
+        fieldSelector: parts.fieldSelector,
+        changes: noChanges,
+        logger: parts.logger,
+        resource: parts.resource,
+        scope: namespaces.length > 1 ? namespace : undefined,
+      })
+    );
+  }
+
+  /** Points the writers at the consumers' batches: one, or all of them. */
+  rewire(): void {
+    const targets = this.consumers.map((c) => c.recorder);
+    const recorder: ChangeRecorder<T> = targets.length === 1 ? targets[0] : {
+      created(namespace, name, obj) {
+        for (const t of targets) t.created(namespace, name, obj);
+      },
+      modified(namespace, name, previous, current) {
+        for (const t of targets) t.modified(namespace, name, previous, current);
+      },
+      deleted(namespace, name, last) {
+        for (const t of targets) t.deleted(namespace, name, last);
+      },
+      createdInBulk(count) {
+        for (const t of targets) t.createdInBulk(count);
+      },
+    };
+    for (const writer of this.writers) writer.changes = recorder;
+  }
+}
+
+/**
+ * The loops, the prepared objects and the views of one form. Runs from the
+ * first consumer's `join` to the last one's `leave`; a closed source does
+ * not run again (the registry makes a new one).
+ */
+export class SharedSource<T extends KubeObject> {
+  #settings: SourceSettings;
+  #preparer: ObjectPreparer<T>;
+  #loops: Loop<T>[];
+  /** Every prepared object, by namespace, then name. */
+  #objects = new Map<string, Map<string, T>>();
+  #views = new Map<string, View<T>>();
+  /** The views, for the hot path (no Map iterator per event). */
+  #viewList: View<T>[] = [];
+  #members = new Set<SourceConsumer<T>>();
+  #controller = new AbortController();
+  #runs: Promise<void>[] = [];
+  #synced = false;
+  #closing: Promise<void> | undefined;
+  #onClose: () => void;
+  #sharable: boolean;
+
+  /**
+   * Builds the loops (which check their options: a bad option throws a
+   * `WatcherConfigError` here).
+   *
+   * @param sharable Whether other consumers may join (the registry's).
+   * @param onClose Runs when the last consumer left.
+   */
+  constructor(
+    settings: SourceSettings,
+    preparer: ObjectPreparer<T>,
+    sharable: boolean,
+    onClose: () => void = () => {},
+  ) {
+    this.#settings = settings;
+    this.#preparer = preparer;
+    this.#sharable = sharable;
+    this.#onClose = onClose;
+    this.#loops = settings.namespaces.map((namespace, index) => {
+      const loop: Loop<T> = {
+        index,
+        namespace,
+        staged: [],
+        kept: new Set(),
+        listing: false,
+        listed: false,
+        watch: new ListWatch(settings.client, {
+          onListPage: (page) => this.#page(loop, page),
+          onListEnd: (info) => this.#listed(loop, info),
+          onEvent: (type, obj) => this.#event(loop, type, obj),
+        }, {
+          gvr: settings.gvr,
+          namespace,
+          labelSelector: settings.labelSelector,
+          metadataOnly: settings.metadataOnly,
+          pageSize: settings.pageSize,
+          initialList: settings.initialList,
+          idleTimeoutMs: settings.idleTimeoutMs,
+          clock: settings.clock,
+          random: settings.random,
+          logger: settings.logger,
+        }),
+      };
+      return loop;
+    });
+  }
+
+  /** Whether the source has run (it never runs twice). */
+  get used(): boolean {
+    return this.#runs.length > 0;
+  }
+
+  /** Whether the last consumer left. */
+  get closed(): boolean {
+    return this.#closing !== undefined;
+  }
+
+  /** Whether every loop has listed once. */
+  get synced(): boolean {
+    return this.#synced;
+  }
+
+  /**
+   * Adds a consumer: into the view of its key (made, and filled with the
+   * current objects, when new). The loops start with the first consumer;
+   * a consumer joining a synced source has its initial sync at once.
+   */
+  join(consumer: SourceConsumer<T>): void {
+    if (this.#closing) throw new Error("This source is closed");
+    let view = this.#views.get(consumer.viewKey);
+    if (view === undefined) {
+      view = new View(consumer.viewParts(), this.#settings.namespaces);
+      this.#fill(view);
+      this.#views.set(consumer.viewKey, view);
+      this.#viewList = [...this.#views.values()];
+    }
+    view.consumers.push(consumer);
+    view.rewire();
+    this.#members.add(consumer);
+    consumer.joined(view.store);
+    // What the view holds already is this consumer's share of the initial
+    // list (counted, as an initial list is).
+    consumer.recorder.createdInBulk(view.store.size);
+    if (this.#runs.length === 0) {
+      const signal = this.#controller.signal;
+      this.#runs = this.#loops.map((loop) => loop.watch.run(signal));
+    } else if (this.#synced) {
+      void consumer.sourceSynced();
+    }
+  }
+
+  /**
+   * Removes a consumer; its view goes with its last consumer, and the loops
+   * with the last consumer (resolving once they ended).
+   */
+  leave(consumer: SourceConsumer<T>): Promise<void> {
+    if (!this.#members.delete(consumer)) return this.#closing ?? done;
+    const view = this.#views.get(consumer.viewKey)!;
+    view.consumers.splice(view.consumers.indexOf(consumer), 1);
+    if (view.consumers.length === 0) {
+      this.#views.delete(consumer.viewKey);
+      this.#viewList = [...this.#views.values()];
+    } else {
+      view.rewire();
+    }
+    if (this.#members.size > 0) return done;
+    this.#onClose();
+    this.#controller.abort();
+    this.#closing = Promise.all(this.#runs).then(() => {});
+    return this.#closing;
+  }
+
+  /** The shared part of each consumer's health. */
+  health(): Pick<
+    WatcherHealth,
+    | "resourceVersion"
+    | "relists"
+    | "reconnects"
+    | "events"
+    | "lastEventTime"
+    | "lastError"
+    | "shared"
+    | "namespaces"
+  > {
+    const loops = this.#loops;
+    let relists = 0, reconnects = 0, events = 0;
+    let lastEventTime: number | undefined;
+    for (const { watch } of loops) {
+      relists += watch.relists;
+      reconnects += watch.reconnects;
+      events += watch.events;
+      const t = watch.lastEventTime;
+      if (
+        t !== undefined && (lastEventTime === undefined || t > lastEventTime)
+      ) {
+        lastEventTime = t;
+      }
+    }
+    return {
+      resourceVersion: loops.length === 1
+        ? loops[0].watch.resourceVersion
+        : undefined,
+      relists,
+      reconnects,
+      events,
+      lastEventTime,
+      lastError: this.lastError,
+      shared: this.#sharable
+        ? { consumers: Math.max(1, this.#members.size) }
+        : false,
+      namespaces: loops.length === 1 ? undefined : Object.fromEntries(
+        loops.map((l) => [l.namespace, {
+          synced: l.listed,
+          resourceVersion: l.watch.resourceVersion,
+          lastError: l.watch.lastError,
+        }]),
+      ),
+    };
+  }
+
+  /** The latest failure of any loop. */
+  get lastError(): ListWatchFailure | undefined {
+    let last: ListWatchFailure | undefined;
+    for (const { watch } of this.#loops) {
+      const e = watch.lastError;
+      if (e !== undefined && (last === undefined || e.time >= last.time)) {
+        last = e;
+      }
+    }
+    return last;
+  }
+
+  /** A new view: the current objects, and the lists being received. */
+  #fill(view: View<T>): void {
+    if (this.#objects.size > 0) {
+      const all = this.#objects;
+      view.writers[0].seed(
+        (function* () {
+          for (const names of all.values()) yield* names.values();
+        })(),
+      );
+    }
+    for (const loop of this.#loops) {
+      if (loop.listing) {
+        view.writers[loop.index].stageStored(loop.staged, loop.kept);
+      }
+    }
+  }
+
+  #page(loop: Loop<T>, page: ListPage): void {
+    if (page.first) {
+      loop.staged = [];
+      loop.kept = new Set();
+    }
+    loop.listing = true;
+    const preparer = this.#preparer;
+    // Selection and preparation see the metadata-only form even when the
+    // client fetched full objects.
+    if (this.#settings.metadataOnly) page = reducedPage(page);
+    const items = page.items;
+    const prepared = new Array<Prepared<T>>(items.length);
+    const staged = loop.staged;
+    for (let i = 0; i < items.length; i++) {
+      const out = preparer.prepare(items[i]);
+      prepared[i] = out;
+      if (out === SKIPPED) {
+        const { namespace = "", name } = items[i].metadata;
+        loop.kept.add(`${namespace}/${name}`);
+      } else if (out !== undefined) {
+        staged.push(out);
+      }
+    }
+    for (const view of this.#viewList) {
+      view.writers[loop.index].stagePrepared(page, prepared);
+    }
+  }
+
+  #listed(loop: Loop<T>, info: ListInfo): Promise<void> | undefined {
+    this.#replace(loop);
+    loop.listing = false;
+    loop.listed = true;
+    for (const view of this.#viewList) {
+      view.writers[loop.index].commitList(info.initial);
+    }
+    if (this.#synced || !this.#loops.every((l) => l.listed)) return undefined;
+    this.#synced = true;
+    // The loop waits for every consumer's initial sync (its onChange and
+    // onSyncComplete), as a watcher alone does.
+    const pending = [...this.#members].map((c) => c.sourceSynced());
+    return Promise.all(pending).then(() => {});
+  }
+
+  /** The loop's complete list replaces what its namespace held. */
+  #replace(loop: Loop<T>): void {
+    const old = this.#objects;
+    const scoped = this.#loops.length > 1;
+    const next = new Map<string, Map<string, T>>();
+    for (const obj of loop.staged) {
+      const { namespace = "", name = "" } = obj.metadata;
+      let names = next.get(namespace);
+      if (names === undefined) next.set(namespace, names = new Map());
+      names.set(name, obj);
+    }
+    for (const id of loop.kept) {
+      const slash = id.indexOf("/");
+      const namespace = id.slice(0, slash), name = id.slice(slash + 1);
+      const obj = old.get(namespace)?.get(name);
+      if (obj === undefined) continue;
+      let names = next.get(namespace);
+      if (names === undefined) next.set(namespace, names = new Map());
+      names.set(name, obj);
+    }
+    loop.staged = [];
+    loop.kept = new Set();
+    if (!scoped) {
+      this.#objects = next;
+      return;
+    }
+    const names = next.get(loop.namespace);
+    if (names === undefined) old.delete(loop.namespace);
+    else old.set(loop.namespace, names);
+  }
+
+  #event(loop: Loop<T>, type: WatchEventType, raw: KubeObject): void {
+    if (this.#settings.metadataOnly) raw = asPartialObjectMetadata(raw);
+    const { namespace = "", name } = raw.metadata;
+    let prepared: Prepared<T> = undefined;
+    if (name) {
+      if (type !== "DELETED") prepared = this.#preparer.prepare(raw);
+      if (prepared !== SKIPPED) {
+        let names = this.#objects.get(namespace);
+        if (prepared === undefined) {
+          if (names?.delete(name) && names.size === 0) {
+            this.#objects.delete(namespace);
+          }
+        } else {
+          if (names === undefined) {
+            this.#objects.set(namespace, names = new Map());
+          }
+          names.set(name, prepared);
+        }
+      }
+    }
+    const views = this.#viewList;
+    const index = loop.index;
+    for (let i = 0; i < views.length; i++) {
+      views[i].writers[index].applyPrepared(type, raw, prepared);
+    }
+  }
+}
+
+const done: Promise<void> = Promise.resolve();
+
+/** `page` with its items in the metadata-only form (the same page if so). */
+function reducedPage(page: ListPage): ListPage {
+  const items = page.items;
+  let reduced: KubeObject[] | undefined;
+  for (let i = 0; i < items.length; i++) {
+    const item = asPartialObjectMetadata(items[i]);
+    if (item !== items[i]) (reduced ??= items.slice())[i] = item;
+  }
+  return reduced === undefined ? page : { ...page, items: reduced };
+}
