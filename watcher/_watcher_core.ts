@@ -10,7 +10,7 @@ import type { Gvr, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { ListWatch } from "../listwatch/list_watch.ts";
+import type { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";

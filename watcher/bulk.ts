@@ -2,6 +2,7 @@ import type {
   Awaitable,
   Gvr,
   KubeObject,
+  PartialObjectMetadata,
   ReadableStore,
   Store,
 } from "../types.ts";
@@ -126,7 +127,7 @@ export class Watcher<T extends KubeObject = KubeObject>
    * or in the wrong argument.
    */
   constructor(
-    config: WatcherConfig<T>,
+    config: WatcherConfig<T> & StoredForm<T>,
     client: RestClient,
     options: WatcherOptions = {},
   ) {
@@ -306,17 +307,17 @@ export class Watcher<T extends KubeObject = KubeObject>
 
   /** This watcher's membership of a source, as its core's feed. */
   #feed(acquire: () => SharedSource<T>): Feed {
-    const watcher = this;
+    let current: SharedSource<T> | undefined;
     return {
       run: async (signal) => {
         if (signal.aborted) return;
-        const source = this.#source = acquire();
+        const source = this.#source = current = acquire();
         source.join(this.#consumer);
         await aborted(signal);
         await source.leave(this.#consumer);
       },
       get lastError() {
-        return watcher.#source?.lastError;
+        return current?.lastError;
       },
       health: () =>
         this.#source?.health() ?? {
@@ -363,6 +364,16 @@ export class Watcher<T extends KubeObject = KubeObject>
     }
   }
 }
+
+/**
+ * What the stored objects can be typed as: with `metadataOnly` and no
+ * `transform` they are `PartialObjectMetadata`, so `T` must accept that
+ * (a `Watcher<Pod>` cannot be metadata-only without a `transform`).
+ */
+type StoredForm<T> = PartialObjectMetadata extends T ? unknown
+  : { metadataOnly?: false } | {
+    transform: (obj: KubeObject) => T | undefined;
+  };
 
 /** Names the watched thing, for messages. */
 function describe(gvr: Gvr): string {

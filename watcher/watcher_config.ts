@@ -1,10 +1,6 @@
-import type {
-  Gvr,
-  KubeObject,
-  Logger,
-  PartialObjectMetadata,
-  ReadableStore,
-} from "../types.ts";
+import type { Gvr, KubeObject, Logger, ReadableStore } from "../types.ts";
+// deno-lint-ignore no-unused-vars -- linked from the docs
+import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";

@@ -1,0 +1,166 @@
+import assert from "node:assert/strict";
+import type { KubeObject, PartialObjectMetadata } from "../types.ts";
+import type { RequestOptions, RestClient } from "../client/rest_client.ts";
+import { FetchClient } from "../client/fetch_client.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { mockFetch } from "../testing/mock_fetch.ts";
+import { FakeClock, waitFor } from "../testing/fake_clock.ts";
+import { silentLogger } from "../logger.ts";
+import { Watcher } from "./bulk.ts";
+import { SingleWatcher } from "./single.ts";
+
+const PODS = { group: "", version: "v1", resource: "pods" };
+
+function pod(name: string): KubeObject {
+  return {
+    metadata: {
+      name,
+      namespace: "shop",
+      labels: { app: "web" },
+      ownerReferences: [{ kind: "ReplicaSet", name: "web", uid: "u" }],
+    },
+    spec: { nodeName: "node-1", containers: [{ name: "c", image: "i" }] },
+  };
+}
+
+/** A client recording the `accept` of each request, optionally dropping it. */
+function recordingClient(
+  inner: FetchClient,
+  drop: boolean,
+): { client: RestClient; accepts: string[] } {
+  const accepts: string[] = [];
+  const client = {
+    performRequest(opts: RequestOptions) {
+      const watch = opts.querystring?.has("watch") === true;
+      accepts.push(`${watch ? "WATCH" : "LIST"} ${opts.accept}`);
+      const { accept: _, ...rest } = opts;
+      return inner.performRequest(drop ? rest : opts);
+    },
+  } as RestClient;
+  return { client, accepts };
+}
+
+for (const drop of [false, true]) {
+  Deno.test(
+    `Watcher metadataOnly stores apiVersion, kind and metadata only (client ${
+      drop ? "ignoring" : "sending"
+    } Accept)`,
+    async () => {
+      const clock = new FakeClock();
+      await using server = new FakeApiServer({ clock });
+      using _fetch = mockFetch(server);
+      server.create(PODS, pod("a"));
+      const { client, accepts } = recordingClient(
+        new FetchClient({ server: server.url }),
+        drop,
+      );
+      const created: PartialObjectMetadata[] = [];
+      const watcher = new Watcher<PartialObjectMetadata>(
+        {
+          gvr: PODS,
+          indexBy: ["metadata.namespace", "metadata.name"],
+          metadataOnly: true,
+          onChange: (_store, batch) =>
+            void created.push(...batch.objects.created),
+        },
+        client,
+        { clock, logger: silentLogger },
+      );
+      const running = watcher.start();
+      assert.equal(await watcher.waitForSync(), 1);
+      await waitFor(() => server.openWatchCount === 1);
+      server.create(PODS, pod("b"));
+      await waitFor(() => created.length === 1);
+      for (const obj of [...watcher.store.list() as KubeObject[], ...created]) {
+        assert.deepEqual(Object.keys(obj).sort(), [
+          "apiVersion",
+          "kind",
+          "metadata",
+        ]);
+        assert.equal(obj.kind, "PartialObjectMetadata");
+        assert.equal(obj.apiVersion, "meta.k8s.io/v1");
+        assert.deepEqual(obj.metadata.labels, { app: "web" });
+      }
+      assert.deepEqual(accepts, [
+        "LIST application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json",
+        "WATCH application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1,application/json",
+      ]);
+      await watcher.stop();
+      await running;
+    },
+  );
+}
+
+Deno.test("Watcher metadataOnly: the field selector sees the metadata-only form, whatever the client fetched", async () => {
+  const clock = new FakeClock();
+  await using server = new FakeApiServer({ clock });
+  using _fetch = mockFetch(server);
+  server.create(PODS, pod("a"));
+  const { client } = recordingClient(
+    new FetchClient({ server: server.url }),
+    true,
+  );
+  const watcher = new Watcher(
+    {
+      gvr: PODS,
+      indexBy: ["metadata.name"],
+      metadataOnly: true,
+      fieldSelector: "spec.nodeName=node-1",
+      onChange: () => {},
+    },
+    client,
+    { clock, logger: silentLogger },
+  );
+  const running = watcher.start();
+  assert.equal(await watcher.waitForSync(), 0, "no spec to select on");
+  await watcher.stop();
+  await running;
+});
+
+Deno.test("SingleWatcher metadataOnly asks for PartialObjectMetadata and keeps only metadata", async () => {
+  const clock = new FakeClock();
+  await using server = new FakeApiServer({ clock });
+  using _fetch = mockFetch(server);
+  server.create(PODS, pod("a"));
+  const { client, accepts } = recordingClient(
+    new FetchClient({ server: server.url }),
+    true,
+  );
+  const watcher = new SingleWatcher(
+    {
+      gvr: PODS,
+      namespace: "shop",
+      name: "a",
+      metadataOnly: true,
+      onChange: () => {},
+    },
+    client,
+    { clock, logger: silentLogger },
+  );
+  const running = watcher.start();
+  assert.equal(await watcher.waitForSync(), 1);
+  assert.deepEqual(Object.keys(watcher.current!).sort(), [
+    "apiVersion",
+    "kind",
+    "metadata",
+  ]);
+  assert.match(
+    accepts[0],
+    /^LIST application\/json;as=PartialObjectMetadataList;/,
+  );
+  await watcher.stop();
+  await running;
+});
+
+Deno.test("metadataOnly must be a boolean", () => {
+  assert.throws(
+    () =>
+      new Watcher({
+        gvr: PODS,
+        indexBy: ["metadata.name"],
+        metadataOnly: "yes" as never,
+        onChange: () => {},
+      }, new FetchClient({ server: "http://127.0.0.1:1" })),
+    /metadataOnly: must be a boolean/,
+  );
+});
