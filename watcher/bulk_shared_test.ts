@@ -1,0 +1,298 @@
+import assert from "node:assert/strict";
+import type { KubeObject } from "../types.ts";
+import type { ChangeBatch } from "./change_batch.ts";
+import { FetchClient } from "../client/fetch_client.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { mockFetch } from "../testing/mock_fetch.ts";
+import { FakeClock, waitFor } from "../testing/fake_clock.ts";
+import { RecordingLogger } from "../testing/recording_logger.ts";
+import { Watcher } from "./bulk.ts";
+import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
+import {
+  BY_IDENTITY,
+  configMap,
+  CONFIGMAPS,
+  seeded,
+} from "./_bulk_harness_test.ts";
+
+/** A server with objects, a client, and watchers recording what they saw. */
+class Fixture implements AsyncDisposable {
+  readonly clock = new FakeClock();
+  readonly server = new FakeApiServer({ clock: this.clock });
+  readonly logger = new RecordingLogger();
+  readonly options: WatcherOptions = {
+    clock: this.clock,
+    logger: this.logger,
+    random: seeded(1),
+  };
+  readonly client: FetchClient;
+  readonly watchers: Watcher[] = [];
+  #fetch = mockFetch(this.server);
+
+  constructor() {
+    this.client = new FetchClient({ server: this.server.url });
+    for (const ns of ["a", "b"]) {
+      for (let i = 0; i < 3; i++) {
+        this.server.create(CONFIGMAPS, configMap(ns, `cm-${i}`));
+      }
+    }
+  }
+
+  /** A watcher recording its batches (without objects) and syncs. */
+  watcher(
+    config: Partial<WatcherConfig> = {},
+    client: FetchClient = this.client,
+  ): Consumer {
+    const seen: Consumer = { batches: [], full: [], syncs: [] } as never;
+    const watcher = new Watcher(
+      {
+        gvr: CONFIGMAPS,
+        indexBy: BY_IDENTITY,
+        debounceInterval: 1_000,
+        onChange: (_store, batch) => {
+          seen.full.push(batch);
+          seen.batches.push(summary(batch));
+        },
+        onSyncComplete: (_store, count) => void seen.syncs.push(count),
+        ...config,
+      } as WatcherConfig,
+      client,
+      this.options,
+    );
+    this.watchers.push(watcher);
+    seen.watcher = watcher;
+    seen.running = undefined;
+    return seen;
+  }
+
+  lists(): number {
+    return this.server.requests.filter((r) => r.verb === "list").length;
+  }
+
+  watches(): number {
+    return this.server.requests.filter((r) => r.verb === "watch").length;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Promise.all(this.watchers.map((w) => w.stop()));
+    assert.equal(this.server.openWatchCount, 0, "no watch left open");
+    await this.server.close();
+    this.#fetch[Symbol.dispose]();
+  }
+}
+
+interface Consumer {
+  watcher: Watcher;
+  running: Promise<void> | undefined;
+  batches: string[];
+  full: ChangeBatch[];
+  syncs: number[];
+}
+
+/** A batch as `initial +created ~modified -deleted [names]`. */
+function summary(batch: ChangeBatch): string {
+  const names = (objs: readonly KubeObject[]) =>
+    objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).join(",");
+  return `${batch.isInitialSync ? "initial " : ""}+${batch.created}(${
+    names(batch.objects.created)
+  }) ~${batch.modified}(${
+    names(batch.objects.modified.map((m) => m.current))
+  }) -${batch.deleted}(${names(batch.objects.deleted)})`;
+}
+
+function start(c: Consumer): void {
+  c.running = c.watcher.start();
+}
+
+function contents(c: Consumer): string[] {
+  return (c.watcher.store.list() as KubeObject[]).map((o) =>
+    `${o.metadata.namespace}/${o.metadata.name}@${o.metadata.resourceVersion}`
+  ).sort();
+}
+
+Deno.test("Watchers of one form share one LIST+WATCH and each sees what it would see alone", async () => {
+  await using f = new Fixture();
+  const onlyA = { fieldSelector: "metadata.namespace=a" };
+  const shared = [f.watcher(), f.watcher(onlyA), f.watcher(onlyA)];
+  // The same configurations alone, on their own streams.
+  const alone = [
+    f.watcher({ shared: false }),
+    f.watcher({ ...onlyA, shared: false }),
+  ];
+  for (const c of [...shared, ...alone]) start(c);
+  for (const c of [...shared, ...alone]) await c.watcher.waitForSync();
+  await waitFor(() => f.server.openWatchCount === 3);
+  assert.equal(f.lists(), 3, "one LIST for the shared three, one each alone");
+  assert.equal(f.watches(), 3);
+  assert.deepEqual(shared[0].watcher.health().shared, { consumers: 3 });
+  assert.equal(alone[0].watcher.health().shared, false);
+  // Same index and field selector: one store.
+  assert.equal(
+    shared[1].watcher.store.list()[0 as never],
+    shared[2].watcher.store.list()[0 as never],
+  );
+  assert.equal(shared[1].watcher.health().objects, 3);
+
+  f.server.create(CONFIGMAPS, configMap("a", "new"));
+  f.server.create(CONFIGMAPS, configMap("b", "new"));
+  f.server.delete(CONFIGMAPS, "a", "cm-0");
+  await waitFor(() => shared.concat(alone).every((c) => c.batches.length >= 2));
+  f.clock.tick(1_000);
+  const cm = f.server.get(CONFIGMAPS, "b", "cm-1");
+  f.server.update(CONFIGMAPS, { ...cm, data: { v: "1" } });
+  await waitFor(() =>
+    shared[0].batches.length === 3 && alone[0].batches.length === 3
+  );
+  f.clock.tick(1_000);
+  await Promise.all(shared.concat(alone).map((c) => c.watcher.forceSync()));
+
+  assert.deepEqual(shared[0].batches, alone[0].batches);
+  assert.deepEqual(shared[1].batches, alone[1].batches);
+  assert.deepEqual(shared[2].batches, alone[1].batches);
+  assert.deepEqual(shared[0].syncs, [6]);
+  assert.deepEqual(shared[1].syncs, [3]);
+  assert.deepEqual(contents(shared[0]), contents(alone[0]));
+  assert.deepEqual(contents(shared[2]), contents(alone[1]));
+  // One stored copy of each object, whichever view holds it.
+  const inAll = (shared[0].watcher.store.get("a", "new") as KubeObject[])[0];
+  const inA = (shared[1].watcher.store.get("a", "new") as KubeObject[])[0];
+  assert.equal(inAll, inA);
+});
+
+Deno.test("A shared stream opens with the first start, closes with the last stop; one stop disturbs no one", async () => {
+  await using f = new Fixture();
+  const [x, y] = [f.watcher(), f.watcher()];
+  start(x);
+  await x.watcher.waitForSync();
+  start(y);
+  await y.watcher.waitForSync();
+  await waitFor(() => f.server.openWatchCount === 1);
+  await x.watcher.stop();
+  assert.equal(x.watcher.health().state, "stopped");
+  assert.equal(f.server.openWatchCount, 1, "y's stream stays open");
+  assert.deepEqual(y.watcher.health().shared, { consumers: 1 });
+  f.server.create(CONFIGMAPS, configMap("a", "later"));
+  await waitFor(() => y.batches.length === 2);
+  assert.equal(x.batches.length, 1, "a stopped watcher hears nothing");
+  await y.watcher.stop();
+  await waitFor(() => f.server.openWatchCount === 0);
+  assert.equal(f.lists(), 1);
+  // A watcher started after the last stop opens a new stream.
+  const z = f.watcher();
+  start(z);
+  assert.equal(await z.watcher.waitForSync(), 7);
+  assert.equal(f.lists(), 2);
+});
+
+Deno.test("A watcher joining a synced stream gets the current state as its own initial sync", async () => {
+  await using f = new Fixture();
+  const first = f.watcher();
+  start(first);
+  await first.watcher.waitForSync();
+  await waitFor(() => f.server.openWatchCount === 1);
+  f.server.create(CONFIGMAPS, configMap("a", "x"));
+  await waitFor(() => first.batches.length === 2);
+  for (const config of [{}, { fieldSelector: "metadata.namespace=b" }]) {
+    const late = f.watcher(config);
+    start(late);
+    const count = await late.watcher.waitForSync();
+    await waitFor(() => late.syncs.length === 1);
+    assert.deepEqual(late.batches, [`initial +${count}() ~0() -0()`]);
+    assert.deepEqual(late.syncs, [count]);
+    assert.equal(count, config.fieldSelector ? 3 : 7);
+  }
+  assert.equal(f.lists(), 1, "no LIST for late joiners");
+  assert.equal(f.watches(), 1);
+  f.server.delete(CONFIGMAPS, "b", "cm-2");
+  await waitFor(() => f.watchers.every((w) => w.health().events === 2));
+  f.clock.tick(1_000);
+  await Promise.all(f.watchers.map((w) => w.forceSync()));
+  assert.deepEqual(first.batches.at(-1), "+0() ~0() -1(b/cm-2)");
+  for (const late of [1, 2]) {
+    assert.equal(f.watchers[late].health().objects, late === 1 ? 6 : 2);
+  }
+});
+
+Deno.test("One consumer's throwing callbacks leave the others alone", async () => {
+  await using f = new Fixture();
+  const bad = f.watcher({
+    onChange: () => {
+      throw new Error("boom");
+    },
+    onSyncComplete: () => {
+      throw new Error("boom at sync");
+    },
+  });
+  const good = f.watcher();
+  start(bad);
+  start(good);
+  await good.watcher.waitForSync();
+  await waitFor(() => f.server.openWatchCount === 1);
+  f.server.create(CONFIGMAPS, configMap("a", "x"));
+  await waitFor(() => good.batches.length === 2);
+  assert.deepEqual(good.syncs, [6]);
+  assert.equal(good.batches[1], "+1(a/x) ~0() -0()");
+  assert.match(f.logger.text(), /boom/);
+});
+
+Deno.test("A relist (410) reaches every consumer, each with its own diff", async () => {
+  await using f = new Fixture();
+  const all = f.watcher();
+  const onlyB = f.watcher({ fieldSelector: "metadata.namespace=b" });
+  start(all);
+  start(onlyB);
+  await all.watcher.waitForSync();
+  await onlyB.watcher.waitForSync();
+  await waitFor(() => f.server.openWatchCount === 1);
+  await f.clock.tick(5_000);
+  // Changes made while nobody watches, then a 410 on resuming.
+  f.server.injectFault({ verb: "watch", kind: "status", code: 410 });
+  f.server.closeAllWatches();
+  f.server.delete(CONFIGMAPS, "b", "cm-0");
+  f.server.create(CONFIGMAPS, configMap("a", "new"));
+  await waitFor(() => f.lists() === 2);
+  await waitFor(() => all.batches.length === 2 && onlyB.batches.length === 2);
+  assert.equal(all.batches[1], "+1(a/new) ~0() -1(b/cm-0)");
+  assert.equal(onlyB.batches[1], "+0() ~0() -1(b/cm-0)");
+  assert.equal(all.watcher.health().relists, 1);
+  assert.equal(onlyB.watcher.health().relists, 1);
+});
+
+Deno.test("Watchers whose form differs, on other clients, cached or opted out do not share", async () => {
+  await using f = new Fixture();
+  const base = f.watcher();
+  const others = [
+    f.watcher({ labelSelector: "app=web" }),
+    f.watcher({ ignoreFields: ["data"] }),
+    f.watcher({ metadataOnly: true }),
+    f.watcher({ namespace: "a" }),
+    f.watcher({ transform: (o) => o }),
+    f.watcher({ pageSize: 2 }),
+    f.watcher({}, new FetchClient({ server: f.server.url })),
+  ];
+  const optedOut = [
+    f.watcher({ shared: false }),
+    f.watcher({ storeType: "cached" }),
+  ];
+  for (const c of [base, ...others, ...optedOut]) start(c);
+  for (const c of [base, ...others, ...optedOut]) await c.watcher.waitForSync();
+  // One LIST each; three pages for pageSize 2.
+  assert.equal(f.lists(), 1 + others.length + 2 + optedOut.length);
+  for (const c of [base, ...others]) {
+    assert.deepEqual(c.watcher.health().shared, { consumers: 1 });
+  }
+  for (const c of optedOut) assert.equal(c.watcher.health().shared, false);
+});
+
+Deno.test("shared must be a boolean", () => {
+  assert.throws(
+    () =>
+      new Watcher({
+        gvr: CONFIGMAPS,
+        indexBy: BY_IDENTITY,
+        shared: "yes" as never,
+        onChange: () => {},
+      }, new FetchClient({ server: "http://127.0.0.1:1" })),
+    /shared: must be a boolean/,
+  );
+});
