@@ -1,24 +1,25 @@
 /**
- * How our contender gets the metadata-only form, in one place so that the
- * switch to the Watcher's own `metadataOnly` is one line.
+ * How our contender gets the metadata-only form, in one place: the
+ * Watcher's own `metadataOnly` (`NATIVE_METADATA_ONLY`), or, for measuring
+ * a Watcher without it, a client that asks for the form on its behalf.
  *
  * @module
  */
 
-import type { FetchClient, RequestOptions, RestClient } from "../mod.ts";
+import type { FetchClient, RestClient } from "../mod.ts";
+import type { RequestOptions } from "../client/mod.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
 } from "../client/_partial_object_metadata.ts";
 
 /**
- * Until the Watcher has `metadataOnly`, metadata-only runs use a client that
- * asks for the metadata-only form on every request the Watcher makes; the
- * Watcher then stores `PartialObjectMetadata` objects through its
- * full-object path. Set this to `true` once `metadataOnly` exists: the runs
- * then pass `metadataOnly: true` and the plain client instead.
+ * `true`: metadata-only runs pass `metadataOnly: true` and the plain
+ * client. `false`: they use {@linkcode askingForMetadata}, and the Watcher
+ * stores `PartialObjectMetadata` objects through its full-object path (how
+ * the figures before `metadataOnly` existed were taken).
  */
-export const NATIVE_METADATA_ONLY = false;
+export const NATIVE_METADATA_ONLY = true;
 
 /**
  * A client asking for `PartialObjectMetadata` on the Watcher's behalf: the
@@ -34,6 +35,6 @@ export function askingForMetadata(client: FetchClient): RestClient {
         accept: opts.querystring?.has("watch")
           ? PARTIAL_OBJECT_METADATA_ACCEPT
           : PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-      }),
-  } as RestClient;
+      } as RequestOptions),
+  } as unknown as RestClient;
 }
