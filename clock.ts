@@ -11,7 +11,7 @@
  *
  * @example Cancelling a timer
  * ```ts
- * import { systemClock, type TimerHandle } from "@haptic/k8s-watcher";
+ * import { systemClock, type TimerHandle } from "@haptic/k8s-watcher/clock";
  *
  * const handle: TimerHandle = systemClock.setTimeout(() => {}, 10);
  * systemClock.clearTimeout(handle);
@@ -24,7 +24,7 @@ export type TimerHandle = unknown;
  *
  * @example A clock that logs every timer
  * ```ts
- * import { type Clock, systemClock } from "@haptic/k8s-watcher";
+ * import { type Clock, systemClock } from "@haptic/k8s-watcher/clock";
  *
  * const logging: Clock = {
  *   now: () => systemClock.now(),
@@ -43,7 +43,7 @@ export interface Clock {
    *
    * @example Measuring elapsed time
    * ```ts
-   * import { systemClock } from "@haptic/k8s-watcher";
+   * import { systemClock } from "@haptic/k8s-watcher/clock";
    *
    * const started = systemClock.now();
    * console.log(`${systemClock.now() - started} ms`);
@@ -96,7 +96,7 @@ export interface Clock {
  *
  * @example Reading the time
  * ```ts
- * import { systemClock } from "@haptic/k8s-watcher";
+ * import { systemClock } from "@haptic/k8s-watcher/clock";
  *
  * const started = systemClock.now();
  * console.log(started > 0);

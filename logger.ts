@@ -11,7 +11,7 @@ import type { Logger } from "./types.ts";
  *
  * @example Choosing a level
  * ```ts
- * import type { LogLevel } from "@haptic/k8s-watcher";
+ * import type { LogLevel } from "@haptic/k8s-watcher/logger";
  *
  * const level: LogLevel = "warn";
  * ```
@@ -26,7 +26,7 @@ const LEVELS: readonly LogLevel[] = ["debug", "info", "warn", "error"];
  *
  * @example Debug output
  * ```ts
- * import type { ConsoleLoggerOptions } from "@haptic/k8s-watcher";
+ * import type { ConsoleLoggerOptions } from "@haptic/k8s-watcher/logger";
  *
  * const options: ConsoleLoggerOptions = { level: "debug" };
  * ```

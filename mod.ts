@@ -5,12 +5,47 @@
  *
  * @module
  */
-export * from "./types.ts";
-export * from "./clock.ts";
-export * from "./logger.ts";
-export * from "./client/mod.ts";
-export * from "./indexer/mod.ts";
-export * from "./store/mod.ts";
-export * from "./indextracker/mod.ts";
-export * from "./watcher/mod.ts";
-export * from "./leaderelection/mod.ts";
+export type {
+  ChangeStats,
+  Gvr,
+  KubeObject,
+  Logger,
+  ObjectMeta,
+  ReadableStore,
+  Store,
+} from "./types.ts";
+export { consoleLogger, silentLogger } from "./logger.ts";
+export {
+  ApiConnectionError,
+  ApiError,
+  FetchClient,
+  KubeConfigError,
+  NoKubeConfigError,
+  type RestClient,
+} from "./client/mod.ts";
+export { CachedStore, MemoryStore, StoreFetchError } from "./store/mod.ts";
+export {
+  IndexSynchronizationTracker,
+  SyncAbortedError,
+} from "./indextracker/mod.ts";
+export {
+  type ChangeBatch,
+  type ChangedObjects,
+  DebounceGroup,
+  mergeChangeBatches,
+  type ModifiedObject,
+  SingleWatcher,
+  type SingleWatcherConfig,
+  Watcher,
+  WatcherBase,
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherHealth,
+  type WatcherOptions,
+  WatcherStoppedError,
+  WatcherSyncError,
+} from "./watcher/mod.ts";
+export {
+  LeaderElector,
+  type LeaderElectorConfig,
+} from "./leaderelection/mod.ts";

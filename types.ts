@@ -89,7 +89,7 @@ export interface KubeObject {
  *
  * @example
  * ```ts
- * import type { Awaitable } from "@haptic/k8s-watcher";
+ * import type { Awaitable } from "@haptic/k8s-watcher/types";
  *
  * async function count(n: Awaitable<number>): Promise<number> {
  *   return await n;
@@ -127,7 +127,9 @@ export interface ChangeStats {
 }
 
 /**
- * The read side of a store, as handed to callbacks.
+ * The read side of a store, as handed to callbacks. `T` is the type of the
+ * stored objects (a user-defined type such as `Ingress`; `KubeObject` when
+ * not given).
  *
  * `get(...keys)` with every index key is an exact match; with fewer keys it
  * is a prefix match. Results come ordered by namespace, then name.
@@ -140,12 +142,14 @@ export interface ChangeStats {
  *   return await store.get(ns);
  * }
  * ```
+ *
+ * @typeParam T The stored objects.
  */
-export interface ReadableStore {
+export interface ReadableStore<T extends KubeObject = KubeObject> {
   /** Objects whose index keys equal (all keys) or start with (fewer keys) `keys`. */
-  get(...keys: string[]): Awaitable<KubeObject[]>;
+  get(...keys: string[]): Awaitable<T[]>;
   /** Every object, ordered by namespace, then name. */
-  list(): Awaitable<KubeObject[]>;
+  list(): Awaitable<T[]>;
   /** Number of objects held. */
   readonly size: number;
 }
@@ -165,16 +169,26 @@ export interface ReadableStore {
  *   else store.update(obj, keys);
  * }
  * ```
+ *
+ * @typeParam T The stored objects.
  */
-export interface Store extends ReadableStore {
+export interface Store<T extends KubeObject = KubeObject>
+  extends ReadableStore<T> {
   /** Adds an object under `keys` (replaces an object of the same identity). */
-  add(obj: KubeObject, keys: string[]): void;
+  add(obj: T, keys: string[]): void;
   /** Replaces the object of the same identity, moving it when `keys` changed. */
-  update(obj: KubeObject, keys: string[]): void;
+  update(obj: T, keys: string[]): void;
   /** Removes exactly the object with this identity; returns whether it was there. */
   delete(namespace: string, name: string): boolean;
   /** The stored resourceVersion of an object, or `undefined` when absent. */
   resourceVersionOf(namespace: string, name: string): string | undefined;
+  /**
+   * The stored object, synchronously and without I/O, when the store holds
+   * it in memory: always for a `MemoryStore`, only while cached for a
+   * `CachedStore`; `undefined` otherwise. The watcher reads previous
+   * versions for its change batches here.
+   */
+  peek(namespace: string, name: string): T | undefined;
   /** Every stored identity as `[namespace, name]`, in store order. */
   identities(): Iterable<[namespace: string, name: string]>;
   /** Removes everything. */

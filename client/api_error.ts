@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import type { KubeStatus } from "@haptic/k8s-watcher";
+ * import type { KubeStatus } from "@haptic/k8s-watcher/client";
  *
  * const gone: KubeStatus = {
  *   kind: "Status",
@@ -40,7 +40,7 @@ export interface KubeStatus {
  *
  * @example
  * ```ts
- * import type { ApiErrorOptions } from "@haptic/k8s-watcher";
+ * import type { ApiErrorOptions } from "@haptic/k8s-watcher/client";
  *
  * const options: ApiErrorOptions = { code: 503, method: "GET", path: "/api/v1/pods", retryAfterSeconds: 2 };
  * ```

@@ -42,7 +42,7 @@ export class KubeConfigError extends Error {
  *
  * @example
  * ```ts
- * import type { ConfigAttempt } from "@haptic/k8s-watcher";
+ * import type { ConfigAttempt } from "@haptic/k8s-watcher/client";
  *
  * const attempt: ConfigAttempt = {
  *   source: "in-cluster",
@@ -102,7 +102,7 @@ export class NoKubeConfigError extends Error {
  *
  * @example
  * ```ts
- * import type { ResponseDecodeErrorOptions } from "@haptic/k8s-watcher";
+ * import type { ResponseDecodeErrorOptions } from "@haptic/k8s-watcher/client";
  *
  * const options: ResponseDecodeErrorOptions = {
  *   code: 200,
@@ -135,7 +135,7 @@ export interface ResponseDecodeErrorOptions {
  *
  * @example
  * ```ts
- * import { ResponseDecodeError } from "@haptic/k8s-watcher";
+ * import { ResponseDecodeError } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const err = new ResponseDecodeError({
@@ -188,7 +188,7 @@ export class ResponseDecodeError extends Error {
  *
  * @example
  * ```ts
- * import type { ApiConnectionErrorOptions } from "@haptic/k8s-watcher";
+ * import type { ApiConnectionErrorOptions } from "@haptic/k8s-watcher/client";
  *
  * const options: ApiConnectionErrorOptions = {
  *   server: "https://10.0.0.1:443",
@@ -217,7 +217,8 @@ export interface ApiConnectionErrorOptions {
  *
  * @example
  * ```ts
- * import { ApiConnectionError, httpStatusOf } from "@haptic/k8s-watcher";
+ * import { ApiConnectionError } from "@haptic/k8s-watcher";
+ * import { httpStatusOf } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const err = new ApiConnectionError({

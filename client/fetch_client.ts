@@ -41,7 +41,7 @@ const DEFAULT_TOKEN_REFRESH_MS = 60_000;
  *
  * @example
  * ```ts
- * import type { FetchClientOptions } from "@haptic/k8s-watcher";
+ * import type { FetchClientOptions } from "@haptic/k8s-watcher/client";
  *
  * const options: FetchClientOptions = { tokenRefreshMs: 30_000 };
  * ```
@@ -77,7 +77,7 @@ export interface FetchClientOptions {
  *
  * @example
  * ```ts
- * import type { FromEnvOptions } from "@haptic/k8s-watcher";
+ * import type { FromEnvOptions } from "@haptic/k8s-watcher/client";
  *
  * const options: FromEnvOptions = { context: "kind-dev", kubectlProxy: true };
  * ```

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import type { FetchClientConfig } from "@haptic/k8s-watcher";
+ * import type { FetchClientConfig } from "@haptic/k8s-watcher/client";
  *
  * const config: FetchClientConfig = {
  *   server: "https://10.96.0.1:443",
@@ -66,7 +66,7 @@ export interface FetchClientConfig {
  *
  * @example
  * ```ts
- * import type { ExecPluginConfig } from "@haptic/k8s-watcher";
+ * import type { ExecPluginConfig } from "@haptic/k8s-watcher/client";
  *
  * const exec: ExecPluginConfig = {
  *   apiVersion: "client.authentication.k8s.io/v1beta1",

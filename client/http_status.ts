@@ -7,7 +7,7 @@ import { parseRetryAfter } from "./_retry_after.ts";
  *
  * @example
  * ```ts
- * import type { HttpStatusInfo } from "@haptic/k8s-watcher";
+ * import type { HttpStatusInfo } from "@haptic/k8s-watcher/client";
  *
  * const gone: HttpStatusInfo = { code: 410, reason: "Expired" };
  * ```
@@ -40,7 +40,8 @@ const MAX_CAUSE_DEPTH = 5;
  *
  * @example
  * ```ts
- * import { ApiError, httpStatusOf } from "@haptic/k8s-watcher";
+ * import { ApiError } from "@haptic/k8s-watcher";
+ * import { httpStatusOf } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const ours = new ApiError({ code: 429, retryAfterSeconds: 3 });

@@ -15,7 +15,7 @@ const PREVIEW_CHARS = 200;
  *
  * @example
  * ```ts
- * import type { JsonLinesErrorKind } from "@haptic/k8s-watcher";
+ * import type { JsonLinesErrorKind } from "@haptic/k8s-watcher/client";
  *
  * const kind: JsonLinesErrorKind = "truncated";
  * ```
@@ -30,7 +30,7 @@ const MESSAGE_PREVIEW = 32;
  *
  * @example
  * ```ts
- * import { JsonLinesError, readJsonLines } from "@haptic/k8s-watcher";
+ * import { JsonLinesError, readJsonLines } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const body = new Blob(['{"type":"ADDED"}\n', "<html>oops</html>\n"]).stream();
@@ -81,7 +81,7 @@ export class JsonLinesError extends Error {
  *
  * @example
  * ```ts
- * import type { ReadJsonLinesOptions } from "@haptic/k8s-watcher";
+ * import type { ReadJsonLinesOptions } from "@haptic/k8s-watcher/client";
  *
  * let lastByteAt = 0;
  * const options: ReadJsonLinesOptions = {
@@ -115,7 +115,7 @@ export interface ReadJsonLinesOptions {
  *
  * @example
  * ```ts
- * import { readJsonLines } from "@haptic/k8s-watcher";
+ * import { readJsonLines } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const body = new Blob(['{"type":"ADDED","object":{}}\r\n\n{"type":', '"DELETED","object":{}}']).stream();

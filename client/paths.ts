@@ -6,7 +6,7 @@ import type { Gvr } from "../types.ts";
  *
  * @example
  * ```ts
- * import { groupVersionPath } from "@haptic/k8s-watcher";
+ * import { groupVersionPath } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * assert.equal(groupVersionPath({ group: "", version: "v1", resource: "pods" }), "/api/v1");
@@ -30,7 +30,7 @@ export function groupVersionPath(gvr: Gvr): string {
  *
  * @example
  * ```ts
- * import { collectionPath } from "@haptic/k8s-watcher";
+ * import { collectionPath } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const ingresses = { group: "networking.k8s.io", version: "v1", resource: "ingresses" };
@@ -52,7 +52,7 @@ export function collectionPath(gvr: Gvr, namespace?: string): string {
  *
  * @example
  * ```ts
- * import { objectPath } from "@haptic/k8s-watcher";
+ * import { objectPath } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
  *
  * const secrets = { group: "", version: "v1", resource: "secrets" };

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import type { HttpMethod } from "@haptic/k8s-watcher";
+ * import type { HttpMethod } from "@haptic/k8s-watcher/client";
  *
  * const method: HttpMethod = "GET";
  * ```
@@ -32,7 +32,7 @@ export type HttpMethod =
  *
  * @example
  * ```ts
- * import type { JsonValue } from "@haptic/k8s-watcher";
+ * import type { JsonValue } from "@haptic/k8s-watcher/client";
  *
  * const value: JsonValue = { items: [1, "two", null, true] };
  * ```
@@ -53,7 +53,7 @@ export type JsonValue =
  *
  * @example
  * ```ts
- * import type { RequestOptions } from "@haptic/k8s-watcher";
+ * import type { RequestOptions } from "@haptic/k8s-watcher/client";
  *
  * const list: RequestOptions = {
  *   method: "GET",
@@ -112,7 +112,8 @@ export interface RequestOptions {
  *
  * @example A client answering from memory
  * ```ts
- * import type { RequestOptions, RestClient } from "@haptic/k8s-watcher";
+ * import type { RestClient } from "@haptic/k8s-watcher";
+ * import type { RequestOptions } from "@haptic/k8s-watcher/client";
  *
  * const client = {
  *   defaultNamespace: "default",

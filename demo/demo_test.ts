@@ -13,7 +13,12 @@ Deno.test("demo: a short simulated run ends cleanly with every store matching th
   });
   const out = lines.join("\n");
   assert.equal(code, 0, out);
-  assert.match(out, /all 3 indexes synchronized/);
+  // The three bulk watchers and the Secret's SingleWatcher (1: it exists).
+  assert.match(out, /all 4 indexes synchronized .* secret 1\n/);
+  // One render line per burst across the watchers of the debounce group,
+  // naming the objects that changed.
+  assert.match(out, /render +(ingresses|services|endpointslices) \+\d/);
+  assert.match(out, /render .* [+~-][a-z]+\/[a-z]/);
   assert.match(out, /haptic\/haproxy-config synced/);
   assert.match(out, /fault +etcd compaction/);
   assert.match(out, /recover +in \d+ ms: ingresses relisted/);

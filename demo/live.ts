@@ -62,6 +62,9 @@ export async function runLive(
       },
     );
     const done = watcher.start(signal);
+    // A stopped watcher reports synced: false; remember whether it ever was.
+    let synced = false;
+    watcher.waitForSync().then(() => synced = true, () => {});
 
     const stop = new AbortController();
     const onAbort = () => stop.abort();
@@ -119,7 +122,7 @@ export async function runLive(
         h.reconnects,
       ]],
     );
-    if (!h.synced) {
+    if (!synced) {
       printer.plain(
         `\nnever synced${
           h.lastError ? `: ${messageOf(h.lastError.error)}` : ""

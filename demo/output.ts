@@ -22,6 +22,7 @@ const TAG_STYLE: Record<string, Style> = {
   sync: "cyan",
   ready: "green",
   batch: "blue",
+  render: "blue",
   burst: "magenta",
   secret: "magenta",
   fault: "yellow",
@@ -31,7 +32,6 @@ const TAG_STYLE: Record<string, Style> = {
   error: "red",
   stop: "bold",
   lease: "cyan",
-  render: "blue",
   kill: "red",
 };
 

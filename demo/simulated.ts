@@ -1,4 +1,6 @@
 import {
+  type ChangeBatch,
+  type DebounceGroup,
   FetchClient,
   IndexSynchronizationTracker,
   silentLogger,
@@ -46,6 +48,7 @@ export async function runSimulated(
   });
   const watched: Watched[] = [];
   let secret: SingleWatcher | undefined;
+  let group: DebounceGroup<ChangeBatch> | undefined;
   let churn: Churn | undefined;
   try {
     printer.plain(printer.style(
@@ -65,6 +68,7 @@ export async function runSimulated(
     const set = createWatchers(client, printer);
     watched.push(...set.watched);
     secret = set.secret;
+    group = set.group;
     const reporter = set.reporter;
     const startedAt = printer.elapsedMs;
     // Give up on the initial sync after 15 s (or at Ctrl-C).
@@ -72,7 +76,7 @@ export async function runSimulated(
     const syncTimer = setTimeout(() => syncDeadline.abort(), 15_000);
     const syncSignal = AbortSignal.any([signal, syncDeadline.signal]);
     const tracker = new IndexSynchronizationTracker(
-      watched.map((w) => w.name),
+      [...watched.map((w) => w.name), "secret"],
       {
         logger: silentLogger,
         signal: syncSignal,
@@ -90,10 +94,11 @@ export async function runSimulated(
       void tracker.track(w.name, w.watcher);
     }
     void secret.start();
-    const failure = await Promise.all([
-      tracker.synchronized,
-      secret.waitForSync(syncSignal),
-    ]).then(() => undefined, (error: unknown) => error)
+    // A SingleWatcher syncs with 1 (the Secret exists) or 0: a tracker
+    // source as it is.
+    void tracker.track("secret", secret);
+    const failure = await tracker.synchronized
+      .then(() => undefined, (error: unknown) => error)
       .finally(() => clearTimeout(syncTimer));
     if (failure !== undefined) {
       printer.line(
@@ -150,11 +155,11 @@ export async function runSimulated(
       // Also after Ctrl-C: the final check should see settled stores.
       new AbortController().signal,
     );
-    await stopAll(watched, secret);
+    await stopAll(watched, secret, group);
     return await report(server, watched, secret, reporter, caughtUp, printer);
   } finally {
     churn?.stop();
-    await stopAll(watched, secret);
+    await stopAll(watched, secret, group);
     client.close();
     await listener.close();
     await server.close();

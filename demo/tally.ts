@@ -1,4 +1,4 @@
-import type { ChangeStats, ReadableStore } from "../mod.ts";
+import type { ChangeBatch, KubeObject, ReadableStore } from "../mod.ts";
 import type { Printer } from "./output.ts";
 
 /**
@@ -20,27 +20,50 @@ export class Tally {
     this.#printer = printer;
   }
 
-  /** Use as (part of) the watcher's `onChange`. */
-  onChange = (store: ReadableStore, stats: ChangeStats): void => {
-    if (stats.isInitialSync) {
-      this.initial += stats.created - stats.deleted;
-      return;
-    }
-    if (stats.isEmpty) return;
-    this.batches++;
-    this.created += stats.created;
-    this.modified += stats.modified;
-    this.deleted += stats.deleted;
+  /** Use as (part of) the watcher's `onChange`: counts and prints a batch. */
+  onChange = (store: ReadableStore, batch: ChangeBatch): void => {
+    if (!this.count(batch)) return;
     this.#printer.line(
       "batch",
-      `${this.label.padEnd(22)} ${this.#printer.stats(stats)} ${
+      `${this.label.padEnd(22)} ${this.#printer.stats(batch)} ${
         this.#printer.style("dim", `→ ${store.size} in store`)
-      }`,
+      }${this.#printer.style("dim", ` ${names(batch)}`)}`,
     );
   };
+
+  /** Counts a batch; `false` for the initial one and empty ones. */
+  count(batch: ChangeBatch): boolean {
+    if (batch.isInitialSync) {
+      this.initial += batch.created - batch.deleted;
+      return false;
+    }
+    if (batch.isEmpty) return false;
+    this.batches++;
+    this.created += batch.created;
+    this.modified += batch.modified;
+    this.deleted += batch.deleted;
+    return true;
+  }
 
   /** What the delivered batches say the store size must be. */
   get expectedSize(): number {
     return this.initial + this.created - this.deleted;
   }
+}
+
+/** The first few changed objects of a batch: `+shop/web ~shop/api -old`. */
+export function names(batch: ChangeBatch, most = 3): string {
+  const id = (o: KubeObject) =>
+    o.metadata.namespace
+      ? `${o.metadata.namespace}/${o.metadata.name}`
+      : `${o.metadata.name}`;
+  const { created, modified, deleted } = batch.objects;
+  const all = [
+    ...created.map((o) => `+${id(o)}`),
+    ...modified.map((m) => `~${id(m.current)}`),
+    ...deleted.map((o) => `-${id(o)}`),
+  ];
+  return all.length > most
+    ? `${all.slice(0, most).join(" ")} …+${all.length - most}`
+    : all.join(" ");
 }

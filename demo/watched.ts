@@ -1,7 +1,10 @@
 import {
+  type ChangeBatch,
+  DebounceGroup,
   type FetchClient,
   type Gvr,
   type KubeObject,
+  mergeChangeBatches,
   SingleWatcher,
   Watcher,
 } from "../mod.ts";
@@ -16,7 +19,7 @@ import {
 } from "./cluster.ts";
 import type { Printer } from "./output.ts";
 import { SecretReporter } from "./secret_reporter.ts";
-import { Tally } from "./tally.ts";
+import { names, Tally } from "./tally.ts";
 
 /** One bulk watcher of the demo and how to check it against the server. */
 export interface Watched {
@@ -32,6 +35,8 @@ export interface Watched {
 /** Everything the simulated run watches. */
 export interface WatchSet {
   watched: Watched[];
+  /** The one debounced callback the bulk watchers feed. */
+  group: DebounceGroup<ChangeBatch>;
   secret: SingleWatcher;
   reporter: SecretReporter;
 }
@@ -39,13 +44,34 @@ export interface WatchSet {
 /**
  * Creates (without starting) the three bulk watchers (ingresses of our
  * class without managedFields, services, endpointslices indexed by
- * service) and the SingleWatcher on the config Secret.
+ * service), feeding one debounce group as a controller that renders one
+ * configuration from all three would, and the SingleWatcher on the config
+ * Secret.
  */
 export function createWatchers(
   client: FetchClient,
   printer: Printer,
 ): WatchSet {
   const watched: Watched[] = [];
+  // One call per burst across the three watchers, each batch under its
+  // watcher's name: a "render" of everything that changed.
+  const renders = new DebounceGroup<ChangeBatch>({
+    interval: 1_000,
+    merge: mergeChangeBatches,
+    onChange: (batches) => {
+      const parts: string[] = [];
+      for (const [name, batch] of batches) {
+        const w = watched.find((w) => w.name === name)!;
+        if (!w.tally.count(batch)) continue;
+        parts.push(
+          `${name} ${printer.stats(batch).trim()} ${
+            printer.style("dim", names(batch, 2))
+          }`,
+        );
+      }
+      if (parts.length > 0) printer.line("render", parts.join(" · "));
+    },
+  });
   // Paging progress of the initial sync only: relists page too, but would
   // be noise.
   const progress = new Map<string, string>();
@@ -92,10 +118,9 @@ export function createWatchers(
         indexBy: spec.indexBy,
         ignoreFields: spec.ignoreFields,
         fieldSelector: spec.fieldSelector,
-        debounceInterval: 1_000,
         // Small pages, so that paging shows in the sync progress.
         pageSize: 10,
-        onChange: tally.onChange,
+        group: renders.member(spec.name),
         onSyncComplete: (_store, count) => {
           progress.delete(logName);
           printer.line("sync", `${spec.label.padEnd(22)} synced: ${count}`);
@@ -125,16 +150,18 @@ export function createWatchers(
     { logger },
   );
 
-  return { watched, secret, reporter };
+  return { watched, group: renders, secret, reporter };
 }
 
-/** Stops every watcher. */
+/** Stops every watcher (each delivers what it has pending), then the group. */
 export async function stopAll(
   watched: Watched[],
   secret: SingleWatcher | undefined,
+  group: DebounceGroup<ChangeBatch> | undefined,
 ): Promise<void> {
   await Promise.all([
     ...watched.map((w) => w.watcher.stop()),
     secret?.stop(),
   ]);
+  await group?.stop();
 }

@@ -11,7 +11,7 @@ import { renderValue } from "./_render.ts";
  *
  * @example
  * ```ts
- * import type { FieldSelectorOperator } from "@haptic/k8s-watcher";
+ * import type { FieldSelectorOperator } from "@haptic/k8s-watcher/indexer";
  *
  * const op: FieldSelectorOperator = "!=";
  * ```
@@ -24,7 +24,10 @@ export type FieldSelectorOperator = "=" | "==" | "!=";
  *
  * @example
  * ```ts
- * import { FieldSelector, type FieldSelectorTerm } from "@haptic/k8s-watcher";
+ * import {
+ *   FieldSelector,
+ *   type FieldSelectorTerm,
+ * } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const [term]: readonly FieldSelectorTerm[] = new FieldSelector("spec.ingressClassName!=nginx").terms;
@@ -48,7 +51,10 @@ export interface FieldSelectorTerm {
  *
  * @example
  * ```ts
- * import { FieldSelector, FieldSelectorError } from "@haptic/k8s-watcher";
+ * import {
+ *   FieldSelector,
+ *   FieldSelectorError,
+ * } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new FieldSelector("metadata.name=web,spec.paused"), (err) => {
@@ -111,7 +117,7 @@ interface CompiledTerm extends FieldSelectorTerm {
  *
  * @example
  * ```ts
- * import { FieldSelector } from "@haptic/k8s-watcher";
+ * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const selector = new FieldSelector(
@@ -159,7 +165,7 @@ export class FieldSelector {
    *
    * @example
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher";
+   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * assert.equal(new FieldSelector(" ").isEmpty, true);
@@ -177,7 +183,7 @@ export class FieldSelector {
    *
    * @example
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher";
+   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const selector = new FieldSelector("spec.replicas==3,spec.paused!=true");
@@ -215,7 +221,7 @@ export class FieldSelector {
    *
    * @example
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher";
+   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * assert.equal(String(new FieldSelector(" a = b , c!=d\\,e ")), "a=b,c!=d\\,e");

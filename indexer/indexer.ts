@@ -7,13 +7,14 @@ import type { KubeObject } from "../types.ts";
 import { JsonPath } from "./jsonpath.ts";
 import { renderValue } from "./_render.ts";
 import { buildPruneTrie, mayCover, prune, type PruneNode } from "./_prune.ts";
+import { assertKubeObject } from "./_kube_object.ts";
 
 /**
  * Options for {@linkcode Indexer}.
  *
  * @example
  * ```ts
- * import type { IndexerOptions } from "@haptic/k8s-watcher";
+ * import type { IndexerOptions } from "@haptic/k8s-watcher/indexer";
  *
  * const options: IndexerOptions = {
  *   indexBy: ["metadata.namespace", "metadata.name"],
@@ -34,7 +35,7 @@ export interface IndexerOptions {
  *
  * @example
  * ```ts
- * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher";
+ * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new Indexer({ indexBy: ["metadata.name", "spec..x"] }), (err) => {
@@ -79,7 +80,7 @@ export class IndexerOptionsError extends Error {
  *
  * @example
  * ```ts
- * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher";
+ * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const indexer = new Indexer({ indexBy: ["metadata.name"] });
@@ -103,7 +104,7 @@ export class InvalidObjectError extends Error {
  *
  * @example
  * ```ts
- * import type { ProcessedObject } from "@haptic/k8s-watcher";
+ * import type { ProcessedObject } from "@haptic/k8s-watcher/indexer";
  *
  * const done: ProcessedObject = { obj: { metadata: { name: "a" } }, keys: ["a"] };
  * ```
@@ -140,7 +141,7 @@ const PROTECTED: readonly JsonPath[] = [
  *
  * @example
  * ```ts
- * import { Indexer } from "@haptic/k8s-watcher";
+ * import { Indexer } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const indexer = new Indexer({
@@ -227,7 +228,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * assert.equal(new Indexer({ indexBy: ["metadata.namespace", "metadata.name"] }).keyCount, 2);
@@ -246,7 +247,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.name", "spec.replicas", "spec.paused"] });
@@ -276,7 +277,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.name", "spec.ingressClassName"] });
@@ -301,7 +302,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({
@@ -337,7 +338,7 @@ export class Indexer {
    *
    * @example
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher";
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.labels.app"] });
@@ -368,55 +369,6 @@ function compile(option: string, index: number, expression: unknown): JsonPath {
         why[0].toLowerCase() + why.slice(1)
       }`,
       { cause: err },
-    );
-  }
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (value === undefined) return "undefined";
-  if (Array.isArray(value)) return "an array";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-function assertKubeObject(obj: unknown): asserts obj is KubeObject {
-  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
-    throw new InvalidObjectError(
-      `Expected a Kubernetes object, got ${describe(obj)}`,
-    );
-  }
-  const { metadata, kind } = obj as Record<string, unknown>;
-  const what = typeof kind === "string" && kind !== ""
-    ? `Kubernetes object of kind ${kind}`
-    : "Kubernetes object";
-  if (
-    metadata === null || typeof metadata !== "object" ||
-    Array.isArray(metadata)
-  ) {
-    throw new InvalidObjectError(
-      metadata === undefined
-        ? `${what} has no metadata`
-        : `${what} has invalid metadata: expected an object, got ${
-          describe(metadata)
-        }`,
-    );
-  }
-  const { name, namespace } = metadata as Record<string, unknown>;
-  if (typeof name !== "string" || name === "") {
-    throw new InvalidObjectError(
-      name === undefined
-        ? `${what} has no metadata.name`
-        : `${what} has invalid metadata.name: expected a non-empty string, got ${
-          name === "" ? "an empty string" : describe(name)
-        }`,
-    );
-  }
-  // The stores identify objects by namespace/name and would reject it.
-  if (namespace !== undefined && typeof namespace !== "string") {
-    throw new InvalidObjectError(
-      `${what} has invalid metadata.namespace: expected a string, got ${
-        describe(namespace)
-      }`,
     );
   }
 }

@@ -12,7 +12,7 @@
  *
  * @example
  * ```ts
- * import { JsonPath, type JsonPathSegment } from "@haptic/k8s-watcher";
+ * import { JsonPath, type JsonPathSegment } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const segments: readonly JsonPathSegment[] = new JsonPath("spec.rules[0]").segments;
@@ -34,7 +34,7 @@ export type JsonPathSegment =
  *
  * @example
  * ```ts
- * import { JsonPath, JsonPathError } from "@haptic/k8s-watcher";
+ * import { JsonPath, JsonPathError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new JsonPath("metadata..name"), (err) => {
@@ -103,7 +103,7 @@ const NONE: unique symbol = Symbol("none");
  *
  * @example Keys, quoted keys and wildcards
  * ```ts
- * import { JsonPath } from "@haptic/k8s-watcher";
+ * import { JsonPath } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const ingress = {
@@ -161,7 +161,7 @@ export class JsonPath {
    *
    * @example
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher";
+   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const path = new JsonPath("spec.ports[*].name");
@@ -200,7 +200,7 @@ export class JsonPath {
    *
    * @example
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher";
+   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const path = new JsonPath("data[*]");
@@ -225,7 +225,7 @@ export class JsonPath {
    *
    * @example
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher";
+   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * assert.equal(String(new JsonPath("{.metadata.name}")), "{.metadata.name}");

@@ -11,7 +11,7 @@
  *
  * @example
  * ```ts
- * import type { LabelOperator } from "@haptic/k8s-watcher";
+ * import type { LabelOperator } from "@haptic/k8s-watcher/indexer";
  *
  * const op: LabelOperator = "NotIn";
  * ```
@@ -31,7 +31,10 @@ export type LabelOperator =
  *
  * @example
  * ```ts
- * import { LabelSelector, type LabelRequirement } from "@haptic/k8s-watcher";
+ * import {
+ *   type LabelRequirement,
+ *   LabelSelector,
+ * } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const [term]: readonly LabelRequirement[] = new LabelSelector("tier in (web,api)").requirements;
@@ -52,7 +55,7 @@ export interface LabelRequirement {
  *
  * @example
  * ```ts
- * import type { LabelSelectorRequirement } from "@haptic/k8s-watcher";
+ * import type { LabelSelectorRequirement } from "@haptic/k8s-watcher/indexer";
  *
  * const expr: LabelSelectorRequirement = { key: "tier", operator: "In", values: ["web"] };
  * ```
@@ -72,7 +75,7 @@ export interface LabelSelectorRequirement {
  *
  * @example
  * ```ts
- * import type { LabelSelectorObject } from "@haptic/k8s-watcher";
+ * import type { LabelSelectorObject } from "@haptic/k8s-watcher/indexer";
  *
  * const selector: LabelSelectorObject = {
  *   matchLabels: { app: "web" },
@@ -94,7 +97,10 @@ export interface LabelSelectorObject {
  *
  * @example
  * ```ts
- * import { LabelSelector, LabelSelectorError } from "@haptic/k8s-watcher";
+ * import {
+ *   LabelSelector,
+ *   LabelSelectorError,
+ * } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * assert.throws(
@@ -150,7 +156,7 @@ export class LabelSelectorError extends Error {
  *
  * @example
  * ```ts
- * import { LabelSelector } from "@haptic/k8s-watcher";
+ * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * const sel = new LabelSelector("app=web, tier notin (canary), !legacy");
@@ -184,7 +190,7 @@ export class LabelSelector {
    *
    * @example
    * ```ts
-   * import { LabelSelector } from "@haptic/k8s-watcher";
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
    *
    * const sel = LabelSelector.fromObject({
@@ -311,7 +317,7 @@ export class LabelSelector {
  *
  * @example
  * ```ts
- * import { formatLabelSelector } from "@haptic/k8s-watcher";
+ * import { formatLabelSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
  *
  * assert.equal(formatLabelSelector("app = web"), "app = web");

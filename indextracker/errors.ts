@@ -5,10 +5,8 @@
  *
  * @example Catching a typo
  * ```ts
- * import {
- *   IndexSynchronizationTracker,
- *   UnknownResourceError,
- * } from "@haptic/k8s-watcher";
+ * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+ * import { UnknownResourceError } from "@haptic/k8s-watcher/indextracker";
  * import assert from "node:assert/strict";
  *
  * const tracker = new IndexSynchronizationTracker(["ingresses"]);
@@ -29,7 +27,7 @@ export class UnknownResourceError extends Error {
    *
    * @example Naming the tracked resources
    * ```ts
-   * import { UnknownResourceError } from "@haptic/k8s-watcher";
+   * import { UnknownResourceError } from "@haptic/k8s-watcher/indextracker";
    * import assert from "node:assert/strict";
    *
    * const error = new UnknownResourceError("ingress", ["ingresses", "services"]);
@@ -62,10 +60,8 @@ export class UnknownResourceError extends Error {
  *
  * @example Asking for a count too early
  * ```ts
- * import {
- *   IndexSynchronizationTracker,
- *   ResourceNotSyncedError,
- * } from "@haptic/k8s-watcher";
+ * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+ * import { ResourceNotSyncedError } from "@haptic/k8s-watcher/indextracker";
  * import assert from "node:assert/strict";
  *
  * const tracker = new IndexSynchronizationTracker(["services"]);
@@ -81,7 +77,7 @@ export class ResourceNotSyncedError extends Error {
    *
    * @example The message
    * ```ts
-   * import { ResourceNotSyncedError } from "@haptic/k8s-watcher";
+   * import { ResourceNotSyncedError } from "@haptic/k8s-watcher/indextracker";
    * import assert from "node:assert/strict";
    *
    * const error = new ResourceNotSyncedError("services");
@@ -102,10 +98,8 @@ export class ResourceNotSyncedError extends Error {
  *
  * @example A negative count
  * ```ts
- * import {
- *   IndexSynchronizationTracker,
- *   InvalidResourceCountError,
- * } from "@haptic/k8s-watcher";
+ * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+ * import { InvalidResourceCountError } from "@haptic/k8s-watcher/indextracker";
  * import assert from "node:assert/strict";
  *
  * const tracker = new IndexSynchronizationTracker(["services"]);
@@ -123,7 +117,9 @@ export class InvalidResourceCountError extends RangeError {
    *
    * @example Keeping the rejected count
    * ```ts
-   * import { InvalidResourceCountError } from "@haptic/k8s-watcher";
+   * import {
+   *   InvalidResourceCountError,
+   * } from "@haptic/k8s-watcher/indextracker";
    * import assert from "node:assert/strict";
    *
    * const error = new InvalidResourceCountError("services", 1.5);

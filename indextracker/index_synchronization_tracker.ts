@@ -13,14 +13,14 @@ import {
  *
  * @example A source that is loaded already
  * ```ts
- * import type { SyncSource } from "@haptic/k8s-watcher";
+ * import type { SyncSource } from "@haptic/k8s-watcher/indextracker";
  *
  * const loaded: SyncSource = { waitForSync: () => Promise.resolve(3) };
  * ```
  *
  * @example A source that says why it is not synced yet
  * ```ts
- * import type { SyncSource } from "@haptic/k8s-watcher";
+ * import type { SyncSource } from "@haptic/k8s-watcher/indextracker";
  *
  * let failure: { error: unknown } | undefined;
  * const source: SyncSource = {
@@ -47,7 +47,9 @@ export interface SyncSource {
  *
  * @example A deadline and a completion callback
  * ```ts
- * import type { IndexSynchronizationTrackerOptions } from "@haptic/k8s-watcher";
+ * import type {
+ *   IndexSynchronizationTrackerOptions,
+ * } from "@haptic/k8s-watcher/indextracker";
  *
  * const options: IndexSynchronizationTrackerOptions = {
  *   signal: AbortSignal.timeout(60_000),
@@ -360,7 +362,8 @@ export class IndexSynchronizationTracker {
    *
    * @example Tracking a watcher
    * ```ts
-   * import { IndexSynchronizationTracker, type SyncSource } from "@haptic/k8s-watcher";
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import { type SyncSource } from "@haptic/k8s-watcher/indextracker";
    * import assert from "node:assert/strict";
    *
    * const tracker = new IndexSynchronizationTracker(["ingresses"]);

@@ -5,11 +5,10 @@
  *
  * @example
  * ```ts
+ * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
  * import {
- *   FetchClient,
  *   LeaderElectionConfigError,
- *   LeaderElector,
- * } from "@haptic/k8s-watcher";
+ * } from "@haptic/k8s-watcher/leaderelection";
  * import assert from "node:assert/strict";
  *
  * using client = new FetchClient({ server: "https://127.0.0.1:6443" });

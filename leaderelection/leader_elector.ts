@@ -4,10 +4,10 @@ import { consoleLogger } from "../logger.ts";
 import type { JsonValue, RestClient } from "../client/rest_client.ts";
 import { collectionPath, objectPath } from "../client/paths.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { delay } from "../internal/delay.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import { delay } from "../_delay.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Lifecycle } from "../watcher/_lifecycle.ts";
-import { runGuarded } from "../watcher/run_guarded.ts";
+import { runGuarded } from "../watcher/_run_guarded.ts";
 import {
   LEASES,
   microTime,
@@ -97,7 +97,10 @@ export interface LeaderElectorConfig {
  *
  * @example
  * ```ts
- * import { consoleLogger, type LeaderElectorOptions } from "@haptic/k8s-watcher";
+ * import { consoleLogger } from "@haptic/k8s-watcher";
+ * import {
+ *   type LeaderElectorOptions,
+ * } from "@haptic/k8s-watcher/leaderelection";
  *
  * const options: LeaderElectorOptions = { logger: consoleLogger({ level: "debug" }) };
  * ```
@@ -120,7 +123,9 @@ export interface LeaderElectorOptions {
  *
  * @example
  * ```ts
- * import type { LeaderElectorHealth } from "@haptic/k8s-watcher";
+ * import type {
+ *   LeaderElectorHealth,
+ * } from "@haptic/k8s-watcher/leaderelection";
  *
  * function describe(h: LeaderElectorHealth): string {
  *   return h.leading ? "leading" : `following ${h.leader ?? "nobody"}`;
@@ -331,6 +336,11 @@ export class LeaderElector {
     this.#lifecycle = new Lifecycle(
       (signal) => this.#run(signal),
       () => this.#shutdown(),
+      // Its identity may have led: a second life would reuse a stale record.
+      () =>
+        new Error(
+          `LeaderElector for Lease ${namespace}/${name} was stopped and cannot be restarted; create a new one`,
+        ),
     );
   }
 
@@ -341,6 +351,7 @@ export class LeaderElector {
    *
    * @param signal Stops the elector (as `stop()` does) when aborted.
    * @returns A promise that settles when the elector has stopped.
+   * @throws {Error} When the elector was stopped: create a new one instead.
    */
   start(signal?: AbortSignal): Promise<void> {
     return this.#lifecycle.start(signal);

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { delay } from "../internal/delay.ts";
+import { delay } from "../_delay.ts";
 import { Cluster } from "./_harness_test.ts";
 
 Deno.test("LeaderElector callbacks never overlap, and onStoppedLeading waits for onStartedLeading to settle", async () => {
@@ -144,7 +144,7 @@ Deno.test("LeaderElector: start(signal) stops on abort; stop() before start() re
   await using cluster = new Cluster();
   const idle = cluster.replica({ identity: "idle", start: false });
   await idle.elector.stop();
-  await idle.elector.start();
+  assert.throws(() => idle.elector.start(), /cannot be restarted/);
   assert.equal(cluster.server.requests.length, 0);
 
   const controller = new AbortController();

@@ -5,16 +5,17 @@ import type { RestClient } from "../client/rest_client.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { objectPath } from "../client/paths.ts";
 import { StoreFetchError } from "./errors.ts";
-import { identityOf } from "./identity.ts";
-import { KeyIndex, type Slot } from "./key_index.ts";
-import { LruCache } from "./lru.ts";
+import { identityOf } from "./_identity.ts";
+import { KeyIndex, type Slot } from "./_key_index.ts";
+import { LruCache } from "./_lru.ts";
 
 /**
  * Options for {@linkcode CachedStore}.
  *
  * @example Secrets, with a smaller cache
  * ```ts
- * import type { CachedStoreOptions, RestClient } from "@haptic/k8s-watcher";
+ * import type { RestClient } from "@haptic/k8s-watcher";
+ * import type { CachedStoreOptions } from "@haptic/k8s-watcher/store";
  *
  * function configure(client: RestClient): CachedStoreOptions {
  *   return {
@@ -26,7 +27,7 @@ import { LruCache } from "./lru.ts";
  * }
  * ```
  */
-export interface CachedStoreOptions {
+export interface CachedStoreOptions<T extends KubeObject = KubeObject> {
   /** Client used to GET objects on a cache miss. It is never closed. */
   client: RestClient;
   /** The resource the stored references belong to. */
@@ -34,9 +35,10 @@ export interface CachedStoreOptions {
   /**
    * Applied to every fetched object before it is cached and returned: the
    * watcher passes its `ignoreFields` pruning here, so fetched objects look
-   * like watched ones.
+   * like watched ones (its `transform` too). An object it returns
+   * `undefined` for is left out of answers, as a 404 is.
    */
-  filter?: (obj: KubeObject) => KubeObject;
+  filter?: (obj: KubeObject) => T | undefined;
   /**
    * Milliseconds a cached object lives after its last access.
    *
@@ -82,14 +84,14 @@ interface Ref {
   readonly resourceVersion: string;
 }
 
-interface CachedObject {
+interface CachedObject<T> {
   readonly ref: Ref;
-  readonly obj: KubeObject;
+  readonly obj: T;
 }
 
-interface InFlight {
+interface InFlight<T> {
   readonly ref: Ref;
-  readonly promise: Promise<KubeObject | undefined>;
+  readonly promise: Promise<T | undefined>;
 }
 
 const NO_KEYS: readonly string[] = [];
@@ -113,7 +115,8 @@ const NO_KEYS: readonly string[] = [];
  *
  * @example Fetching on the first read, then from the cache
  * ```ts
- * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+ * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+ * import { type RequestOptions } from "@haptic/k8s-watcher/client";
  * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *
@@ -140,13 +143,14 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(gets, ["/api/v1/namespaces/default/secrets/tls"]);
  * ```
  */
-export class CachedStore implements Store {
+export class CachedStore<T extends KubeObject = KubeObject>
+  implements Store<T> {
   #index: KeyIndex<Ref>;
-  #cache: LruCache<string, CachedObject>;
-  #inFlight = new Map<string, InFlight>();
+  #cache: LruCache<string, CachedObject<T>>;
+  #inFlight = new Map<string, InFlight<T>>();
   #client: RestClient;
   #gvr: Gvr;
-  #filter: ((obj: KubeObject) => KubeObject) | undefined;
+  #filter: ((obj: KubeObject) => T | undefined) | undefined;
   #concurrency: number;
   #logger: Logger;
   #modifications = 0;
@@ -168,7 +172,7 @@ export class CachedStore implements Store {
    * @param options Client, resource, filter, cache tuning, clock and logger.
    * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
    */
-  constructor(options: CachedStoreOptions) {
+  constructor(options: CachedStoreOptions<T>) {
     const concurrency = options.concurrency ?? 16;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(
@@ -248,7 +252,7 @@ export class CachedStore implements Store {
    * @throws {StoreObjectError} The object has no usable namespace/name.
    * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
-  add(obj: KubeObject, keys: string[]): void {
+  add(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
@@ -274,7 +278,7 @@ export class CachedStore implements Store {
    * @throws {StoreObjectError} The object has no usable namespace/name.
    * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
-  update(obj: KubeObject, keys: string[]): void {
+  update(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
@@ -314,7 +318,8 @@ export class CachedStore implements Store {
    *
    * @example Reading by namespace
    * ```ts
-   * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import { type RequestOptions } from "@haptic/k8s-watcher/client";
    * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
@@ -342,7 +347,7 @@ export class CachedStore implements Store {
    * @throws {StoreKeyError} More keys than the store is indexed by.
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
-  get(...keys: string[]): Promise<KubeObject[]> {
+  get(...keys: string[]): Promise<T[]> {
     try {
       return this.#resolve(this.#index.select(keys));
     } catch (error) {
@@ -356,7 +361,8 @@ export class CachedStore implements Store {
    *
    * @example Fetching everything
    * ```ts
-   * import { CachedStore, type RequestOptions, type RestClient } from "@haptic/k8s-watcher";
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import { type RequestOptions } from "@haptic/k8s-watcher/client";
    * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
@@ -381,7 +387,7 @@ export class CachedStore implements Store {
    * @returns Every object, shared with the cache.
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
-  list(): Promise<KubeObject[]> {
+  list(): Promise<T[]> {
     this.#logger.warn(
       "CachedStore list() fetches every object that is not cached with one GET each",
       { resource: this.#gvr.resource, objects: this.#index.size },
@@ -411,6 +417,34 @@ export class CachedStore implements Store {
    */
   resourceVersionOf(namespace: string, name: string): string | undefined {
     return this.#index.lookup(namespace, name)?.value.resourceVersion;
+  }
+
+  /**
+   * The cached copy of an object, without a GET and without refreshing its
+   * TTL; `undefined` when it is absent or not cached (or the cached copy is
+   * of an older version).
+   *
+   * @example Nothing is cached before the first read
+   * ```ts
+   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * // Nothing here is fetched: a client that refuses is enough.
+   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
+   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
+   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
+   * assert.equal(store.peek("default", "tls"), undefined);
+   * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
+   * @returns The cached object, shared with the cache.
+   */
+  peek(namespace: string, name: string): T | undefined {
+    const slot = this.#index.lookup(namespace, name);
+    if (slot === undefined) return undefined;
+    const hit = this.#cache.peek(slot.id);
+    return hit !== undefined && hit.ref === slot.value ? hit.obj : undefined;
   }
 
   /**
@@ -456,7 +490,7 @@ export class CachedStore implements Store {
     this.#modifications++;
   }
 
-  #put(obj: KubeObject, keys: string[]): void {
+  #put(obj: T, keys: string[]): void {
     const [namespace, name] = identityOf(obj);
     const ref: Ref = { resourceVersion: obj.metadata.resourceVersion ?? "" };
     const slot = this.#index.set(namespace, name, ref, keys);
@@ -464,13 +498,13 @@ export class CachedStore implements Store {
     this.#modifications++;
   }
 
-  async #resolve(selected: readonly Slot<Ref>[]): Promise<KubeObject[]> {
+  async #resolve(selected: readonly Slot<Ref>[]): Promise<T[]> {
     // The index's array and the slots' values change with later writes:
     // take what this answer is about now, before the first await.
     const n = selected.length;
     const slots = new Array<Slot<Ref>>(n);
     const refs = new Array<Ref>(n);
-    const found = new Array<KubeObject | undefined>(n);
+    const found = new Array<T | undefined>(n);
     const misses: number[] = [];
     for (let i = 0; i < n; i++) {
       const slot = selected[i];
@@ -500,14 +534,14 @@ export class CachedStore implements Store {
       }
       await Promise.all(workers);
     }
-    if (misses.length === 0) return found as KubeObject[];
+    if (misses.length === 0) return found as T[];
     return found.filter((obj) => obj !== undefined);
   }
 
-  #fetch(slot: Slot<Ref>, ref: Ref): Promise<KubeObject | undefined> {
+  #fetch(slot: Slot<Ref>, ref: Ref): Promise<T | undefined> {
     const running = this.#inFlight.get(slot.id);
     if (running !== undefined && running.ref === ref) return running.promise;
-    const entry: InFlight = { ref, promise: this.#request(slot, ref) };
+    const entry: InFlight<T> = { ref, promise: this.#request(slot, ref) };
     this.#inFlight.set(slot.id, entry);
     entry.promise
       .finally(() => {
@@ -521,10 +555,10 @@ export class CachedStore implements Store {
     return entry.promise;
   }
 
-  async #request(slot: Slot<Ref>, ref: Ref): Promise<KubeObject | undefined> {
+  async #request(slot: Slot<Ref>, ref: Ref): Promise<T | undefined> {
     const { id, namespace, name } = slot;
     const path = objectPath(this.#gvr, namespace, name);
-    let obj: KubeObject;
+    let obj: T | undefined;
     try {
       const answer = await this.#client.performRequest({
         method: "GET",
@@ -536,7 +570,7 @@ export class CachedStore implements Store {
           "The API answered something that is not a Kubernetes object",
         );
       }
-      obj = this.#filter ? this.#filter(answer) : answer;
+      obj = this.#filter ? this.#filter(answer) : answer as T;
     } catch (error) {
       if (httpStatusOf(error).code === 404) {
         this.#logger.debug("Object gone before it could be fetched", {
@@ -550,6 +584,7 @@ export class CachedStore implements Store {
     }
     // Cache only what is still current: a write since the request started
     // may have made this answer stale.
+    if (obj === undefined) return undefined;
     if (this.#index.lookup(namespace, name)?.value === ref) {
       this.#cache.set(id, { ref, obj });
     }

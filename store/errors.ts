@@ -11,7 +11,8 @@
  *
  * @example A write with too few keys
  * ```ts
- * import { MemoryStore, StoreKeyError } from "@haptic/k8s-watcher";
+ * import { MemoryStore } from "@haptic/k8s-watcher";
+ * import { StoreKeyError } from "@haptic/k8s-watcher/store";
  * import assert from "node:assert/strict";
  *
  * const store = new MemoryStore({ keyCount: 2 });
@@ -32,7 +33,7 @@ export class StoreKeyError extends Error {
    *
    * @example Reading the counts
    * ```ts
-   * import { StoreKeyError } from "@haptic/k8s-watcher";
+   * import { StoreKeyError } from "@haptic/k8s-watcher/store";
    * import assert from "node:assert/strict";
    *
    * const error = new StoreKeyError("Expected 2 index keys, got 1", { expected: 2, actual: 1 });
@@ -59,7 +60,8 @@ export class StoreKeyError extends Error {
  *
  * @example An object without a name
  * ```ts
- * import { type KubeObject, MemoryStore, StoreObjectError } from "@haptic/k8s-watcher";
+ * import { type KubeObject, MemoryStore } from "@haptic/k8s-watcher";
+ * import { StoreObjectError } from "@haptic/k8s-watcher/store";
  * import assert from "node:assert/strict";
  *
  * const store = new MemoryStore();
@@ -73,7 +75,7 @@ export class StoreObjectError extends Error {
    *
    * @example Naming what is wrong
    * ```ts
-   * import { StoreObjectError } from "@haptic/k8s-watcher";
+   * import { StoreObjectError } from "@haptic/k8s-watcher/store";
    *
    * const error = new StoreObjectError("Object has no metadata.name");
    * console.log(error.name); // "StoreObjectError"

@@ -1,13 +1,13 @@
 import type { KubeObject, Store } from "../types.ts";
-import { identityOf } from "./identity.ts";
-import { KeyIndex, type Slot } from "./key_index.ts";
+import { identityOf } from "./_identity.ts";
+import { KeyIndex, type Slot } from "./_key_index.ts";
 
 /**
  * Options for {@linkcode MemoryStore}.
  *
  * @example Two index keys, frozen objects
  * ```ts
- * import type { MemoryStoreOptions } from "@haptic/k8s-watcher";
+ * import type { MemoryStoreOptions } from "@haptic/k8s-watcher/store";
  *
  * const options: MemoryStoreOptions = { keyCount: 2, freeze: true };
  * ```
@@ -70,8 +70,9 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(store.get("web", "haproxy").map((o) => o.metadata.name), ["b"]);
  * ```
  */
-export class MemoryStore implements Store {
-  #index: KeyIndex<KubeObject>;
+export class MemoryStore<T extends KubeObject = KubeObject>
+  implements Store<T> {
+  #index: KeyIndex<T>;
   #freeze: boolean;
   #modifications = 0;
 
@@ -92,7 +93,7 @@ export class MemoryStore implements Store {
    * @param options Key count and the debug `freeze` switch; all optional.
    */
   constructor(options?: MemoryStoreOptions) {
-    this.#index = new KeyIndex<KubeObject>(options?.keyCount);
+    this.#index = new KeyIndex<T>(options?.keyCount);
     this.#freeze = options?.freeze ?? false;
   }
 
@@ -152,7 +153,7 @@ export class MemoryStore implements Store {
    * @throws {StoreObjectError} The object has no usable namespace/name.
    * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
-  add(obj: KubeObject, keys: string[]): void {
+  add(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
@@ -177,7 +178,7 @@ export class MemoryStore implements Store {
    * @throws {StoreObjectError} The object has no usable namespace/name.
    * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
-  update(obj: KubeObject, keys: string[]): void {
+  update(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
@@ -228,7 +229,7 @@ export class MemoryStore implements Store {
    * @returns The matching objects, shared with the store.
    * @throws {StoreKeyError} More keys than the store is indexed by.
    */
-  get(...keys: string[]): KubeObject[] {
+  get(...keys: string[]): T[] {
     return values(this.#index.select(keys));
   }
 
@@ -249,7 +250,7 @@ export class MemoryStore implements Store {
    *
    * @returns Every object, shared with the store.
    */
-  list(): KubeObject[] {
+  list(): T[] {
     return values(this.#index.select(NO_KEYS));
   }
 
@@ -276,6 +277,28 @@ export class MemoryStore implements Store {
     const slot = this.#index.lookup(namespace, name);
     if (slot === undefined) return undefined;
     return slot.value.metadata.resourceVersion ?? "";
+  }
+
+  /**
+   * The stored object, or `undefined` when absent; no copy is made.
+   *
+   * @example Reading one object by identity
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
+   * assert.equal(store.peek("shop", "web")?.metadata.name, "web");
+   * assert.equal(store.peek("shop", "api"), undefined);
+   * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
+   * @returns The object, shared with the store.
+   */
+  peek(namespace: string, name: string): T | undefined {
+    return this.#index.lookup(namespace, name)?.value;
   }
 
   /**
@@ -318,7 +341,7 @@ export class MemoryStore implements Store {
     this.#modifications++;
   }
 
-  #put(obj: KubeObject, keys: string[]): void {
+  #put(obj: T, keys: string[]): void {
     const [namespace, name] = identityOf(obj);
     this.#index.set(namespace, name, obj, keys);
     if (this.#freeze) deepFreeze(obj);
@@ -326,10 +349,10 @@ export class MemoryStore implements Store {
   }
 }
 
-function values(slots: readonly Slot<KubeObject>[]): KubeObject[] {
+function values<T>(slots: readonly Slot<T>[]): T[] {
   // The common answer of a unique index; a literal is the cheapest array.
   if (slots.length === 1) return [slots[0].value];
-  const out = new Array<KubeObject>(slots.length);
+  const out = new Array<T>(slots.length);
   for (let i = 0; i < slots.length; i++) out[i] = slots[i].value;
   return out;
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import { MemoryStore } from "./memory_store.ts";
 import { StoreKeyError, StoreObjectError } from "./errors.ts";
-import { keyIndexCounters } from "./key_index.ts";
+import { keyIndexCounters } from "./_key_index.ts";
 
 function obj(namespace: string, name: string, rv = "1"): KubeObject {
   return { metadata: { namespace, name, resourceVersion: rv } };

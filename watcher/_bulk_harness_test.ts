@@ -7,6 +7,7 @@
  * @module
  */
 import type { ChangeStats, KubeObject, ReadableStore } from "../types.ts";
+import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import {
   FakeApiServer,
@@ -59,8 +60,10 @@ export function configMap(
 
 /** What the recorded callbacks saw. */
 export interface Recorded {
-  /** Every onChange batch, in order. */
+  /** The counts of every onChange batch, in order. */
   readonly batches: ChangeStats[];
+  /** Every onChange batch with its objects, in order. */
+  readonly full: ChangeBatch[];
   /** Every onSyncComplete count, in order. */
   readonly syncs: number[];
 }
@@ -89,7 +92,7 @@ export class Harness implements AsyncDisposable {
   readonly server: FakeApiServer;
   readonly client: FetchClient;
   readonly logger: RecordingLogger = new RecordingLogger();
-  readonly recorded: Recorded = { batches: [], syncs: [] };
+  readonly recorded: Recorded = { batches: [], full: [], syncs: [] };
   readonly watcher: Watcher;
   /** The promise `start()` returned. */
   running: Promise<void> | undefined;
@@ -112,9 +115,11 @@ export class Harness implements AsyncDisposable {
         indexBy: BY_IDENTITY,
         debounceInterval: 1_000,
         ...user,
-        onChange: (store: ReadableStore, stats: ChangeStats) => {
-          recorded.batches.push(stats);
-          return user.onChange?.(store, stats);
+        onChange: (store: ReadableStore, batch: ChangeBatch) => {
+          const { objects: _, ...counts } = batch;
+          recorded.batches.push(counts);
+          recorded.full.push(batch);
+          return user.onChange?.(store, batch);
         },
         onSyncComplete: (store: ReadableStore, count: number) => {
           recorded.syncs.push(count);
@@ -190,11 +195,41 @@ export class Harness implements AsyncDisposable {
     if (open !== 0) {
       throw new Error(`${open} watch(es) still open after stop()`);
     }
+    // Every batch outside the initial sync lists exactly what it counts.
+    for (const batch of this.recorded.full) {
+      if (batch.isInitialSync) continue;
+      const { created, modified, deleted } = batch.objects;
+      if (
+        created.length !== batch.created ||
+        modified.length !== batch.modified || deleted.length !== batch.deleted
+      ) {
+        throw new Error(
+          `Batch counts differ from its objects: ${JSON.stringify(batch)}`,
+        );
+      }
+    }
   }
 
   async [Symbol.asyncDispose](): Promise<void> {
     await this.stop();
   }
+}
+
+/**
+ * A harness whose watcher has synced, delivered its initial batch and
+ * opened its watch; stopped again when any of that fails.
+ */
+export async function syncedHarness(options: HarnessOptions): Promise<Harness> {
+  const h = new Harness(options);
+  try {
+    await h.watcher.waitForSync();
+    await h.waitForWatches(1);
+    await h.waitForBatches(1);
+  } catch (error) {
+    await h.stop().catch(() => {});
+    throw error;
+  }
+  return h;
 }
 
 /**

@@ -1,6 +1,11 @@
 import type { Gvr } from "../types.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
-import { WatcherConfigError } from "./watcher_config.ts";
+import {
+  type SingleWatcherConfig,
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
+} from "./watcher_config.ts";
 
 /** Default debounce interval of the bulk watcher, as in the seed. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
@@ -87,4 +92,85 @@ export function wrapConfigError<T>(field: string, build: () => T): T {
     const option = error instanceof IndexerOptionsError ? error.option : field;
     throw new WatcherConfigError(option, message, { cause: error });
   }
+}
+
+/**
+ * The names each argument takes. Typed as records over the interfaces'
+ * keys, so a field added to an interface without being added here does not
+ * compile.
+ */
+const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
+  gvr: true,
+  indexBy: true,
+  ignoreFields: true,
+  transform: true,
+  fieldSelector: true,
+  labelSelector: true,
+  namespace: true,
+  namespacedWatch: true,
+  onChange: true,
+  group: true,
+  onSyncComplete: true,
+  debounceInterval: true,
+  callOnChangeDuringSync: true,
+  storeType: true,
+  cacheTTL: true,
+  initialList: true,
+  pageSize: true,
+};
+const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
+  gvr: true,
+  namespace: true,
+  name: true,
+  onChange: true,
+  onSyncComplete: true,
+  initialList: true,
+  skip: true,
+};
+const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
+  logger: true,
+  clock: true,
+  random: true,
+  idleTimeoutMs: true,
+};
+
+/**
+ * Rejects names neither argument of a `kind` watcher knows, and names put
+ * in the wrong argument, with one error naming every one of them.
+ */
+export function checkOptionNames(
+  kind: "Watcher" | "SingleWatcher",
+  config: object,
+  options: object,
+): void {
+  const configNames: Record<string, true> = kind === "Watcher"
+    ? WATCHER_NAMES
+    : SINGLE_NAMES;
+  const problems: [name: string, why: string][] = [];
+  for (const name of Object.keys(config)) {
+    if (Object.hasOwn(configNames, name)) continue;
+    problems.push([
+      name,
+      Object.hasOwn(OPTION_NAMES, name)
+        ? "belongs in the third argument (WatcherOptions), not in the config"
+        : `is not a ${kind} config option`,
+    ]);
+  }
+  for (const name of Object.keys(options)) {
+    if (Object.hasOwn(OPTION_NAMES, name)) continue;
+    problems.push([
+      name,
+      Object.hasOwn(configNames, name)
+        ? `belongs in the config (the first argument), not in WatcherOptions`
+        : "is not a WatcherOptions option",
+    ]);
+  }
+  if (problems.length === 0) return;
+  if (problems.length === 1) {
+    throw new WatcherConfigError(problems[0][0], problems[0][1]);
+  }
+  throw new WatcherConfigError(
+    problems.map(([name]) => name).join(", "),
+    problems.map(([name, why]) => `${name} ${why}`).join("; "),
+  );
 }

@@ -8,27 +8,27 @@
  */
 import type { Gvr, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { ListWatch } from "./list_watch.ts";
+import { ListWatch } from "../listwatch/list_watch.ts";
 import type {
   ListWatchFailure,
   ListWatchOptions,
   ListWatchSink,
-} from "./list_watch_options.ts";
-import type { InitialListMode } from "./list_watch_types.ts";
+} from "../listwatch/list_watch_options.ts";
+import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { WatcherOptions } from "./watcher_config.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
-import { SyncWaiters } from "./sync_waiters.ts";
+import { SyncWaiters } from "./_sync_waiters.ts";
+import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "./_lifecycle.ts";
-import { runGuarded } from "./run_guarded.ts";
-import { validateClient } from "./_validate.ts";
+import { runGuarded } from "./_run_guarded.ts";
+import { checkOptionNames, validateClient } from "./_validate.ts";
 
 /** The configuration both watchers have. */
 export interface CoreConfig {
   gvr: Gvr;
-  onChange: unknown;
   onSyncComplete?: unknown;
   initialList?: InitialListMode;
 }
@@ -55,11 +55,22 @@ export function coreOf<T>(owner: object): WatcherCore<T> {
   return core as WatcherCore<T>;
 }
 
-/** Checks that `config` is an object before anything reads it. */
-export function checkConfigObject(config: unknown): void {
+/**
+ * Checks that `config` and `options` are objects holding only the names
+ * `kind` knows, before anything reads them.
+ */
+export function checkConfigObject(
+  kind: "Watcher" | "SingleWatcher",
+  config: unknown,
+  options: unknown,
+): void {
   if (!config || typeof config !== "object") {
     throw new WatcherConfigError("config", "must be an object");
   }
+  if (options === null || typeof options !== "object") {
+    throw new WatcherConfigError("options", "must be an object");
+  }
+  checkOptionNames(kind, config, options);
 }
 
 /**
@@ -116,9 +127,6 @@ export class WatcherCore<T> {
       random: options.random,
     });
     validateClient(client);
-    if (typeof config.onChange !== "function") {
-      throw new WatcherConfigError("onChange", "must be a function");
-    }
     if (
       config.onSyncComplete !== undefined &&
       typeof config.onSyncComplete !== "function"
@@ -128,10 +136,14 @@ export class WatcherCore<T> {
     this.what = describe(config.gvr);
     this.#sync = new SyncWaiters(this.what, () => this.#loop.lastError);
     cores.set(owner, this as WatcherCore<unknown>);
-    this.#lifecycle = new Lifecycle((signal) => {
-      this.#parts?.beforeRun?.();
-      return this.#loop.run(signal);
-    }, () => this.#shutdown());
+    this.#lifecycle = new Lifecycle(
+      (signal) => {
+        this.#parts?.beforeRun?.();
+        return this.#loop.run(signal);
+      },
+      () => this.#shutdown(),
+      () => new WatcherStoppedError(this.what),
+    );
   }
 
   /** Plugs in the watcher's parts; the loop calls `parts.sink` from now on. */
@@ -157,9 +169,14 @@ export class WatcherCore<T> {
     return this.#sync.wait(signal);
   }
 
-  /** Whether the initial sync is done. */
+  /** Whether the initial sync is done (stopped or not). */
   get synced(): boolean {
     return this.#sync.done;
+  }
+
+  /** Whether the initial sync is done and the watcher not stopped. */
+  get syncedAndRunning(): boolean {
+    return this.#sync.done && this.#lifecycle.state !== "stopped";
   }
 
   /** Marks the initial sync done with `value`, releasing every waiter. */
@@ -176,7 +193,8 @@ export class WatcherCore<T> {
   health(): WatcherHealth {
     const loop = this.#loop;
     return {
-      synced: this.#sync.done,
+      state: this.#lifecycle.state,
+      synced: this.syncedAndRunning,
       resourceVersion: loop.resourceVersion,
       objects: this.#parts?.objects() ?? 0,
       relists: loop.relists,

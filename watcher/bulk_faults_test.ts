@@ -1,10 +1,15 @@
-import { ListTimeoutError } from "./list_watch_errors.ts";
+import { ListTimeoutError } from "../listwatch/list_watch_errors.ts";
 import assert from "node:assert/strict";
 import type { ChangeStats, KubeObject } from "../types.ts";
 import { ApiError } from "../client/api_error.ts";
 import { waitFor } from "../testing/fake_clock.ts";
 import { WatcherSyncError } from "./sync_error.ts";
-import { configMap, Harness, identities } from "./_bulk_harness_test.ts";
+import {
+  configMap,
+  Harness,
+  identities,
+  syncedHarness,
+} from "./_bulk_harness_test.ts";
 
 function pick(s: ChangeStats) {
   const { created, modified, deleted, isInitialSync } = s;
@@ -21,7 +26,7 @@ async function synced(
   n: number,
   options: ConstructorParameters<typeof Harness>[0] = {},
 ): Promise<Harness> {
-  const h = new Harness({
+  const h = await syncedHarness({
     ...options,
     seed: (server) => {
       for (let i = 0; i < n; i++) {
@@ -29,14 +34,7 @@ async function synced(
       }
     },
   });
-  try {
-    assert.equal(await h.watcher.waitForSync(), n);
-    await h.waitForWatches(1);
-    await h.waitForBatches(1);
-  } catch (error) {
-    await h.stop().catch(() => {});
-    throw error;
-  }
+  assert.equal(h.watcher.store.size, n);
   return h;
 }
 
@@ -143,6 +141,19 @@ Deno.test("Watcher relists on 410 and deletes what vanished meanwhile", async (t
         deleted: 3,
         isInitialSync: false,
       });
+      // The relist's differences, as objects: what vanished is deleted as
+      // last stored.
+      const { objects } = h.recorded.full[batches];
+      const names = (list: readonly KubeObject[]) =>
+        list.map((o) => o.metadata.name).sort();
+      assert.deepEqual(names(objects.created), ["new"]);
+      assert.deepEqual(names(objects.deleted), ["cm-1", "cm-3", "x"]);
+      assert.deepEqual(
+        objects.modified.map((m) => [m.previous.data, m.current.data]),
+        [
+          [{ v: "0" }, { v: "9" }],
+        ],
+      );
       assert.equal(h.requests("list").length, 2);
       assert.equal(h.requests("list")[1].query.continue, undefined);
       assert.equal(

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { ChangeStats } from "../types.ts";
 import { settle, waitFor } from "../testing/fake_clock.ts";
 import { WatcherSyncError } from "./sync_error.ts";
+import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { configMap, Harness } from "./_bulk_harness_test.ts";
 
 function pick(s: ChangeStats) {
@@ -42,9 +43,15 @@ Deno.test("Watcher.stop() before start() leaves nothing to do", async () => {
   sync.catch(() => {}); // asserted below
   await h.watcher.stop();
   await assert.rejects(sync, WatcherSyncError);
-  // Starting a stopped watcher does nothing.
-  await h.watcher.start();
+  // A stopped watcher cannot be started again: it says so.
+  assert.throws(
+    () => h.watcher.start(),
+    (e) =>
+      e instanceof WatcherStoppedError && e.resource === "configmaps" &&
+      /cannot be restarted; create a new watcher/.test(e.message),
+  );
   await assert.rejects(h.watcher.waitForSync(), /was stopped/);
+  assert.equal(h.watcher.health().state, "stopped");
   assert.equal(h.server.requests.length, 0);
   await stopAndCheckQuiet(h);
   assert.equal(h.recorded.batches.length, 0);
@@ -197,23 +204,26 @@ Deno.test("Watcher.stop() delivers a batch held in the refractory period", async
   await h.watcher.waitForSync();
   await h.waitForWatches(1);
   await h.waitForBatches(1);
+  // The first change after the sync fires at once and opens the interval.
+  h.server.delete("configmaps", "shop", "b");
+  await h.waitForBatches(2);
   h.server.create("configmaps", configMap("shop", "c"));
   h.server.patch("configmaps", "shop", "a", { data: { v: "2" } });
-  await waitFor(() => h.watcher.health().events === 2, {
-    description: "two events",
+  await waitFor(() => h.watcher.health().events === 3, {
+    description: "three events",
   });
   await h.clock.tick(1_000);
-  assert.equal(h.recorded.batches.length, 1, "held by the debouncer");
+  assert.equal(h.recorded.batches.length, 2, "held by the debouncer");
   await h.watcher.stop();
-  assert.equal(h.recorded.batches.length, 2);
-  assert.deepEqual(pick(h.recorded.batches[1]), {
+  assert.equal(h.recorded.batches.length, 3);
+  assert.deepEqual(pick(h.recorded.batches[2]), {
     created: 1,
     modified: 1,
     deleted: 0,
     isInitialSync: false,
   });
   await stopAndCheckQuiet(h);
-  assert.equal(h.recorded.batches.length, 2);
+  assert.equal(h.recorded.batches.length, 3);
 });
 
 Deno.test("Watcher.stop() is idempotent, and aborting start()'s signal stops too", async (t) => {
@@ -225,7 +235,14 @@ Deno.test("Watcher.stop() is idempotent, and aborting start()'s signal stops too
     assert.equal(first, second);
     await first;
     await h.watcher.stop();
-    await h.watcher.start(); // does nothing after stop()
+    assert.throws(() => h.watcher.start(), WatcherStoppedError);
+    assert.equal(
+      h.watcher.isSynced(),
+      false,
+      "a stopped watcher is not synced",
+    );
+    assert.equal(h.watcher.health().synced, false);
+    assert.equal(h.watcher.health().state, "stopped");
     await stopAndCheckQuiet(h);
   });
 

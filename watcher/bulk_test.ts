@@ -461,12 +461,28 @@ Deno.test("Watcher removes ignoreFields and skips objects without an index key",
   assert.equal(a.metadata.managedFields, undefined);
   assert.equal(a.metadata.resourceVersion, "1");
 
+  // One warning for the path, with the count; the object is named at debug.
   const warnings = h.logger.at("warn").filter((r) =>
-    r.message.includes("index key is missing")
+    r.message.includes("metadata.labels.app")
   );
   assert.equal(warnings.length, 1);
-  assert.equal(warnings[0].fields.name, "nolabel");
-  assert.equal(warnings[0].fields.missing, "metadata.labels.app");
+  assert.deepEqual(warnings[0].fields, {
+    resource: "configmaps",
+    path: "metadata.labels.app",
+    skipped: 1,
+    listed: 2,
+  });
+  assert.equal(
+    h.logger.at("warn").filter((r) => r.message.includes("index key")).length,
+    0,
+    "no warning per object",
+  );
+  const skipped = h.logger.at("debug").filter((r) =>
+    r.message === "Object skipped: an index key is missing"
+  );
+  assert.deepEqual(skipped.map((r) => [r.fields.name, r.fields.missing]), [
+    ["nolabel", "metadata.labels.app"],
+  ]);
 
   // An object that loses its key on the watch leaves the store.
   await h.clock.tick(5_000);
@@ -797,21 +813,24 @@ Deno.test("Watcher.forceSync() delivers what the debouncer holds at once", async
   assert.equal(await h.watcher.waitForSync(), 1);
   await h.waitForWatches(1);
   await h.waitForBatches(1);
+  // The first change after the sync fires at once and opens the interval.
+  h.server.create("configmaps", configMap("shop", "z"));
+  await h.waitForBatches(2);
   h.server.create("configmaps", configMap("shop", "b"));
   h.server.delete("configmaps", "shop", "a");
-  await waitFor(() => h.watcher.health().events === 2, {
-    description: "two events",
+  await waitFor(() => h.watcher.health().events === 3, {
+    description: "three events",
   });
-  assert.equal(h.recorded.batches.length, 1, "held for the interval");
+  assert.equal(h.recorded.batches.length, 2, "held for the interval");
   await h.watcher.forceSync();
-  assert.equal(h.recorded.batches.length, 2);
-  assert.deepEqual(pick(h.recorded.batches[1]), stats(1, 0, 1, false));
+  assert.equal(h.recorded.batches.length, 3);
+  assert.deepEqual(pick(h.recorded.batches[2]), stats(1, 0, 1, false));
   // Nothing is left for the interval's end.
   await h.clock.tick(20_000);
-  assert.equal(h.recorded.batches.length, 2);
+  assert.equal(h.recorded.batches.length, 3);
   const health = h.watcher.health();
-  assert.equal(health.objects, 1);
-  assert.equal(health.events, 2);
+  assert.equal(health.objects, 2);
+  assert.equal(health.events, 3);
   assert.equal(health.resourceVersion, h.server.resourceVersion);
 });
 

@@ -6,7 +6,7 @@ import type { ChangeStats } from "../types.ts";
  *
  * @example
  * ```ts
- * import type { ChangeStatsInit } from "@haptic/k8s-watcher";
+ * import type { ChangeStatsInit } from "@haptic/k8s-watcher/watcher";
  *
  * const init: ChangeStatsInit = { created: 3, isInitialSync: true };
  * ```
@@ -27,7 +27,7 @@ export interface ChangeStatsInit {
  *
  * @example
  * ```ts
- * import { changeStats } from "@haptic/k8s-watcher";
+ * import { changeStats } from "@haptic/k8s-watcher/watcher";
  * import assert from "node:assert/strict";
  *
  * const stats = changeStats({ created: 2, deleted: 1 });

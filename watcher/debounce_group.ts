@@ -1,14 +1,19 @@
 import type { Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
-import { Debouncer } from "./debouncer.ts";
+import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
+import {
+  type GroupLink,
+  type GroupSource,
+  registerMember,
+} from "./_group_link.ts";
 
 /**
  * Options for {@linkcode DebounceGroup}.
  *
  * @example Batches of changed object names
  * ```ts
- * import type { DebounceGroupOptions } from "@haptic/k8s-watcher";
+ * import type { DebounceGroupOptions } from "@haptic/k8s-watcher/watcher";
  *
  * const options: DebounceGroupOptions<string[]> = {
  *   interval: 2_000,
@@ -62,7 +67,8 @@ export interface DebounceGroupOptions<T> {
  *
  * @example A member per watched resource
  * ```ts
- * import { DebounceGroup, type DebounceGroupMember } from "@haptic/k8s-watcher";
+ * import { DebounceGroup } from "@haptic/k8s-watcher";
+ * import { type DebounceGroupMember } from "@haptic/k8s-watcher/watcher";
  *
  * const group = new DebounceGroup<number>({
  *   interval: 1_000,
@@ -95,6 +101,8 @@ export interface DebounceGroupMember<T> {
    * ```
    *
    * @param batch What changed in this member since its last add.
+   * @throws {Error} When a `Watcher` feeds this member (its `group`
+   * option): the watcher hands over its batches itself.
    */
   add(batch: T): void;
 }
@@ -117,6 +125,13 @@ export interface DebounceGroupMember<T> {
  *
  * Batches are of any type `T`; `merge` says how two of one member's
  * batches coalesce while they wait.
+ *
+ * Watchers feed a `DebounceGroup<ChangeBatch>` through their `group`
+ * option (`group: renders.member("ingresses")`) instead of an own
+ * `onChange`: the group takes each watcher's pending batch whole when it
+ * fires, one call per burst across all of them (use
+ * `mergeChangeBatches` as `merge`). A watcher's initial-sync batch is
+ * delivered at once and opens no interval.
  *
  * @example One call for a burst across three sources
  * ```ts
@@ -154,12 +169,10 @@ export interface DebounceGroupMember<T> {
  * @typeParam T The batch one member adds and `onChange` receives per member.
  */
 export class DebounceGroup<T> implements AsyncDisposable {
-  readonly #merge: (pending: T, next: T) => T;
   readonly #onChange: (batches: ReadonlyMap<string, T>) => void | Promise<void>;
   readonly #logger: Logger;
-  readonly #debouncer: Debouncer;
-  readonly #names: string[] = [];
-  #pending = new Map<string, T>();
+  readonly #pending: MemberBatches<T>;
+  readonly #scheduler: DebounceScheduler<ReadonlyMap<string, T>>;
   #stopping: Promise<void> | undefined;
 
   /**
@@ -188,16 +201,22 @@ export class DebounceGroup<T> implements AsyncDisposable {
         throw new TypeError(`DebounceGroup option ${key} must be a function`);
       }
     }
-    this.#merge = options.merge;
     this.#onChange = options.onChange;
     this.#logger = options.logger ?? consoleLogger();
-    // The debouncer counts one change per add and decides when to fire;
-    // the batches themselves wait here, in #pending.
-    this.#debouncer = new Debouncer({
+    this.#pending = new MemberBatches(options.merge);
+    if (!Number.isFinite(options.interval) || options.interval <= 0) {
+      throw new RangeError(
+        `Debounce interval must be a positive number of milliseconds, got ${options.interval}`,
+      );
+    }
+    // The scheduler decides when to fire; the batches wait in #pending.
+    this.#scheduler = new DebounceScheduler({
       interval: options.interval,
       clock: options.clock,
-      logger: this.#logger,
+      pending: this.#pending,
       onChange: this.#deliver,
+      // #deliver reports its own failures; nothing reaches here.
+      onFailure: () => {},
     });
   }
 
@@ -234,11 +253,16 @@ export class DebounceGroup<T> implements AsyncDisposable {
         }`,
       );
     }
-    if (this.#names.includes(name)) {
+    if (this.#pending.names.includes(name)) {
       throw new Error(`"${name}" is already a member of this debounce group`);
     }
-    this.#names.push(name);
-    return { name, add: (batch: T) => this.#add(name, batch) };
+    this.#pending.names.push(name);
+    const member: DebounceGroupMember<T> = {
+      name,
+      add: (batch: T) => this.#add(name, batch),
+    };
+    registerMember<T>(member, (source) => this.#attach(name, source));
+    return member;
   }
 
   /**
@@ -257,7 +281,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * ```
    */
   get names(): readonly string[] {
-    return [...this.#names];
+    return [...this.#pending.names];
   }
 
   /**
@@ -277,7 +301,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * ```
    */
   get hasPending(): boolean {
-    return this.#pending.size > 0;
+    return !this.#pending.isEmpty;
   }
 
   /**
@@ -313,7 +337,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * @returns Resolves once the call, if one was made, has ended; never rejects.
    */
   flush(): Promise<void> {
-    return this.#debouncer.flushPending();
+    return this.#scheduler.flushPending();
   }
 
   /**
@@ -378,26 +402,46 @@ export class DebounceGroup<T> implements AsyncDisposable {
   }
 
   async #stop(): Promise<void> {
-    await this.#debouncer.flushPending();
-    await this.#debouncer.stop();
+    await this.#scheduler.flushPending();
+    await this.#scheduler.stop();
   }
 
   #add(name: string, batch: T): void {
     if (this.#stopping !== undefined) return;
-    const merged = this.#pending.has(name)
-      ? this.#merge(this.#pending.get(name)!, batch)
-      : batch;
-    this.#pending.set(name, merged);
-    this.#debouncer.recordUpdate();
+    if (this.#pending.sources.has(name)) {
+      throw new Error(
+        `Debounce group member "${name}" is fed by a watcher; add() is not allowed`,
+      );
+    }
+    this.#pending.add(name, batch);
+    this.#scheduler.changed();
   }
 
-  /** Runs as the debouncer's callback: takes every pending batch. */
-  #deliver = (): void | Promise<void> => {
-    const batches = new Map<string, T>();
-    for (const name of this.#names) {
-      if (this.#pending.has(name)) batches.set(name, this.#pending.get(name)!);
+  /** Lets a watcher feed member `name` from its own pending batch. */
+  #attach(name: string, source: GroupSource<T>): GroupLink {
+    const pending = this.#pending;
+    if (pending.sources.has(name) || pending.pushed.has(name)) {
+      throw new Error(
+        `Debounce group member "${name}" is already fed by another source`,
+      );
     }
-    this.#pending = new Map();
+    pending.sources.set(name, source);
+    const scheduler = this.#scheduler;
+    return {
+      changed: () => scheduler.changed(),
+      deliverNow: () => scheduler.deliverInitial(),
+      flush: () => scheduler.flushPending(),
+      idle: () => scheduler.idle(),
+      detach: () => {
+        if (pending.sources.get(name) === source) pending.sources.delete(name);
+      },
+    };
+  }
+
+  /** Runs as the scheduler's callback with every pending batch. */
+  #deliver = (batches: ReadonlyMap<string, T>): void | Promise<void> => {
+    // A watcher's batch may have coalesced to nothing since it asked.
+    if (batches.size === 0) return;
     let result: void | Promise<void>;
     try {
       result = this.#onChange(batches);
@@ -405,7 +449,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
       this.#report(error, batches);
       return;
     }
-    // The debouncer waits for this promise: that is what keeps calls apart.
+    // The scheduler waits for this promise: that is what keeps calls apart.
     return Promise.resolve(result).then(
       undefined,
       (error) => this.#report(error, batches),
@@ -421,5 +465,52 @@ export class DebounceGroup<T> implements AsyncDisposable {
     } catch {
       // A throwing logger must not stop the group.
     }
+  }
+}
+
+/** The batches waiting for the next call, pushed or held by watchers. */
+class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
+  readonly names: string[] = [];
+  pushed: Map<string, T> = new Map();
+  readonly sources: Map<string, GroupSource<T>> = new Map();
+  readonly #merge: (pending: T, next: T) => T;
+
+  constructor(merge: (pending: T, next: T) => T) {
+    this.#merge = merge;
+  }
+
+  get isEmpty(): boolean {
+    if (this.pushed.size > 0) return false;
+    for (const source of this.sources.values()) {
+      if (!source.isEmpty) return false;
+    }
+    return true;
+  }
+
+  add(name: string, batch: T): void {
+    const pushed = this.pushed;
+    pushed.set(
+      name,
+      pushed.has(name) ? this.#merge(pushed.get(name)!, batch) : batch,
+    );
+  }
+
+  /** Whether the last call carried more than initial-sync batches. */
+  lastOpensWindow = true;
+
+  take(): ReadonlyMap<string, T> {
+    const batches = new Map<string, T>();
+    let opensWindow = this.pushed.size > 0;
+    for (const name of this.names) {
+      if (this.pushed.has(name)) batches.set(name, this.pushed.get(name)!);
+      const source = this.sources.get(name);
+      if (source !== undefined && !source.isEmpty) {
+        if (!source.isInitial) opensWindow = true;
+        batches.set(name, source.take());
+      }
+    }
+    this.pushed = new Map();
+    this.lastOpensWindow = opensWindow;
+    return batches;
   }
 }

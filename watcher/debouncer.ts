@@ -1,14 +1,15 @@
 import type { ChangeStats, Logger } from "../types.ts";
-import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
+import type { Clock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
 import { changeStats } from "./change_stats.ts";
+import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
 
 /**
  * Options for {@linkcode Debouncer}.
  *
  * @example
  * ```ts
- * import type { DebouncerOptions } from "@haptic/k8s-watcher";
+ * import type { DebouncerOptions } from "@haptic/k8s-watcher/watcher";
  *
  * const options: DebouncerOptions = {
  *   interval: 2_000,
@@ -50,11 +51,13 @@ export interface DebouncerOptions {
  * batch has `isInitialSync: true` when any change in it was recorded in sync
  * mode, or when it fires in sync mode. With `suppressDuringSync` (the
  * default) nothing fires in sync mode; leaving it fires what accumulated at
- * once, as one batch with `isInitialSync: true`.
+ * once, as one batch with `isInitialSync: true`. That batch opens no
+ * refractory interval: the first change after the initial sync fires at
+ * once too.
  *
  * @example
  * ```ts
- * import { Debouncer } from "@haptic/k8s-watcher";
+ * import { Debouncer } from "@haptic/k8s-watcher/watcher";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *
@@ -78,29 +81,10 @@ export interface DebouncerOptions {
  * ```
  */
 export class Debouncer {
-  readonly #interval: number;
-  readonly #onChange: (stats: ChangeStats) => void | Promise<void>;
-  readonly #suppressDuringSync: boolean;
-  readonly #clock: Clock;
   readonly #logger: Logger;
-
-  #created = 0;
-  #modified = 0;
-  #deleted = 0;
-  /** Whether a change in the pending batch was recorded in sync mode. */
-  #batchInitial = false;
+  readonly #counts = new PendingCounts();
+  readonly #scheduler: DebounceScheduler<ChangeStats>;
   #initialCount = 0;
-  #syncing = false;
-  #stopped = false;
-  #lastFire = -Infinity;
-  #timer: TimerHandle | undefined;
-  /** A leading-edge fire is queued as a microtask. */
-  #queued = false;
-  /** `onChange` is executing synchronously (guards against re-entry). */
-  #calling = false;
-  /** The current call, until it has settled. */
-  #running: Promise<void> | undefined;
-  #idleWaiters: (() => void)[] = [];
 
   /**
    * Creates a debouncer; nothing fires until a change is recorded.
@@ -119,11 +103,15 @@ export class Debouncer {
     if (typeof onChange !== "function") {
       throw new TypeError("Debouncer option onChange must be a function");
     }
-    this.#interval = interval;
-    this.#onChange = onChange;
-    this.#suppressDuringSync = options.suppressDuringSync ?? true;
-    this.#clock = options.clock ?? systemClock;
     this.#logger = options.logger ?? consoleLogger();
+    this.#scheduler = new DebounceScheduler({
+      interval,
+      pending: this.#counts,
+      onChange,
+      onFailure: (error, stats) => this.#report(error, stats),
+      suppressDuringSync: options.suppressDuringSync,
+      clock: options.clock,
+    });
   }
 
   /**
@@ -134,9 +122,9 @@ export class Debouncer {
    */
   recordCreate(n = 1): void {
     if (this.#ignore(n)) return;
-    this.#created += n;
-    if (this.#syncing) this.#initialCount += n;
-    this.#arm();
+    this.#counts.created += n;
+    if (this.#scheduler.isSyncing) this.#initialCount += n;
+    this.#scheduler.changed();
   }
 
   /**
@@ -147,8 +135,8 @@ export class Debouncer {
    */
   recordUpdate(n = 1): void {
     if (this.#ignore(n)) return;
-    this.#modified += n;
-    this.#arm();
+    this.#counts.modified += n;
+    this.#scheduler.changed();
   }
 
   /**
@@ -159,33 +147,28 @@ export class Debouncer {
    */
   recordDelete(n = 1): void {
     if (this.#ignore(n)) return;
-    this.#deleted += n;
-    this.#arm();
+    this.#counts.deleted += n;
+    this.#scheduler.changed();
   }
 
   /**
    * Enters or leaves sync mode. Entering resets {@linkcode initialCount}.
    * Leaving fires what accumulated at once, ignoring the interval, as with
    * {@linkcode flush} (synchronously when no call is running, else right
-   * after it ends); an empty batch is not sent.
+   * after it ends); an empty batch is not sent. That batch (the initial
+   * sync) opens no refractory interval: the first change after it fires at
+   * once.
    *
    * @param syncing `true` while the initial list is loading.
    */
   setSyncMode(syncing: boolean): void {
-    if (syncing === this.#syncing) return;
-    this.#syncing = syncing;
-    if (syncing) {
-      this.#initialCount = 0;
-      if (this.#suppressDuringSync) this.#cancelScheduled();
-    } else if (!this.#isEmpty()) {
-      // flush() never rejects; the batch is delivered as soon as calls allow.
-      void this.flush();
-    }
+    if (syncing && !this.#scheduler.isSyncing) this.#initialCount = 0;
+    this.#scheduler.setSyncMode(syncing);
   }
 
   /** Whether sync mode is on. */
   get isSyncing(): boolean {
-    return this.#syncing;
+    return this.#scheduler.isSyncing;
   }
 
   /**
@@ -201,7 +184,7 @@ export class Debouncer {
    *
    * @example
    * ```ts
-   * import { Debouncer } from "@haptic/k8s-watcher";
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
@@ -213,7 +196,7 @@ export class Debouncer {
    * ```
    */
   get hasPending(): boolean {
-    return !this.#isEmpty();
+    return this.#scheduler.hasPending;
   }
 
   /**
@@ -224,10 +207,8 @@ export class Debouncer {
    *
    * @returns Resolves once the call has ended; never rejects.
    */
-  async flush(): Promise<void> {
-    while (this.#busy()) await (this.#running ?? Promise.resolve());
-    if (this.#stopped) return;
-    await this.#start();
+  flush(): Promise<void> {
+    return this.#scheduler.flush();
   }
 
   /**
@@ -237,7 +218,7 @@ export class Debouncer {
    *
    * @example
    * ```ts
-   * import { Debouncer } from "@haptic/k8s-watcher";
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
@@ -250,10 +231,8 @@ export class Debouncer {
    *
    * @returns Resolves once the call, if one was made, has ended.
    */
-  async flushPending(): Promise<void> {
-    while (this.#busy()) await (this.#running ?? Promise.resolve());
-    if (this.#stopped || this.#isEmpty()) return;
-    await this.#start();
+  flushPending(): Promise<void> {
+    return this.#scheduler.flushPending();
   }
 
   /**
@@ -264,10 +243,8 @@ export class Debouncer {
    *
    * @returns Resolves once no call is running; never rejects.
    */
-  async stop(): Promise<void> {
-    this.#stopped = true;
-    this.#cancelScheduled();
-    while (this.#busy()) await (this.#running ?? Promise.resolve());
+  stop(): Promise<void> {
+    return this.#scheduler.stop();
   }
 
   /**
@@ -277,8 +254,7 @@ export class Debouncer {
    * @returns Resolves once idle; never rejects.
    */
   idle(): Promise<void> {
-    if (this.#isIdle()) return Promise.resolve();
-    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+    return this.#scheduler.idle();
   }
 
   #ignore(n: number): boolean {
@@ -287,79 +263,8 @@ export class Debouncer {
         `Change count must be a non-negative integer, got ${n}`,
       );
     }
-    return n === 0 || this.#stopped;
+    return n === 0 || this.#scheduler.stopped;
   }
-
-  /** Schedules the pending batch unless something already will deliver it. */
-  #arm(): void {
-    if (this.#syncing) {
-      this.#batchInitial = true;
-      if (this.#suppressDuringSync) return;
-    }
-    if (
-      this.#timer !== undefined || this.#queued || this.#busy() ||
-      this.#stopped
-    ) {
-      return;
-    }
-    const wait = this.#lastFire + this.#interval - this.#clock.now();
-    if (wait <= 0) {
-      this.#queued = true;
-      queueMicrotask(this.#due);
-    } else {
-      this.#timer = this.#clock.setTimeout(this.#due, wait);
-    }
-  }
-
-  #due = (): void => {
-    this.#timer = undefined;
-    this.#queued = false;
-    if (
-      this.#stopped || this.#busy() || this.#isEmpty() ||
-      (this.#syncing && this.#suppressDuringSync)
-    ) {
-      // Stale: stopped, suppressed since, taken by flush(), or a call is
-      // running (#ended schedules what is left once it ends).
-      this.#notifyIdle();
-      return;
-    }
-    void this.#start();
-  };
-
-  #start(): Promise<void> {
-    this.#cancelTimer();
-    const stats = changeStats({
-      created: this.#created,
-      modified: this.#modified,
-      deleted: this.#deleted,
-      isInitialSync: this.#batchInitial || this.#syncing,
-    });
-    this.#created = this.#modified = this.#deleted = 0;
-    this.#batchInitial = false;
-    this.#lastFire = this.#clock.now();
-    let result: void | Promise<void> = undefined;
-    this.#calling = true;
-    try {
-      result = this.#onChange(stats);
-    } catch (error) {
-      this.#report(error, stats);
-    } finally {
-      this.#calling = false;
-    }
-    const running = Promise.resolve(result)
-      .then(undefined, (error) => this.#report(error, stats))
-      .then(this.#ended);
-    this.#running = running;
-    return running;
-  }
-
-  #ended = (): void => {
-    this.#running = undefined;
-    // Changes recorded during the call are scheduled from here, since #arm
-    // does nothing while busy.
-    if (!this.#isEmpty()) this.#arm();
-    this.#notifyIdle();
-  };
 
   #report(error: unknown, stats: ChangeStats): void {
     try {
@@ -368,37 +273,26 @@ export class Debouncer {
       // A throwing logger must not leave the debouncer stuck as busy.
     }
   }
+}
 
-  #cancelTimer(): void {
-    if (this.#timer !== undefined) {
-      this.#clock.clearTimeout(this.#timer);
-      this.#timer = undefined;
-    }
-    // A queued microtask cannot be cancelled; #due finds nothing to do.
-    this.#queued = false;
+/** The counts waiting for the next call. */
+class PendingCounts implements PendingBatch<ChangeStats> {
+  created = 0;
+  modified = 0;
+  deleted = 0;
+
+  get isEmpty(): boolean {
+    return this.created === 0 && this.modified === 0 && this.deleted === 0;
   }
 
-  #cancelScheduled(): void {
-    this.#cancelTimer();
-    this.#notifyIdle();
-  }
-
-  #busy(): boolean {
-    return this.#calling || this.#running !== undefined;
-  }
-
-  #isEmpty(): boolean {
-    return this.#created === 0 && this.#modified === 0 && this.#deleted === 0;
-  }
-
-  #isIdle(): boolean {
-    return !this.#busy() && this.#timer === undefined && !this.#queued;
-  }
-
-  #notifyIdle(): void {
-    if (this.#idleWaiters.length === 0 || !this.#isIdle()) return;
-    const waiters = this.#idleWaiters;
-    this.#idleWaiters = [];
-    for (const resolve of waiters) resolve();
+  take(isInitialSync: boolean): ChangeStats {
+    const stats = changeStats({
+      created: this.created,
+      modified: this.modified,
+      deleted: this.deleted,
+      isInitialSync,
+    });
+    this.created = this.modified = this.deleted = 0;
+    return stats;
   }
 }

@@ -136,9 +136,17 @@ Deno.test("Debouncer suppresses calls in sync mode and flushes on leaving it", a
   ]);
   assert.equal(debouncer.initialCount, 5, "still readable after sync");
 
-  debouncer.recordDelete(); // inside the interval since the flush
-  await clock.tick(INTERVAL);
+  // The initial-sync batch opens no interval: the first change after it
+  // fires at once, not when an interval since the flush ends.
+  debouncer.recordDelete();
+  await clock.tick(0);
   assert.deepEqual(counts(calls)[1], batch({ deleted: 1 }));
+  // That one did open an interval.
+  debouncer.recordUpdate();
+  await clock.tick(INTERVAL - 1);
+  assert.equal(calls.length, 2);
+  await clock.tick(1);
+  assert.deepEqual(counts(calls)[2], batch({ modified: 1 }));
   await debouncer.stop();
 });
 

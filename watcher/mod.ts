@@ -1,5 +1,6 @@
 /**
- * The watchers, their list-then-watch loop, and the debouncer.
+ * The watchers, what they share, their change batches, the debouncer and
+ * debounce groups.
  *
  * @module
  */
@@ -11,11 +12,6 @@ export * from "./watcher_config.ts";
 export * from "./sync_error.ts";
 export * from "./debouncer.ts";
 export * from "./change_stats.ts";
-export * from "./list_watch.ts";
-export * from "./list_watch_options.ts";
-export * from "./list_watch_state.ts";
-export * from "./list_watch_types.ts";
-export * from "./list_watch_notes.ts";
-export * from "./list_watch_errors.ts";
-export * from "./backoff.ts";
+export * from "./change_batch.ts";
+export * from "./watcher_stopped_error.ts";
 export * from "./debounce_group.ts";

@@ -1,6 +1,10 @@
 import type { KubeObject } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import type { ListInfo, ListPage, WatchEventType } from "./list_watch_types.ts";
+import type {
+  ListInfo,
+  ListPage,
+  WatchEventType,
+} from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import { checkConfigObject, WatcherCore } from "./_watcher_core.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
@@ -20,7 +24,9 @@ import {
  * - Lists and watches in the object's namespace with
  *   `fieldSelector=metadata.name=<name>`.
  * - Nothing is delivered before the initial sync; then
- *   `onSyncComplete(obj | null)` gets the current state.
+ *   `onSyncComplete(obj | null)` gets the current state, and
+ *   `waitForSync()` resolves with 1 when the object exists and 0 when not
+ *   (so the watcher is an `IndexSynchronizationTracker` source as it is).
  * - Afterwards every add, update and delete calls `onChange` in event order,
  *   one call at a time (an async callback is awaited before the next). A
  *   delete passes `null`.
@@ -34,6 +40,8 @@ import {
  *   (ConfigMaps, Secrets) deliver every change. `skip: "none"` delivers
  *   status-only writes too.
  * - A throwing or rejecting callback is logged and the watcher goes on.
+ *
+ * @typeParam T The watched object's type.
  *
  * @example
  * ```ts
@@ -55,18 +63,19 @@ import {
  *   onSyncComplete: (obj) => { synced = obj?.metadata.name; },
  * }, new FetchClient({ server: server.url }));
  * watcher.start();
- * await watcher.waitForSync();
+ * assert.equal(await watcher.waitForSync(), 1); // the object exists
  * assert.equal(synced, "creds");
  * await watcher.stop();
  * await server.close();
  * ```
  */
-export class SingleWatcher extends WatcherBase<void> {
-  #config: SingleWatcherConfig;
-  #core: WatcherCore<void>;
-  #current: KubeObject | null = null;
+export class SingleWatcher<T extends KubeObject = KubeObject>
+  extends WatcherBase<number> {
+  #config: SingleWatcherConfig<T>;
+  #core: WatcherCore<number>;
+  #current: T | null = null;
   /** The object as found in the list being received. */
-  #listed: KubeObject | null = null;
+  #listed: T | null = null;
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
@@ -81,12 +90,15 @@ export class SingleWatcher extends WatcherBase<void> {
    * @throws {WatcherConfigError} Naming the option that is wrong.
    */
   constructor(
-    config: SingleWatcherConfig,
+    config: SingleWatcherConfig<T>,
     client: RestClient,
     options: WatcherOptions = {},
   ) {
     super();
-    checkConfigObject(config);
+    checkConfigObject("SingleWatcher", config, options);
+    if (typeof config.onChange !== "function") {
+      throw new WatcherConfigError("onChange", "must be a function");
+    }
     for (const field of ["namespace", "name"] as const) {
       if (typeof config[field] !== "string" || config[field] === "") {
         throw new WatcherConfigError(field, "must be a non-empty string");
@@ -110,7 +122,7 @@ export class SingleWatcher extends WatcherBase<void> {
   }
 
   /** The object as last seen, or `null` when absent (or not yet synced). */
-  get current(): KubeObject | null {
+  get current(): T | null {
     return this.#current;
   }
 
@@ -125,7 +137,7 @@ export class SingleWatcher extends WatcherBase<void> {
     const name = this.#config.name;
     for (const obj of page.items) {
       if (this.#listed === null && obj.metadata.name === name) {
-        this.#listed = obj;
+        this.#listed = obj as T;
       }
     }
   }
@@ -139,17 +151,17 @@ export class SingleWatcher extends WatcherBase<void> {
       const done = onSyncComplete
         ? this.#enqueue(() => onSyncComplete(found), "onSyncComplete")
         : this.#callbacks;
-      return done.then(() => this.#core.synchronized());
+      return done.then(() => this.#core.synchronized(found === null ? 0 : 1));
     }
     return this.#deliver(found);
   }
 
   #applyEvent(type: WatchEventType, obj: KubeObject): Promise<void> | void {
     if (obj.metadata.name !== this.#config.name) return;
-    return this.#deliver(type === "DELETED" ? null : obj);
+    return this.#deliver(type === "DELETED" ? null : obj as T);
   }
 
-  #deliver(next: KubeObject | null): Promise<void> {
+  #deliver(next: T | null): Promise<void> {
     const previous = this.#current;
     if (!changed(previous, next, this.#config.skip ?? "statusOnly")) {
       // Keep the newest version even when the user need not hear of it.

@@ -1,12 +1,12 @@
-import type { ListWatchFailure } from "./list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { coreOf } from "./_watcher_core.ts";
 
 /**
  * What the bulk `Watcher` and the `SingleWatcher` have in common: starting,
  * stopping, waiting for the initial sync, the last error and the health
- * snapshot. `Synced` is what the initial sync resolves with (the object
- * count for a `Watcher`, nothing for a `SingleWatcher`). Code that only
+ * snapshot. `Synced` is what the initial sync resolves with (the number of
+ * objects: stored for a `Watcher`, 0 or 1 for a `SingleWatcher`). Code that only
  * starts, stops and checks watchers can take either as a `WatcherBase`.
  *
  * @example Checking every watcher of a controller alike
@@ -22,10 +22,13 @@ export abstract class WatcherBase<Synced> {
   /**
    * Starts listing and watching. Resolves once the watcher is stopped (by
    * `stop()` or `signal`); it never rejects for transient faults, which are
-   * retried. Calling it again returns the same promise.
+   * retried. Calling it again while it runs returns the same promise. A
+   * stopped watcher cannot be started again: create a new one.
    *
    * @param signal Stops the watcher when aborted.
    * @returns A promise that settles when the watcher has stopped.
+   * @throws {WatcherStoppedError} When the watcher was stopped (by `stop()`
+   * or by the signal of an earlier `start`).
    */
   start(signal?: AbortSignal): Promise<void> {
     return coreOf(this).start(signal);
@@ -33,7 +36,8 @@ export abstract class WatcherBase<Synced> {
 
   /**
    * Resolves once the initial sync is done (and `onSyncComplete` ran for a
-   * `SingleWatcher`): with the number of objects stored for a `Watcher`.
+   * `SingleWatcher`): with the number of objects stored for a `Watcher`,
+   * with 1 (the object exists) or 0 (it does not) for a `SingleWatcher`.
    * Rejects with a `WatcherSyncError` naming the last failure (a 403, a
    * missing CRD, …) when `signal` aborts or the watcher stops first.
    *
@@ -44,9 +48,12 @@ export abstract class WatcherBase<Synced> {
     return coreOf<Synced>(this).waitForSync(signal);
   }
 
-  /** Whether the initial sync is done. */
+  /**
+   * Whether the initial sync is done and the watcher still runs: `false`
+   * once it was stopped (its view is no longer kept up to date).
+   */
   isSynced(): boolean {
-    return coreOf(this).synced;
+    return coreOf(this).syncedAndRunning;
   }
 
   /**

@@ -1,40 +1,62 @@
-import type {
-  ChangeStats,
-  Gvr,
-  KubeObject,
-  Logger,
-  ReadableStore,
-} from "../types.ts";
+import type { Gvr, KubeObject, Logger, ReadableStore } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
-import type { InitialListMode } from "./list_watch_types.ts";
+import type { InitialListMode } from "../listwatch/list_watch_types.ts";
+import type { ChangeBatch } from "./change_batch.ts";
+import type { DebounceGroupMember } from "./debounce_group.ts";
 
 /**
  * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of the
- * seed's `WatcherConfig`.
+ * seed's `WatcherConfig`: what to watch and what to call. How the watcher
+ * runs (logger, clock, timeouts) goes in the third argument,
+ * {@linkcode WatcherOptions}. An unknown name in either is a
+ * {@linkcode WatcherConfigError}.
  *
- * @example
+ * `T` is the type of the stored objects: a user-defined type such as
+ * `Ingress`, or what `transform` returns.
+ *
+ * @example Typed ingresses, with the objects of each batch
  * ```ts
- * import type { WatcherConfig } from "@haptic/k8s-watcher";
+ * import type { KubeObject, WatcherConfig } from "@haptic/k8s-watcher";
  *
- * const config: WatcherConfig = {
+ * interface Ingress extends KubeObject {
+ *   spec: { ingressClassName?: string; rules?: { host?: string }[] };
+ * }
+ *
+ * const config: WatcherConfig<Ingress> = {
  *   gvr: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
  *   indexBy: ["metadata.namespace", "metadata.name"],
  *   ignoreFields: ["metadata.managedFields"],
- *   onChange: (_store, stats) => {
- *     if (stats.isInitialSync) return;
- *     console.log(`${stats.total} ingress changes`);
+ *   onChange: (_store, batch) => {
+ *     if (batch.isInitialSync) return;
+ *     for (const ingress of batch.objects.created) {
+ *       console.log("new hosts", ingress.spec.rules?.map((r) => r.host));
+ *     }
  *   },
  * };
  * ```
+ *
+ * @typeParam T The stored objects.
  */
-export interface WatcherConfig {
+export interface WatcherConfig<T extends KubeObject = KubeObject> {
   /** The resource to watch. `resource` is required. */
   gvr: Gvr;
   /** JSONPath expressions whose values form each object's index keys. */
   indexBy: string[];
   /** JSONPath expressions removed from objects before they are stored. */
   ignoreFields?: string[];
+  /**
+   * Reshapes (or drops) each object before it is stored: runs after
+   * `ignoreFields` and before the index keys are taken, on list items and
+   * watch events alike, with the client-side `fieldSelector` already
+   * applied. Returning `undefined` drops the object (a stored version of
+   * it is deleted, and counted so). A throw skips that object with one
+   * error log naming it; its stored version, if any, stays. The result
+   * must keep the object's `metadata.namespace` and `metadata.name`; do
+   * not mutate the argument (it may share parts with other versions).
+   * With `storeType: "cached"`, objects fetched on read go through it too.
+   */
+  transform?: (obj: KubeObject) => T | undefined;
   /** Client-side field selector over JSONPath (`path=value`, `==`, `!=`, comma = and). */
   fieldSelector?: string;
   /** Server-side label selector, as a string or a `metav1.LabelSelector` object. */
@@ -43,27 +65,70 @@ export interface WatcherConfig {
   namespace?: string;
   /** Watch the client's `defaultNamespace` (ignored when `namespace` is set). */
   namespacedWatch?: boolean;
-  /** Called with each debounced batch of changes. */
-  onChange: (store: ReadableStore, stats: ChangeStats) => void | Promise<void>;
+  /**
+   * Called with each debounced batch: the counts and the objects created,
+   * modified (with their previous version) and deleted (see
+   * {@linkcode ChangeBatch}; the initial-sync batch carries counts only).
+   * Required, unless `group` is given: then it is not allowed, since the
+   * group's `onChange` receives this watcher's batches.
+   */
+  onChange?: (
+    store: ReadableStore<T>,
+    batch: ChangeBatch<T>,
+  ) => void | Promise<void>;
+  /**
+   * Feeds this watcher's batches to a {@linkcode DebounceGroup} instead of
+   * an own `onChange`: the group's one callback receives them under the
+   * member's name, with every other member's, one call per burst. The
+   * group's interval applies (`debounceInterval` is not allowed). The
+   * initial-sync batch is delivered at once, as without a group, and
+   * `stop()` delivers what this watcher has pending through the group.
+   * One watcher per member.
+   */
+  group?: DebounceGroupMember<ChangeBatch<T>>;
   /**
    * Called once when the initial list is in the store, with its size, after
    * the `onChange` of the initial batch has returned (or settled).
    */
   onSyncComplete?: (
-    store: ReadableStore,
+    store: ReadableStore<T>,
     count: number,
   ) => void | Promise<void>;
-  /** Refractory period of the debouncer in ms. Defaults to 2000. */
+  /**
+   * Refractory period of the debouncer in ms.
+   *
+   * @default {2000}
+   */
   debounceInterval?: number;
-  /** Deliver batches while the initial list loads (with `isInitialSync`). Defaults to `false`. */
+  /**
+   * Deliver batches while the initial list loads (with `isInitialSync`).
+   *
+   * @default {false}
+   */
   callOnChangeDuringSync?: boolean;
-  /** `"memory"` (default) keeps objects; `"cached"` keeps references and GETs on read. */
+  /**
+   * `"memory"` keeps objects; `"cached"` keeps references and GETs on read.
+   *
+   * @default {"memory"}
+   */
   storeType?: "memory" | "cached";
-  /** TTL of a cached object in ms, refreshed on access. Defaults to 130000. */
+  /**
+   * TTL of a cached object in ms, refreshed on access.
+   *
+   * @default {130000}
+   */
   cacheTTL?: number;
-  /** How the first state is loaded. Defaults to `"list"`. */
+  /**
+   * How the first state is loaded.
+   *
+   * @default {"list"}
+   */
   initialList?: InitialListMode;
-  /** Objects per LIST page. Defaults to 500. */
+  /**
+   * Objects per LIST page.
+   *
+   * @default {500}
+   */
   pageSize?: number;
 }
 
@@ -83,8 +148,10 @@ export interface WatcherConfig {
  *   onChange: (secret) => console.log(secret ? "credentials changed" : "credentials deleted"),
  * };
  * ```
+ *
+ * @typeParam T The watched object's type.
  */
-export interface SingleWatcherConfig {
+export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
   /** The resource of the object. */
   gvr: Gvr;
   /** Its namespace (`""` for a cluster-scoped object is not allowed: name one). */
@@ -95,9 +162,9 @@ export interface SingleWatcherConfig {
    * Called after the initial sync for every add, update and delete, in event
    * order and never overlapping; `null` when the object was deleted.
    */
-  onChange: (obj: KubeObject | null) => void | Promise<void>;
+  onChange: (obj: T | null) => void | Promise<void>;
   /** Called once with the state at the initial sync (`null` when absent). */
-  onSyncComplete?: (obj: KubeObject | null) => void | Promise<void>;
+  onSyncComplete?: (obj: T | null) => void | Promise<void>;
   /** How the first state is loaded. Defaults to `"list"`. */
   initialList?: InitialListMode;
   /**
@@ -122,10 +189,20 @@ export interface SingleWatcherConfig {
 }
 
 /**
- * Runtime options shared by both watchers: where logs go and how time and
- * chance are measured (tests inject both).
+ * How a watcher runs, shared by both watchers: where logs go, how time and
+ * chance are measured (tests inject both), and timing plumbing.
  *
- * @example
+ * Why a third argument instead of more config fields: the config says
+ * *what* to watch and *what to call* — it reads as the controller's
+ * intent and differs per watcher — while these options are the
+ * environment, usually the same object for every watcher of a program
+ * (one logger, one clock in tests). Keeping them apart lets that object be
+ * shared as is, and keeps the config free of fields no reader of the
+ * controller needs. A name put in the wrong one is not ignored: the
+ * constructor throws a {@linkcode WatcherConfigError} saying where it
+ * belongs (`idleTimeoutMs belongs in the third argument (WatcherOptions)`).
+ *
+ * @example One set of options for every watcher
  * ```ts
  * import { consoleLogger, type WatcherOptions } from "@haptic/k8s-watcher";
  *
@@ -133,15 +210,29 @@ export interface SingleWatcherConfig {
  * ```
  */
 export interface WatcherOptions {
-  /** Defaults to `consoleLogger()`. */
+  /**
+   * Where the watcher logs.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
-  /** Defaults to the system clock. */
+  /**
+   * Time source for every timer; tests pass a `FakeClock`.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Source of jitter in [0, 1). Defaults to `Math.random`. */
+  /**
+   * Source of jitter in [0, 1).
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
   /**
    * A watch silent for this long is resumed, a LIST page whose body stops
-   * for this long is requested again. Defaults to 3 minutes.
+   * for this long is requested again, in ms.
+   *
+   * @default {180000}
    */
   idleTimeoutMs?: number;
 }

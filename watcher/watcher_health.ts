@@ -1,4 +1,4 @@
-import type { ListWatchFailure } from "./list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 
 /**
  * A snapshot of a watcher's state, for health endpoints: the same for the
@@ -9,12 +9,18 @@ import type { ListWatchFailure } from "./list_watch_options.ts";
  * import type { WatcherHealth } from "@haptic/k8s-watcher";
  *
  * function healthy(h: WatcherHealth, now: number): boolean {
- *   return h.synced && (h.lastError === undefined || now - h.lastError.time > 60_000);
+ *   return h.state === "running" && h.synced &&
+ *     (h.lastError === undefined || now - h.lastError.time > 60_000);
  * }
  * ```
  */
 export interface WatcherHealth {
-  /** The initial list is in. */
+  /**
+   * `"idle"` before `start()`, `"running"` from then until `stop()` (or
+   * the start signal's abort), `"stopped"` from then on.
+   */
+  readonly state: "idle" | "running" | "stopped";
+  /** The initial list is in and the watcher is not stopped. */
   readonly synced: boolean;
   /** The last resourceVersion seen (list, event or bookmark). */
   readonly resourceVersion: string | undefined;

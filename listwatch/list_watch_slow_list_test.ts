@@ -10,9 +10,13 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "../watcher/bulk.ts";
 import { ListTimeoutError } from "./list_watch_errors.ts";
-import { BY_IDENTITY, configMap, CONFIGMAPS } from "./_bulk_harness_test.ts";
+import {
+  BY_IDENTITY,
+  configMap,
+  CONFIGMAPS,
+} from "../watcher/_bulk_harness_test.ts";
 
 const IDLE_MS = 10_000;
 /** A slice of the LIST body arrives this often. */

@@ -1,5 +1,5 @@
 import { StoreKeyError } from "./errors.ts";
-import { identityKey } from "./identity.ts";
+import { identityKey } from "./_identity.ts";
 
 /**
  * One identity held by a {@linkcode KeyIndex}, with the value a store keeps

@@ -19,7 +19,7 @@
  *
  * @example
  * ```ts
- * import type { FaultKind } from "@haptic/k8s-watcher";
+ * import type { FaultKind } from "@haptic/k8s-watcher/listwatch";
  *
  * const kind: FaultKind = "expired";
  * ```
@@ -38,7 +38,7 @@ export type FaultKind =
  *
  * @example
  * ```ts
- * import type { Fault } from "@haptic/k8s-watcher";
+ * import type { Fault } from "@haptic/k8s-watcher/listwatch";
  *
  * const fault: Fault = { kind: "throttled", code: 429, reason: "TooManyRequests", retryAfterMs: 2_000 };
  * ```
@@ -76,7 +76,7 @@ export interface Fault {
  *
  * @example
  * ```ts
- * import type { ListWatchNote } from "@haptic/k8s-watcher";
+ * import type { ListWatchNote } from "@haptic/k8s-watcher/listwatch";
  *
  * const note: ListWatchNote = { kind: "watchEnded", resourceVersion: "42" };
  * ```

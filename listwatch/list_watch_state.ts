@@ -58,7 +58,10 @@ import {
  *
  * @example
  * ```ts
- * import { initialListWatchState, listWatchTransition } from "@haptic/k8s-watcher";
+ * import {
+ *   initialListWatchState,
+ *   listWatchTransition,
+ * } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
  * const context = { path: "/api/v1/pods", pageSize: 500, random: () => 0, now: () => 0 };
@@ -101,7 +104,10 @@ const SHORT_WATCH_MS = 1_000;
  *
  * @example Paging, then watching from the list's resourceVersion
  * ```ts
- * import { initialListWatchState, listWatchTransition } from "@haptic/k8s-watcher";
+ * import {
+ *   initialListWatchState,
+ *   listWatchTransition,
+ * } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
  * const context = { path: "/api/v1/pods", pageSize: 2, random: () => 0, now: () => 0 };

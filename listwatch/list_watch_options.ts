@@ -28,7 +28,8 @@ import type {
  *
  * @example A sink that mirrors the collection in a Map
  * ```ts
- * import type { KubeObject, ListWatchSink } from "@haptic/k8s-watcher";
+ * import type { KubeObject } from "@haptic/k8s-watcher";
+ * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
  *
  * const key = (o: KubeObject) => `${o.metadata.namespace}/${o.metadata.name}`;
  * const objects = new Map<string, KubeObject>();
@@ -74,7 +75,7 @@ export interface ListWatchSink {
  *
  * @example
  * ```ts
- * import type { ListWatchOptions } from "@haptic/k8s-watcher";
+ * import type { ListWatchOptions } from "@haptic/k8s-watcher/listwatch";
  *
  * const options: ListWatchOptions = {
  *   gvr: { group: "", version: "v1", resource: "secrets" },
@@ -128,7 +129,7 @@ export interface ListWatchOptions {
  *
  * @example
  * ```ts
- * import type { ListWatchFailure } from "@haptic/k8s-watcher";
+ * import type { ListWatchFailure } from "@haptic/k8s-watcher/listwatch";
  *
  * function describe(failure: ListWatchFailure | undefined): string {
  *   return failure ? `${new Date(failure.time).toISOString()}: ${failure.error}` : "healthy";
@@ -148,7 +149,7 @@ export interface ListWatchFailure {
  *
  * @example
  * ```ts
- * import type { ListWatchPhase } from "@haptic/k8s-watcher";
+ * import type { ListWatchPhase } from "@haptic/k8s-watcher/listwatch";
  *
  * const phase: ListWatchPhase = "watching";
  * ```

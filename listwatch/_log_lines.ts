@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { Logger } from "../types.ts";
+import type { ChangeStats, Logger } from "../types.ts";
 import type { LogLevel } from "../logger.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { messageOf } from "./_fault.ts";
@@ -28,7 +28,26 @@ export type WriterNote =
     missing: string | undefined;
   }
   | { kind: "eventWithoutName"; type: string }
-  | { kind: "listProgress"; listed: number };
+  | { kind: "listProgress"; listed: number }
+  | {
+    kind: "transformFailed";
+    namespace: string | undefined;
+    name: string | undefined;
+    error: unknown;
+  }
+  | {
+    /** After a list: objects skipped for lacking an `indexBy` path. */
+    kind: "keyPathMissing";
+    path: string;
+    skipped: number;
+    listed: number;
+  }
+  | {
+    /** After a list: a field-selector path that no listed object has. */
+    kind: "selectorPathAbsent";
+    path: string;
+    listed: number;
+  };
 
 /** Writes `line` to `logger`. */
 export function write(logger: Logger, line: LogLine): void {
@@ -155,12 +174,46 @@ export function writerLine(note: WriterNote, resource: string): LogLine {
         { resource, error: note.error },
       );
     case "missingKey":
-      return line("warn", "Object skipped: an index key is missing", {
+      // Per object at debug level only: a wrong path would flood the log;
+      // the list after it says so once (keyPathMissing).
+      return line("debug", "Object skipped: an index key is missing", {
         resource,
         namespace: note.namespace,
         name: note.name,
         missing: note.missing,
       });
+    case "transformFailed":
+      return line(
+        "error",
+        `transform threw for ${
+          identity(note.namespace, note.name)
+        }; object skipped, the stored version (if any) is kept`,
+        {
+          resource,
+          namespace: note.namespace,
+          name: note.name,
+          error: note.error,
+        },
+      );
+    case "keyPathMissing":
+      return line(
+        "warn",
+        note.skipped === note.listed
+          ? `indexBy path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; none could be indexed (is the path right?)`
+          : `indexBy path ${note.path} is absent on ${note.skipped} of ${note.listed} listed objects of ${resource}; they were skipped`,
+        {
+          resource,
+          path: note.path,
+          skipped: note.skipped,
+          listed: note.listed,
+        },
+      );
+    case "selectorPathAbsent":
+      return line(
+        "warn",
+        `fieldSelector path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; the selector matches by missing fields only (is the path right?)`,
+        { resource, path: note.path, listed: note.listed },
+      );
     case "eventWithoutName":
       return line("warn", "Watch event without metadata.name skipped", {
         resource,
@@ -169,6 +222,25 @@ export function writerLine(note: WriterNote, resource: string): LogLine {
     case "listProgress":
       return line("debug", "Listing", { resource, listed: note.listed });
   }
+}
+
+/**
+ * The line for a watcher's `onChange` that threw or rejected: the batch's
+ * counts only (its objects could be thousands).
+ */
+export function changeCallbackFailedLine(
+  error: unknown,
+  batch: ChangeStats,
+): LogLine {
+  const { created, modified, deleted, isInitialSync } = batch;
+  return line("error", "Change callback failed", {
+    error,
+    stats: { created, modified, deleted, isInitialSync },
+  });
+}
+
+function identity(namespace: string | undefined, name: string | undefined) {
+  return namespace ? `${namespace}/${name}` : String(name);
 }
 
 function failedLine(

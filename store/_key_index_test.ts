@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { KeyIndex, keyIndexCounters, type Slot } from "./key_index.ts";
+import { KeyIndex, keyIndexCounters, type Slot } from "./_key_index.ts";
 import { StoreKeyError } from "./errors.ts";
 
 const names = (slots: readonly Slot<unknown>[]) =>

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { LruCache } from "./lru.ts";
+import { LruCache } from "./_lru.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 
 function cache(maxEntries = 3, ttl = 100) {

@@ -67,6 +67,15 @@ export class LruCache<K, V> {
     return entry.value;
   }
 
+  /** The value of a live entry, leaving its TTL and recency alone. */
+  peek(key: K): V | undefined {
+    const entry = this.#entries.get(key);
+    if (entry === undefined || this.#clock.now() >= entry.expiresAt) {
+      return undefined;
+    }
+    return entry.value;
+  }
+
   /** Stores a value as the most recently used entry. */
   set(key: K, value: V): void {
     const now = this.#clock.now();

@@ -6,7 +6,7 @@ import { type Clock, systemClock } from "../clock.ts";
  *
  * @example
  * ```ts
- * import type { BackoffOptions } from "@haptic/k8s-watcher";
+ * import type { BackoffOptions } from "@haptic/k8s-watcher/listwatch";
  *
  * const options: BackoffOptions = { initialMs: 100, maxMs: 5_000, jitter: 0 };
  * ```
@@ -53,7 +53,7 @@ export interface BackoffOptions {
  *
  * @example
  * ```ts
- * import { Backoff } from "@haptic/k8s-watcher";
+ * import { Backoff } from "@haptic/k8s-watcher/listwatch";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { MalformedListError } from "@haptic/k8s-watcher";
+ * import { MalformedListError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
  * const err = new MalformedListError("/api/v1/pods", "it has no metadata.resourceVersion");
@@ -35,7 +35,7 @@ export class MalformedListError extends Error {
  *
  * @example
  * ```ts
- * import { WatchClosedError } from "@haptic/k8s-watcher";
+ * import { WatchClosedError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
  * const err = new WatchClosedError("/api/v1/pods", 12);
@@ -67,7 +67,7 @@ export class WatchClosedError extends Error {
  *
  * @example
  * ```ts
- * import { ListTimeoutError } from "@haptic/k8s-watcher";
+ * import { ListTimeoutError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
  * const err = new ListTimeoutError("/api/v1/pods", 180_000);

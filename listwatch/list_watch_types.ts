@@ -15,7 +15,7 @@ import type { ListWatchNote } from "./list_watch_notes.ts";
  *
  * @example
  * ```ts
- * import type { InitialListMode } from "@haptic/k8s-watcher";
+ * import type { InitialListMode } from "@haptic/k8s-watcher/listwatch";
  *
  * const mode: InitialListMode = "stream";
  * ```
@@ -28,7 +28,7 @@ export type InitialListMode = "list" | "stream";
  *
  * @example
  * ```ts
- * import type { WatchEventType } from "@haptic/k8s-watcher";
+ * import type { WatchEventType } from "@haptic/k8s-watcher/listwatch";
  *
  * const type: WatchEventType = "MODIFIED";
  * ```
@@ -40,7 +40,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
  *
  * @example
  * ```ts
- * import type { ListWatchStateCommon } from "@haptic/k8s-watcher";
+ * import type { ListWatchStateCommon } from "@haptic/k8s-watcher/listwatch";
  *
  * const common: ListWatchStateCommon = { synced: false, initialList: "list", resourceVersion: undefined };
  * ```
@@ -65,7 +65,7 @@ export interface ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import { initialListWatchState } from "@haptic/k8s-watcher";
+ * import { initialListWatchState } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
  * assert.equal(initialListWatchState().phase, "idle");
@@ -82,7 +82,7 @@ export interface IdleState extends ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import type { ListingState } from "@haptic/k8s-watcher";
+ * import type { ListingState } from "@haptic/k8s-watcher/listwatch";
  *
  * const state: ListingState = {
  *   phase: "listing",
@@ -115,7 +115,7 @@ export interface ListingState extends ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import type { StreamingInitialState } from "@haptic/k8s-watcher";
+ * import type { StreamingInitialState } from "@haptic/k8s-watcher/listwatch";
  *
  * const state: StreamingInitialState = {
  *   phase: "streamingInitial",
@@ -144,7 +144,7 @@ export interface StreamingInitialState extends ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import type { WatchingState } from "@haptic/k8s-watcher";
+ * import type { WatchingState } from "@haptic/k8s-watcher/listwatch";
  *
  * const state: WatchingState = {
  *   phase: "watching",
@@ -178,7 +178,10 @@ export interface WatchingState extends ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import type { BackingOffState, WatchingState } from "@haptic/k8s-watcher";
+ * import type {
+ *   BackingOffState,
+ *   WatchingState,
+ * } from "@haptic/k8s-watcher/listwatch";
  *
  * const next: WatchingState = {
  *   phase: "watching",
@@ -206,7 +209,7 @@ export interface BackingOffState extends ListWatchStateCommon {
  *
  * @example
  * ```ts
- * import type { RequestState } from "@haptic/k8s-watcher";
+ * import type { RequestState } from "@haptic/k8s-watcher/listwatch";
  *
  * function requests(state: RequestState): string {
  *   return state.phase === "listing" ? "LIST" : "WATCH";
@@ -220,7 +223,7 @@ export type RequestState = ListingState | StreamingInitialState | WatchingState;
  *
  * @example
  * ```ts
- * import type { ListWatchState } from "@haptic/k8s-watcher";
+ * import type { ListWatchState } from "@haptic/k8s-watcher/listwatch";
  *
  * function describe(state: ListWatchState): string {
  *   return state.phase === "watching" ? `at ${state.resourceVersion}` : state.phase;
@@ -247,7 +250,7 @@ export type ListWatchState = IdleState | RequestState | BackingOffState;
  *
  * @example
  * ```ts
- * import type { ListWatchInput } from "@haptic/k8s-watcher";
+ * import type { ListWatchInput } from "@haptic/k8s-watcher/listwatch";
  *
  * const input: ListWatchInput = {
  *   type: "watchEvent",
@@ -280,7 +283,7 @@ export type ListWatchInput =
  *
  * @example
  * ```ts
- * import type { ListWatchOutput } from "@haptic/k8s-watcher";
+ * import type { ListWatchOutput } from "@haptic/k8s-watcher/listwatch";
  *
  * const output: ListWatchOutput = {
  *   type: "event",
@@ -304,7 +307,7 @@ export type ListWatchOutput =
  *
  * @example
  * ```ts
- * import type { ListPage } from "@haptic/k8s-watcher";
+ * import type { ListPage } from "@haptic/k8s-watcher/listwatch";
  *
  * const page: ListPage = { type: "page", items: [], first: true, listedSoFar: 0 };
  * ```
@@ -325,7 +328,7 @@ export interface ListPage {
  *
  * @example
  * ```ts
- * import type { ListInfo } from "@haptic/k8s-watcher";
+ * import type { ListInfo } from "@haptic/k8s-watcher/listwatch";
  *
  * const info: ListInfo = { resourceVersion: "4711", initial: true };
  * ```
@@ -352,7 +355,7 @@ export interface ListInfo {
  *
  * @example
  * ```ts
- * import type { ListWatchCommand } from "@haptic/k8s-watcher";
+ * import type { ListWatchCommand } from "@haptic/k8s-watcher/listwatch";
  *
  * const command: ListWatchCommand = {
  *   type: "list",
@@ -380,7 +383,7 @@ export type ListWatchCommand =
  *
  * @example
  * ```ts
- * import type { ListWatchStep } from "@haptic/k8s-watcher";
+ * import type { ListWatchStep } from "@haptic/k8s-watcher/listwatch";
  *
  * function isQuiet(step: ListWatchStep): boolean {
  *   return step.outputs.length === 0 && step.command === undefined;
@@ -402,7 +405,7 @@ export interface ListWatchStep {
  *
  * @example
  * ```ts
- * import type { ListWatchContext } from "@haptic/k8s-watcher";
+ * import type { ListWatchContext } from "@haptic/k8s-watcher/listwatch";
  *
  * const context: ListWatchContext = {
  *   path: "/api/v1/namespaces/default/configmaps",

@@ -4,8 +4,8 @@ import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
 import { readJsonLines } from "../client/json_lines.ts";
-import { delay } from "../internal/delay.ts";
-import { neverThrowingLogger } from "../internal/never_throwing_logger.ts";
+import { delay } from "../_delay.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Backoff } from "./backoff.ts";
 import {
   initialListWatchState,
@@ -33,7 +33,7 @@ import {
   validateInitialList,
   validatePositive,
   wrapConfigError,
-} from "./_validate.ts";
+} from "../watcher/_validate.ts";
 
 /** What feeding an input gives: the next command, now or once the sink is done. */
 type Next =
@@ -72,7 +72,8 @@ const BACKOFF_ELAPSED: ListWatchInput = { type: "backoffElapsed" };
  *
  * @example Against a scripted client
  * ```ts
- * import { ListWatch, type RestClient } from "@haptic/k8s-watcher";
+ * import { type RestClient } from "@haptic/k8s-watcher";
+ * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
  * import { FakeClock, waitFor } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
  *

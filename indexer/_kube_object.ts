@@ -1,0 +1,62 @@
+/**
+ * The check that a decoded value is a storable Kubernetes object, shared by
+ * the `Indexer` and the watcher's store writer.
+ *
+ * @module
+ */
+import type { KubeObject } from "../types.ts";
+import { InvalidObjectError } from "./indexer.ts";
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (value === undefined) return "undefined";
+  if (Array.isArray(value)) return "an array";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+/**
+ * Throws an {@linkcode InvalidObjectError} unless `obj` is an object with a
+ * `metadata` object, a non-empty `metadata.name` and, if any, a string
+ * `metadata.namespace`.
+ */
+export function assertKubeObject(obj: unknown): asserts obj is KubeObject {
+  if (obj === null || typeof obj !== "object" || Array.isArray(obj)) {
+    throw new InvalidObjectError(
+      `Expected a Kubernetes object, got ${describe(obj)}`,
+    );
+  }
+  const { metadata, kind } = obj as Record<string, unknown>;
+  const what = typeof kind === "string" && kind !== ""
+    ? `Kubernetes object of kind ${kind}`
+    : "Kubernetes object";
+  if (
+    metadata === null || typeof metadata !== "object" ||
+    Array.isArray(metadata)
+  ) {
+    throw new InvalidObjectError(
+      metadata === undefined
+        ? `${what} has no metadata`
+        : `${what} has invalid metadata: expected an object, got ${
+          describe(metadata)
+        }`,
+    );
+  }
+  const { name, namespace } = metadata as Record<string, unknown>;
+  if (typeof name !== "string" || name === "") {
+    throw new InvalidObjectError(
+      name === undefined
+        ? `${what} has no metadata.name`
+        : `${what} has invalid metadata.name: expected a non-empty string, got ${
+          name === "" ? "an empty string" : describe(name)
+        }`,
+    );
+  }
+  // The stores identify objects by namespace/name and would reject it.
+  if (namespace !== undefined && typeof namespace !== "string") {
+    throw new InvalidObjectError(
+      `${what} has invalid metadata.namespace: expected a string, got ${
+        describe(namespace)
+      }`,
+    );
+  }
+}

@@ -1,0 +1,244 @@
+/**
+ * When a debounced callback fires: the timing rules the `Debouncer`, the
+ * `DebounceGroup` and the `Watcher` share, apart from what their batches
+ * hold. Each of them keeps its own pending batch (counts, member batches,
+ * per-object changes) behind {@linkcode PendingBatch} and calls
+ * {@linkcode DebounceScheduler.changed} after adding to it.
+ *
+ * @module
+ */
+import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
+
+/** What a scheduler delivers: a batch that is taken whole at each call. */
+export interface PendingBatch<B> {
+  /** Whether nothing waits (no call is made for an empty batch unless flushed). */
+  readonly isEmpty: boolean;
+  /**
+   * Takes what waits as one batch and starts an empty one.
+   *
+   * @param isInitialSync Whether the batch belongs to the initial sync.
+   */
+  take(isInitialSync: boolean): B;
+  /**
+   * Whether the batch just taken opens a refractory window; absent means
+   * it does. A group whose call carries only initial-sync batches says no.
+   */
+  readonly lastOpensWindow?: boolean;
+}
+
+/** Options of a {@linkcode DebounceScheduler}. */
+export interface DebounceSchedulerOptions<B> {
+  /** Refractory period in milliseconds; checked by the caller. */
+  interval: number;
+  /** The batch being collected. */
+  pending: PendingBatch<B>;
+  /** Receives each batch; calls never overlap. */
+  onChange: (batch: B) => void | Promise<void>;
+  /** Reports a throwing or rejecting `onChange` (must not throw). */
+  onFailure: (error: unknown, batch: B) => void;
+  /** When `true` (the default), nothing fires in sync mode except a flush. */
+  suppressDuringSync?: boolean;
+  /** Time source. Defaults to the system clock. */
+  clock?: Clock | undefined;
+}
+
+/**
+ * Leading edge with a refractory period, never-overlapping calls, and a
+ * sync mode: see `Debouncer` for the rules in full. The batch that leaving
+ * sync mode fires (the initial sync) does not open a refractory window, so
+ * the first change after the initial sync fires at once.
+ */
+export class DebounceScheduler<B> {
+  readonly #interval: number;
+  readonly #pending: PendingBatch<B>;
+  readonly #onChange: (batch: B) => void | Promise<void>;
+  readonly #onFailure: (error: unknown, batch: B) => void;
+  readonly #suppressDuringSync: boolean;
+  readonly #clock: Clock;
+
+  /** Whether a change in the pending batch was recorded in sync mode. */
+  #batchInitial = false;
+  #syncing = false;
+  #stopped = false;
+  #lastFire = -Infinity;
+  #timer: TimerHandle | undefined;
+  /** A leading-edge fire is queued as a microtask. */
+  #queued = false;
+  /** `onChange` is executing synchronously (guards against re-entry). */
+  #calling = false;
+  /** The current call, until it has settled. */
+  #running: Promise<void> | undefined;
+  #idleWaiters: (() => void)[] = [];
+
+  constructor(options: DebounceSchedulerOptions<B>) {
+    this.#interval = options.interval;
+    this.#pending = options.pending;
+    this.#onChange = options.onChange;
+    this.#onFailure = options.onFailure;
+    this.#suppressDuringSync = options.suppressDuringSync ?? true;
+    this.#clock = options.clock ?? systemClock;
+  }
+
+  /** Whether records are ignored (after {@linkcode stop}). */
+  get stopped(): boolean {
+    return this.#stopped;
+  }
+
+  /** Whether sync mode is on. */
+  get isSyncing(): boolean {
+    return this.#syncing;
+  }
+
+  /** Whether changes are waiting for the next call. */
+  get hasPending(): boolean {
+    return !this.#pending.isEmpty;
+  }
+
+  /** Something was added to the pending batch: schedule it. (Bound.) */
+  changed = (): void => {
+    if (this.#syncing) {
+      this.#batchInitial = true;
+      if (this.#suppressDuringSync) return;
+    }
+    if (
+      this.#timer !== undefined || this.#queued || this.#busy() ||
+      this.#stopped
+    ) {
+      return;
+    }
+    const wait = this.#lastFire + this.#interval - this.#clock.now();
+    if (wait <= 0) {
+      this.#queued = true;
+      queueMicrotask(this.#due);
+    } else {
+      this.#timer = this.#clock.setTimeout(this.#due, wait);
+    }
+  };
+
+  /**
+   * Enters or leaves sync mode. Leaving fires what accumulated at once,
+   * without opening a refractory window; an empty batch is not sent.
+   */
+  setSyncMode(syncing: boolean): void {
+    if (syncing === this.#syncing) return;
+    this.#syncing = syncing;
+    if (syncing) {
+      if (this.#suppressDuringSync) this.#cancelScheduled();
+    } else if (!this.#pending.isEmpty) {
+      // Never rejects; the batch is delivered as soon as calls allow.
+      void this.deliverInitial();
+    }
+  }
+
+  /** Fires now with whatever accumulated, even nothing, once no call runs. */
+  flush(): Promise<void> {
+    return this.#flush(true, true);
+  }
+
+  /** Fires now when something waits once no call runs. */
+  flushPending(): Promise<void> {
+    return this.#flush(false, true);
+  }
+
+  /**
+   * Like {@linkcode flushPending}, for the batch of an initial sync: it
+   * opens no refractory window.
+   */
+  deliverInitial(): Promise<void> {
+    return this.#flush(false, false);
+  }
+
+  /** Cancels what is scheduled, waits for a running call; then silence. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    this.#cancelScheduled();
+    while (this.#busy()) await (this.#running ?? Promise.resolve());
+  }
+
+  /** Resolves when no call is running and none is scheduled. */
+  idle(): Promise<void> {
+    if (this.#isIdle()) return Promise.resolve();
+    return new Promise((resolve) => this.#idleWaiters.push(resolve));
+  }
+
+  async #flush(evenEmpty: boolean, opensWindow: boolean): Promise<void> {
+    while (this.#busy()) await (this.#running ?? Promise.resolve());
+    if (this.#stopped || (!evenEmpty && this.#pending.isEmpty)) return;
+    await this.#start(opensWindow);
+  }
+
+  #due = (): void => {
+    this.#timer = undefined;
+    this.#queued = false;
+    if (
+      this.#stopped || this.#busy() || this.#pending.isEmpty ||
+      (this.#syncing && this.#suppressDuringSync)
+    ) {
+      // Stale: stopped, suppressed since, taken by a flush, or a call is
+      // running (#ended schedules what is left once it ends).
+      this.#notifyIdle();
+      return;
+    }
+    void this.#start(true);
+  };
+
+  #start(opensWindow: boolean): Promise<void> {
+    this.#cancelTimer();
+    const batch = this.#pending.take(this.#batchInitial || this.#syncing);
+    this.#batchInitial = false;
+    if (opensWindow && this.#pending.lastOpensWindow !== false) {
+      this.#lastFire = this.#clock.now();
+    }
+    let result: void | Promise<void> = undefined;
+    this.#calling = true;
+    try {
+      result = this.#onChange(batch);
+    } catch (error) {
+      this.#onFailure(error, batch);
+    } finally {
+      this.#calling = false;
+    }
+    const running = Promise.resolve(result)
+      .then(undefined, (error) => this.#onFailure(error, batch))
+      .then(this.#ended);
+    this.#running = running;
+    return running;
+  }
+
+  #ended = (): void => {
+    this.#running = undefined;
+    // Changes recorded during the call are scheduled from here, since
+    // changed() does nothing while busy.
+    if (!this.#pending.isEmpty) this.changed();
+    this.#notifyIdle();
+  };
+
+  #cancelTimer(): void {
+    if (this.#timer !== undefined) {
+      this.#clock.clearTimeout(this.#timer);
+      this.#timer = undefined;
+    }
+    // A queued microtask cannot be cancelled; #due finds nothing to do.
+    this.#queued = false;
+  }
+
+  #cancelScheduled(): void {
+    this.#cancelTimer();
+    this.#notifyIdle();
+  }
+
+  #busy(): boolean {
+    return this.#calling || this.#running !== undefined;
+  }
+
+  #isIdle(): boolean {
+    return !this.#busy() && this.#timer === undefined && !this.#queued;
+  }
+
+  #notifyIdle(): void {
+    if (this.#idleWaiters.length === 0 || !this.#isIdle()) return;
+    const waiters = this.#idleWaiters;
+    this.#idleWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+}

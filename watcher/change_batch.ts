@@ -1,0 +1,163 @@
+/**
+ * What one debounced batch of a `Watcher` carries: the counts of
+ * {@linkcode ChangeStats} and the objects behind them.
+ *
+ * @module
+ */
+import type { ChangeStats, KubeObject } from "../types.ts";
+import { BatchBuilder } from "./_batch_builder.ts";
+
+/**
+ * An object replaced in the store during a batch: the version before the
+ * batch and the version now.
+ *
+ * @example Reacting only to a changed spec
+ * ```ts
+ * import type { KubeObject, ModifiedObject } from "@haptic/k8s-watcher";
+ *
+ * function specChanged({ previous, current }: ModifiedObject<KubeObject>): boolean {
+ *   return JSON.stringify(previous.spec) !== JSON.stringify(current.spec);
+ * }
+ * ```
+ *
+ * @typeParam T The watched objects.
+ */
+export interface ModifiedObject<T extends KubeObject = KubeObject> {
+  /**
+   * The version the store held before the first change of this batch.
+   * With `storeType: "cached"` the store keeps references, not objects:
+   * this is the cached copy when there was one, else an object carrying
+   * only `metadata.namespace`, `name` and `resourceVersion`.
+   */
+  readonly previous: T;
+  /** The version stored now. */
+  readonly current: T;
+}
+
+/**
+ * The objects behind the counts of a {@linkcode ChangeBatch}, coalesced per
+ * object (namespace/name) over the batch: an object appears at most once,
+ * in the order of its first change in the batch.
+ *
+ * - created, then modified: one created entry, the latest version;
+ * - created, then deleted: nothing;
+ * - modified, then modified: one modified entry, the version before the
+ *   batch as `previous` and the latest as `current`;
+ * - modified, then deleted: one deleted entry, the last version stored;
+ * - deleted, then created again: with a new `metadata.uid`, a deleted and a
+ *   created entry; with the same uid (or none), one modified entry.
+ *
+ * @example Feeding a work queue
+ * ```ts
+ * import type { ChangedObjects } from "@haptic/k8s-watcher";
+ *
+ * function keysToReconcile(objects: ChangedObjects): string[] {
+ *   const key = (o: { metadata: { namespace?: string; name?: string } }) =>
+ *     `${o.metadata.namespace ?? ""}/${o.metadata.name}`;
+ *   return [
+ *     ...objects.created.map(key),
+ *     ...objects.modified.map((m) => key(m.current)),
+ *     ...objects.deleted.map(key),
+ *   ];
+ * }
+ * ```
+ *
+ * @typeParam T The watched objects.
+ */
+export interface ChangedObjects<T extends KubeObject = KubeObject> {
+  /** Objects added to the store, as stored now. */
+  readonly created: readonly T[];
+  /** Objects replaced in the store, with the version before the batch. */
+  readonly modified: readonly ModifiedObject<T>[];
+  /**
+   * Objects removed from the store (deleted, no longer selected, dropped
+   * by `transform`, or missing from a relist), as last stored. With
+   * `storeType: "cached"`: the cached copy, else an object carrying only
+   * `metadata.namespace`, `name` and `resourceVersion`.
+   */
+  readonly deleted: readonly T[];
+}
+
+/**
+ * One debounced batch of a `Watcher`: how many objects were created,
+ * modified and deleted ({@linkcode ChangeStats}) and which
+ * ({@linkcode ChangedObjects}).
+ *
+ * Outside the initial sync, the counts equal the lengths of the arrays in
+ * `objects`. A batch with `isInitialSync: true` carries only the counts of
+ * the initial list: its objects are all in the store (`store.list()`), and
+ * building arrays of a hundred thousand entries would cost time and memory
+ * nobody asked for; changes that arrive after the list and land in that
+ * same batch are in `objects`. A relist (after 410 Gone) is not an initial
+ * sync: its differences are in `objects`, objects missing from the new
+ * list among the deleted.
+ *
+ * @example Re-rendering only what changed
+ * ```ts
+ * import type { ChangeBatch, KubeObject } from "@haptic/k8s-watcher";
+ *
+ * function touchedNamespaces(batch: ChangeBatch<KubeObject>): Set<string> {
+ *   const { created, modified, deleted } = batch.objects;
+ *   const all = [...created, ...modified.map((m) => m.current), ...deleted];
+ *   return new Set(all.map((o) => o.metadata.namespace ?? ""));
+ * }
+ * ```
+ *
+ * @typeParam T The watched objects.
+ */
+export interface ChangeBatch<T extends KubeObject = KubeObject>
+  extends ChangeStats {
+  /** The objects behind the counts; empty for the initial list itself. */
+  readonly objects: ChangedObjects<T>;
+}
+
+/**
+ * Coalesces two batches of one watcher, `pending` first, into the batch a
+ * caller would have received had they been one (the rules of
+ * {@linkcode ChangedObjects}). The `merge` of a
+ * `DebounceGroup<ChangeBatch>` whose members watchers feed through their
+ * `group` option: a watcher hands its batch to the group whole, so the
+ * group calls `merge` only for batches added by hand with `member.add()`.
+ * The merged arrays hold `pending`'s objects first (its deleted, modified
+ * and created, in that order), then `next`'s.
+ *
+ * @example A group for watchers
+ * ```ts
+ * import { type ChangeBatch, DebounceGroup, mergeChangeBatches } from "@haptic/k8s-watcher";
+ *
+ * const group = new DebounceGroup<ChangeBatch>({
+ *   interval: 1_000,
+ *   merge: mergeChangeBatches,
+ *   onChange: (batches) => {
+ *     for (const [name, batch] of batches) console.log(name, batch.total);
+ *   },
+ * });
+ * await group.stop();
+ * ```
+ *
+ * @typeParam T The watched objects.
+ * @param pending The earlier batch.
+ * @param next The later batch.
+ * @returns One batch with both, coalesced per object.
+ */
+export function mergeChangeBatches<T extends KubeObject>(
+  pending: ChangeBatch<T>,
+  next: ChangeBatch<T>,
+): ChangeBatch<T> {
+  const builder = new BatchBuilder<T>();
+  for (const batch of [pending, next]) {
+    const { created, modified, deleted } = batch.objects;
+    // The initial list is counted, not listed.
+    builder.createdInBulk(batch.created - created.length);
+    // A replacement (deleted and created under one name) replays in order.
+    for (const obj of deleted) builder.deleted(ns(obj), name(obj), obj);
+    for (const m of modified) {
+      builder.modified(ns(m.current), name(m.current), m.previous, m.current);
+    }
+    for (const obj of created) builder.created(ns(obj), name(obj), obj);
+  }
+  return builder.take(pending.isInitialSync || next.isInitialSync);
+}
+
+const ns = (obj: KubeObject): string => obj.metadata.namespace ?? "";
+const name = (obj: KubeObject): string => obj.metadata.name ?? "";

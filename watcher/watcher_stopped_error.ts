@@ -1,0 +1,46 @@
+/**
+ * Thrown by `start()` on a watcher that was stopped: a stopped watcher
+ * cannot be restarted (its store, batches and sync state belong to the run
+ * that ended); create a new watcher instead.
+ *
+ * @example Restarting means a new watcher
+ * ```ts
+ * import { Watcher, WatcherStoppedError } from "@haptic/k8s-watcher";
+ * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+ * import { FetchClient } from "@haptic/k8s-watcher";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = new FakeApiServer();
+ * using _fetch = mockFetch(server);
+ * const config = {
+ *   gvr: { group: "", version: "v1", resource: "configmaps" },
+ *   indexBy: ["metadata.name"],
+ *   onChange: () => {},
+ * };
+ * const client = new FetchClient({ server: server.url });
+ * const watcher = new Watcher(config, client);
+ * watcher.start();
+ * await watcher.stop();
+ * assert.throws(() => watcher.start(), WatcherStoppedError);
+ * const again = new Watcher(config, client); // what to do instead
+ * again.start();
+ * await again.stop();
+ * ```
+ */
+export class WatcherStoppedError extends Error {
+  /** The watched resource, e.g. `ingresses.networking.k8s.io`. */
+  readonly resource: string;
+
+  /**
+   * Creates the error; the message names the resource.
+   *
+   * @param resource The watched resource.
+   */
+  constructor(resource: string) {
+    super(
+      `Watcher for ${resource} was stopped and cannot be restarted; create a new watcher`,
+    );
+    this.name = "WatcherStoppedError";
+    this.resource = resource;
+  }
+}
