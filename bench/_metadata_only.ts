@@ -5,7 +5,7 @@
  * @module
  */
 
-import type { FetchClient, RequestOptions, RestClient } from "../mod.ts";
+import type { FetchClient, RequestOptions, RestClient } from "../client/mod.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
@@ -35,5 +35,5 @@ export function askingForMetadata(client: FetchClient): RestClient {
           ? PARTIAL_OBJECT_METADATA_ACCEPT
           : PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
       }),
-  } as RestClient;
+  } as unknown as RestClient;
 }
