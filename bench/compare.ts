@@ -471,8 +471,12 @@ async function measureScale(): Promise<void> {
     Math.round((performance.now() - scaleStarted) / 100) / 10;
 }
 
-report.machine.loadAverageAtEnd = Deno.loadavg();
-report.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+if (!scaleOnly) {
+  // With --scale-only these describe the stored run; the scale section
+  // carries its own time and load.
+  report.machine.loadAverageAtEnd = Deno.loadavg();
+  report.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
+}
 
 await writeOutputs(report);
 

@@ -35,6 +35,14 @@
  *   finalizers); other lists are replaced, as in a merge patch. Server-side
  *   apply (`application/apply-patch+yaml`) is not supported: 415
  *   `UnsupportedMediaType` with a `Status` that says so.
+ * - **Media types**: `Accept` is negotiated as kube-apiserver does (clauses
+ *   by `q`, then in order). `as=PartialObjectMetadataList` (lists) and
+ *   `as=PartialObjectMetadata` (watches, objects, write answers) of
+ *   `meta.k8s.io` `v1` or `v1beta1` answer only `apiVersion`, `kind` and
+ *   `metadata`; the singular kind on a list, or the list kind on an object,
+ *   is 406 (a watch falls back to full objects); `as=Table` renders tables.
+ *   Only JSON is written: an `Accept` with nothing the fake can serve
+ *   (YAML, protobuf, an unknown `as=`) is 406 `NotAcceptable`.
  * - **kubectl** against {@linkcode FakeApiServer.listen}, without extra
  *   flags: `get` (tables, `-w`, `--chunk-size`), `apply -f` (create, then
  *   client-side apply: strategic merge patches for built-in types, merge
