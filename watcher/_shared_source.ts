@@ -337,15 +337,22 @@ export class SharedSource<T extends KubeObject> {
     }
     for (const loop of this.#loops) {
       if (loop.listing) {
-        view.writers[loop.index].stageStored(loop.staged, loop.kept);
+        // An initial list under way is in `#objects`, so seeded already.
+        const writer = view.writers[loop.index];
+        if (loop.listed) writer.stageStored(loop.staged, loop.kept);
+        else writer.continueDirect();
       }
     }
   }
 
   #page(loop: Loop<T>, page: ListPage): void {
+    // A loop's initial list finds nothing of its namespace here: its
+    // objects go straight in, as they do into the views' stores.
+    const initial = !loop.listed;
     if (page.first) {
       loop.staged = [];
       loop.kept = new Set();
+      if (initial) this.#clearScope(loop);
     }
     loop.listing = true;
     const preparer = this.#preparer;
@@ -355,23 +362,31 @@ export class SharedSource<T extends KubeObject> {
     const items = page.items;
     const prepared = new Array<Prepared<T>>(items.length);
     const staged = loop.staged;
+    const objects = this.#objects;
     for (let i = 0; i < items.length; i++) {
       const out = preparer.prepare(items[i]);
       prepared[i] = out;
       if (out === SKIPPED) {
         const { namespace = "", name } = items[i].metadata;
         loop.kept.add(`${namespace}/${name}`);
-      } else if (out !== undefined) {
+      } else if (out === undefined) {
+        continue;
+      } else if (initial) {
+        const { namespace = "", name = "" } = out.metadata;
+        let names = objects.get(namespace);
+        if (names === undefined) objects.set(namespace, names = new Map());
+        names.set(name, out);
+      } else {
         staged.push(out);
       }
     }
     for (const view of this.#viewList) {
-      view.writers[loop.index].stagePrepared(page, prepared);
+      view.writers[loop.index].stagePrepared(page, prepared, initial);
     }
   }
 
   #listed(loop: Loop<T>, info: ListInfo): Promise<void> | undefined {
-    this.#replace(loop);
+    if (loop.listed) this.#replace(loop);
     loop.listing = false;
     loop.listed = true;
     for (const view of this.#viewList) {
@@ -383,6 +398,12 @@ export class SharedSource<T extends KubeObject> {
     // onSyncComplete), as a watcher alone does.
     const pending = [...this.#members].map((c) => c.sourceSynced());
     return Promise.all(pending).then(() => {});
+  }
+
+  /** Forgets what the loop's namespace holds (a restarted initial list). */
+  #clearScope(loop: Loop<T>): void {
+    if (this.#loops.length === 1) this.#objects = new Map();
+    else this.#objects.delete(loop.namespace);
   }
 
   /** The loop's complete list replaces what its namespace held. */

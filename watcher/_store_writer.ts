@@ -81,6 +81,10 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
   #resource: string;
   /** The prepared objects of the list being received. */
   #staged: Staged<T>[] = [];
+  /** The list being received goes straight into the store (see `#restartList`). */
+  #direct = false;
+  /** Objects the direct list added. */
+  #directCount = 0;
   /** Identities of listed objects `transform` threw for: kept as stored. */
   #kept = new Set<string>();
   /** What the list being received says about the configured paths. */
@@ -118,8 +122,12 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
    * item as received. A `first` page drops what an unfinished earlier list
    * left.
    */
-  stagePrepared(page: ListPage, prepared: readonly Prepared<T>[]): void {
-    if (page.first) this.#restartList();
+  stagePrepared(
+    page: ListPage,
+    prepared: readonly Prepared<T>[],
+    initial = false,
+  ): void {
+    if (page.first) this.#restartList(initial);
     const staged = this.#staged;
     const selector = this.#selector;
     const paths = this.#paths;
@@ -140,7 +148,9 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       if (obj === undefined) continue;
       paths.keyed++;
       const keys = this.#keysOf(obj, false);
-      if (keys !== undefined) staged.push({ obj, keys });
+      if (keys === undefined) continue;
+      if (this.#direct) this.#addDirectly(obj, keys);
+      else staged.push({ obj, keys });
     }
     this.#note({ kind: "listProgress", listed: page.listedSoFar });
   }
@@ -151,7 +161,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
    * and the identities `transform` threw for.
    */
   stageStored(objs: Iterable<T>, kept: Iterable<string>): void {
-    this.#restartList();
+    this.#restartList(false);
     const selector = this.#selector;
     const paths = this.#paths;
     for (const obj of objs) {
@@ -159,7 +169,9 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
       if (selector !== undefined && !selector.matches(obj)) continue;
       paths.keyed++;
       const keys = this.#keysOf(obj, false);
-      if (keys !== undefined) this.#staged.push({ obj, keys });
+      if (keys === undefined) continue;
+      if (this.#direct) this.#addDirectly(obj, keys);
+      else this.#staged.push({ obj, keys });
     }
     for (const id of kept) this.#kept.add(id);
   }
@@ -178,10 +190,56 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     }
   }
 
-  #restartList(): void {
+  /**
+   * A new list begins. An initial list into a store holding nothing of its
+   * scope goes into the store page by page (`#direct`): there is nothing
+   * to diff against, and a million staged entries, then a million adds in
+   * one synchronous step on a large heap, cost more than the adds as pages
+   * arrive (bench/ANALYSIS.md). What an unfinished earlier direct list
+   * added is taken out again.
+   */
+  #restartList(initial: boolean): void {
+    if (this.#direct) this.#undoDirect();
     this.#staged = [];
     this.#kept = new Set();
     this.#paths.reset();
+    this.#direct = initial &&
+      (this.#store.size === 0 || this.#scope !== undefined);
+    this.#directCount = 0;
+  }
+
+  /**
+   * Takes over an initial list already under way into the store (a view
+   * seeded with its first pages): later pages go in directly, and the list
+   * end counts only what they added.
+   */
+  continueDirect(): void {
+    this.#staged = [];
+    this.#kept = new Set();
+    this.#paths.reset();
+    this.#direct = true;
+    this.#directCount = 0;
+  }
+
+  #addDirectly(obj: T, keys: string[]): void {
+    const store = this.#store;
+    const before = store.size;
+    store.add(obj, keys);
+    this.#directCount += store.size - before;
+  }
+
+  #undoDirect(): void {
+    const store = this.#store;
+    const scope = this.#scope;
+    if (scope === undefined) {
+      store.clear();
+      return;
+    }
+    const gone: string[] = [];
+    for (const [namespace, name] of store.identities()) {
+      if (namespace === scope) gone.push(name);
+    }
+    for (const name of gone) store.delete(scope, name);
   }
 
   /**
@@ -198,6 +256,11 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     for (const note of this.#paths.report()) this.#note(note);
     const store = this.#store;
     const changes = this.#changes;
+    if (this.#direct) {
+      this.#direct = false;
+      changes.createdInBulk(this.#directCount);
+      return;
+    }
     // Nothing to diff against (the initial sync): no seen-set, no
     // per-object lookups. A scoped initial list finds nothing of its
     // namespace stored: only its own loop writes there, and this is that
