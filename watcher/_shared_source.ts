@@ -7,8 +7,9 @@
  * view. Consumers with the same `indexBy` and field selector share a view:
  * one store and one index, the changes fanned out to each one's batch.
  *
- * The source keeps every prepared object (`#objects`), so that a view made
- * for a consumer that joins late starts from the current state.
+ * A source others may join keeps every prepared object (`#objects`), so
+ * that a view made for a consumer that joins late starts from the current
+ * state; a private one (`shared: false`, a cached store) does not.
  *
  * @module
  */
@@ -234,8 +235,11 @@ export class SharedSource<T extends KubeObject> {
     this.#members.add(consumer);
     consumer.joined(view.store);
     // What the view holds already is this consumer's share of the initial
-    // list (counted, as an initial list is).
-    consumer.recorder.createdInBulk(view.store.size);
+    // list (counted, as an initial list is), but for what an initial list
+    // under way will count when it ends.
+    let pending = 0;
+    for (const writer of view.writers) pending += writer.pendingInBulk;
+    consumer.recorder.createdInBulk(view.store.size - pending);
     if (this.#runs.length === 0) {
       const signal = this.#controller.signal;
       this.#runs = this.#loops.map((loop) => loop.watch.run(signal));
@@ -363,6 +367,7 @@ export class SharedSource<T extends KubeObject> {
     const prepared = new Array<Prepared<T>>(items.length);
     const staged = loop.staged;
     const objects = this.#objects;
+    const sharable = this.#sharable;
     for (let i = 0; i < items.length; i++) {
       const out = preparer.prepare(items[i]);
       prepared[i] = out;
@@ -372,11 +377,12 @@ export class SharedSource<T extends KubeObject> {
       } else if (out === undefined) {
         continue;
       } else if (initial) {
+        if (!sharable) continue;
         const { namespace = "", name = "" } = out.metadata;
         let names = objects.get(namespace);
         if (names === undefined) objects.set(namespace, names = new Map());
         names.set(name, out);
-      } else {
+      } else if (sharable) {
         staged.push(out);
       }
     }
@@ -386,7 +392,7 @@ export class SharedSource<T extends KubeObject> {
   }
 
   #listed(loop: Loop<T>, info: ListInfo): Promise<void> | undefined {
-    if (loop.listed) this.#replace(loop);
+    if (loop.listed && this.#sharable) this.#replace(loop);
     loop.listing = false;
     loop.listed = true;
     for (const view of this.#viewList) {
@@ -443,7 +449,7 @@ export class SharedSource<T extends KubeObject> {
     let prepared: Prepared<T> = undefined;
     if (name) {
       if (type !== "DELETED") prepared = this.#preparer.prepare(raw);
-      if (prepared !== SKIPPED) {
+      if (prepared !== SKIPPED && this.#sharable) {
         let names = this.#objects.get(namespace);
         if (prepared === undefined) {
           if (names?.delete(name) && names.size === 0) {

@@ -209,6 +209,14 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
   }
 
   /**
+   * Objects an initial list under way has put into the store so far: its
+   * end counts them (as created, in bulk) to whoever records then.
+   */
+  get pendingInBulk(): number {
+    return this.#direct ? this.#directCount : 0;
+  }
+
+  /**
    * Takes over an initial list already under way into the store (a view
    * seeded with its first pages): later pages go in directly, and the list
    * end counts only what they added.

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import type { RequestOptions } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
@@ -295,4 +296,47 @@ Deno.test("shared must be a boolean", () => {
       }, new FetchClient({ server: "http://127.0.0.1:1" })),
     /shared: must be a boolean/,
   );
+});
+
+Deno.test("A watcher joining while the initial list is under way syncs with the whole list", async () => {
+  await using f = new Fixture();
+  // The second page waits until released: the joiners start mid-list.
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  let held = false;
+  const client = {
+    performRequest: async (opts: RequestOptions) => {
+      if (opts.querystring?.has("continue") && !held) {
+        held = true;
+        await released;
+      }
+      return f.client.performRequest(opts as never);
+    },
+  } as unknown as FetchClient;
+  const first = f.watcher({ pageSize: 2 }, client);
+  start(first);
+  await waitFor(() => held, { description: "the second page requested" });
+  const sameView = f.watcher({ pageSize: 2 }, client);
+  const onlyA = f.watcher(
+    { pageSize: 2, fieldSelector: "metadata.namespace=a" },
+    client,
+  );
+  start(sameView);
+  start(onlyA);
+  release();
+  assert.equal(await first.watcher.waitForSync(), 6);
+  assert.equal(await sameView.watcher.waitForSync(), 6);
+  assert.equal(await onlyA.watcher.waitForSync(), 3);
+  await waitFor(() => onlyA.syncs.length === 1 && sameView.syncs.length === 1);
+  assert.deepEqual([first, sameView, onlyA].map((c) => c.batches[0]), [
+    "initial +6() ~0() -0()",
+    "initial +6() ~0() -0()",
+    "initial +3() ~0() -0()",
+  ]);
+  assert.equal(f.lists(), 3, "one paged LIST");
+  assert.deepEqual(contents(onlyA).map((s) => s.split("@")[0]), [
+    "a/cm-0",
+    "a/cm-1",
+    "a/cm-2",
+  ]);
 });
