@@ -56,7 +56,7 @@ class Gate {
   }
 }
 
-async function setUp() {
+function setUp() {
   const clock = new FakeClock();
   const server = new FakeApiServer({ clock });
   const fetch = mockFetch(server);
@@ -113,7 +113,7 @@ function names(watcher: Watcher): string[] {
 }
 
 Deno.test("namespaces: one list-then-watch per namespace into one store, synced when all are", async () => {
-  await using t = await setUp();
+  await using t = setUp();
   void t.watcher.start();
   assert.equal(await t.watcher.waitForSync(), 4);
   assert.deepEqual(names(t.watcher), ["a/cm-0", "a/cm-1", "b/cm-0", "b/cm-1"]);
@@ -132,7 +132,7 @@ Deno.test("namespaces: one list-then-watch per namespace into one store, synced 
 });
 
 Deno.test("namespaces: a namespace answering 403 keeps retrying and does not hold up the others' events", async () => {
-  await using t = await setUp();
+  await using t = setUp();
   t.gate.denied = {
     namespace: "b",
     verb: "list",
@@ -166,7 +166,7 @@ Deno.test("namespaces: a namespace answering 403 keeps retrying and does not hol
 });
 
 Deno.test("namespaces: a 410 in one namespace relists that namespace only", async () => {
-  await using t = await setUp();
+  await using t = setUp();
   void t.watcher.start();
   await t.watcher.waitForSync();
   await waitFor(() => t.server.openWatchCount === 2);
