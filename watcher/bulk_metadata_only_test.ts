@@ -23,11 +23,17 @@ function pod(name: string): KubeObject {
   };
 }
 
-/** A client recording the `accept` of each request, optionally dropping it. */
-function recordingClient(
-  inner: FetchClient,
-  drop: boolean,
-): { client: RestClient; accepts: string[] } {
+/**
+ * A fake server holding pod `a` on a fake clock, and a client recording the
+ * `accept` of each request (dropping it when `drop`, as a client that
+ * cannot set headers does).
+ */
+function setUp(drop: boolean) {
+  const clock = new FakeClock();
+  const server = new FakeApiServer({ clock });
+  const fetch = mockFetch(server);
+  server.create(PODS, pod("a"));
+  const inner = new FetchClient({ server: server.url });
   const accepts: string[] = [];
   const client = {
     performRequest(opts: RequestOptions) {
@@ -37,7 +43,16 @@ function recordingClient(
       return inner.performRequest(drop ? rest : opts);
     },
   } as RestClient;
-  return { client, accepts };
+  return {
+    clock,
+    server,
+    client,
+    accepts,
+    async [Symbol.asyncDispose]() {
+      await server.close();
+      fetch[Symbol.dispose]();
+    },
+  };
 }
 
 for (const drop of [false, true]) {
@@ -46,14 +61,8 @@ for (const drop of [false, true]) {
       drop ? "ignoring" : "sending"
     } Accept)`,
     async () => {
-      const clock = new FakeClock();
-      await using server = new FakeApiServer({ clock });
-      using _fetch = mockFetch(server);
-      server.create(PODS, pod("a"));
-      const { client, accepts } = recordingClient(
-        new FetchClient({ server: server.url }),
-        drop,
-      );
+      await using t = setUp(drop);
+      const { clock, server, client, accepts } = t;
       const created: PartialObjectMetadata[] = [];
       const watcher = new Watcher<PartialObjectMetadata>(
         {
@@ -92,14 +101,8 @@ for (const drop of [false, true]) {
 }
 
 Deno.test("Watcher metadataOnly: the field selector sees the metadata-only form, whatever the client fetched", async () => {
-  const clock = new FakeClock();
-  await using server = new FakeApiServer({ clock });
-  using _fetch = mockFetch(server);
-  server.create(PODS, pod("a"));
-  const { client } = recordingClient(
-    new FetchClient({ server: server.url }),
-    true,
-  );
+  await using t = setUp(true);
+  const { clock, client } = t;
   const watcher = new Watcher(
     {
       gvr: PODS,
@@ -118,14 +121,8 @@ Deno.test("Watcher metadataOnly: the field selector sees the metadata-only form,
 });
 
 Deno.test("SingleWatcher metadataOnly asks for PartialObjectMetadata and keeps only metadata", async () => {
-  const clock = new FakeClock();
-  await using server = new FakeApiServer({ clock });
-  using _fetch = mockFetch(server);
-  server.create(PODS, pod("a"));
-  const { client, accepts } = recordingClient(
-    new FetchClient({ server: server.url }),
-    true,
-  );
+  await using t = setUp(true);
+  const { clock, client, accepts } = t;
   const watcher = new SingleWatcher(
     {
       gvr: PODS,
