@@ -107,6 +107,13 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
    * sync. `false` keeps a watcher to itself; `storeType: "cached"` never
    * shares. `health().shared` says whether and with how many.
    *
+   * Two differences from running alone: a watcher that joins a running
+   * stream with an `indexBy` and field selector no running watcher has
+   * selects the objects already there on their stored copies (after
+   * `ignoreFields` and `transform`), later events on the objects as
+   * received, as always; and the store of a stopped watcher keeps
+   * changing while others of its kind still run.
+   *
    * @default {true}
    */
   shared?: boolean;
