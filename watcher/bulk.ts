@@ -70,6 +70,10 @@ import {
  * - A throwing or rejecting callback is logged and the watcher goes on.
  * - A stopped watcher stays stopped: `start()` throws
  *   {@linkcode WatcherStoppedError}; create a new one.
+ * - Watchers on the same client object that ask for the same objects in
+ *   the same form share one LIST+WATCH and one stored copy of each object
+ *   (`WatcherConfig.shared`); `namespaces` runs one loop per namespace;
+ *   `metadataOnly` fetches and keeps metadata only.
  *
  * Stored objects are shared with the callbacks: do not mutate them.
  *
