@@ -49,6 +49,8 @@ export class ObjectPreparer<T extends KubeObject> {
   #logger: Logger;
   #resource: string;
   #metadataOnly: boolean;
+  /** The namespace string of the last object prepared. */
+  #namespace: string | undefined;
 
   constructor(options: ObjectPreparerOptions<T>) {
     this.#metadataOnly = options.metadataOnly === true;
@@ -76,6 +78,7 @@ export class ObjectPreparer<T extends KubeObject> {
     const filtered = this.#indexer.filterFields(
       this.#metadataOnly ? asPartialObjectMetadata(raw) : raw,
     );
+    this.#shareNamespace(filtered.metadata);
     const transform = this.#transform;
     if (transform === undefined) return filtered as T;
     const { namespace, name } = raw.metadata;
@@ -95,6 +98,27 @@ export class ObjectPreparer<T extends KubeObject> {
     } catch (error) {
       this.#note({ kind: "transformFailed", namespace, name, error });
       return SKIPPED;
+    }
+  }
+
+  /**
+   * Gives an object the namespace string of the object before it when the
+   * two are equal (a LIST comes sorted by namespace). Every decoded object
+   * brings its own copy of the string, and each copy is hashed once by
+   * the first Map it keys; on a large heap V8's string hashing is what
+   * bends the sync curve (bench/ANALYSIS.md), and the copies cost memory.
+   */
+  #shareNamespace(meta: KubeObject["metadata"]): void {
+    const namespace = meta.namespace;
+    if (namespace === undefined) return;
+    if (namespace !== this.#namespace) {
+      this.#namespace = namespace;
+      return;
+    }
+    try {
+      meta.namespace = this.#namespace;
+    } catch {
+      // A frozen object (from a custom client) keeps its own copy.
     }
   }
 
