@@ -55,6 +55,19 @@ export function write(logger: Logger, line: LogLine): void {
 }
 
 /**
+ * The line for a client that refused the metadata-only `Accept` header
+ * (`@cloudydeno/kubernetes-client`'s `KubectlRawRestClient` cannot set
+ * headers): the loop asks for full objects from then on.
+ */
+export function acceptRefusedLine(path: string, error: unknown): LogLine {
+  return line(
+    "warn",
+    `The client cannot send the metadata-only Accept header for ${path}; asking for full objects instead (the watcher keeps only their metadata)`,
+    { path, error: messageOf(error) },
+  );
+}
+
+/**
  * The line for a note of the state machine about the collection at `path`.
  *
  * @param note Why the machine did what it did.

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import {
+  acceptRefusedLine,
   backoffLine,
   changeCallbackFailedLine,
   noteLine,
@@ -157,4 +158,15 @@ Deno.test("changeCallbackFailedLine logs the counts, not the objects", () => {
     error,
     stats: { created: 2, modified: 0, deleted: 0, isInitialSync: false },
   });
+});
+
+Deno.test("acceptRefusedLine warns that full objects are asked for, naming the collection", () => {
+  const { level, message, fields } = acceptRefusedLine(
+    PATH,
+    new Error("cannot include arbitrary Accept header"),
+  );
+  assert.equal(level, "warn");
+  assert.match(message, /asking for full objects instead/);
+  assert.equal(fields.path, PATH);
+  assert.equal(fields.error, "cannot include arbitrary Accept header");
 });

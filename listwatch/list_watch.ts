@@ -31,7 +31,14 @@ import type {
 import { ListTimeoutError } from "./list_watch_errors.ts";
 import { RequestTimers } from "./_request_timers.ts";
 import { readJsonAnswer } from "./_read_body.ts";
-import { backoffLine, noteLine, sinkFailedLine, write } from "./_log_lines.ts";
+import {
+  acceptRefusedLine,
+  backoffLine,
+  noteLine,
+  sinkFailedLine,
+  write,
+} from "./_log_lines.ts";
+import { httpStatusOf } from "../client/http_status.ts";
 import { WatcherConfigError } from "../watcher/watcher_config.ts";
 import {
   validateGvr,
@@ -361,14 +368,7 @@ export class ListWatch {
     });
     let list: unknown;
     try {
-      const body = await this.#client.performRequest({
-        method: "GET",
-        path: this.#path,
-        querystring: query,
-        abortSignal: timers.signal,
-        expectStream: true,
-        ...(this.#listAccept === undefined ? {} : { accept: this.#listAccept }),
-      });
+      const body = await this.#request(query, timers.signal, "list");
       timers.bytes();
       list = await readJsonAnswer(body, {
         onBytes: timers.bytes,
@@ -386,6 +386,36 @@ export class ListWatch {
     }
     if (this.#signal.aborted) return undefined;
     return this.#feed({ type: "listPage", list });
+  }
+
+  /**
+   * One GET of the collection as a byte stream, with the metadata-only
+   * `Accept` when asked for. A client that cannot send that header at all
+   * (it throws before any request, as `KubectlRawRestClient` does) is asked
+   * again without it, for good: the sink reduces the full objects.
+   */
+  async #request(
+    query: URLSearchParams,
+    signal: AbortSignal,
+    verb: "list" | "watch",
+  ): Promise<ReadableStream<Uint8Array>> {
+    const accept = verb === "list" ? this.#listAccept : this.#watchAccept;
+    const request = {
+      method: "GET" as const,
+      path: this.#path,
+      querystring: query,
+      abortSignal: signal,
+      expectStream: true as const,
+    };
+    if (accept === undefined) return this.#client.performRequest(request);
+    try {
+      return await this.#client.performRequest({ ...request, accept });
+    } catch (error) {
+      if (!refusesAccept(error)) throw error;
+      this.#listAccept = this.#watchAccept = undefined;
+      write(this.#logger, acceptRefusedLine(this.#path, error));
+      return this.#client.performRequest(request);
+    }
   }
 
   async #wait(
@@ -419,16 +449,7 @@ export class ListWatch {
     try {
       let stream: ReadableStream<Uint8Array>;
       try {
-        stream = await this.#client.performRequest({
-          method: "GET",
-          path: this.#path,
-          querystring: command.query,
-          abortSignal: timers.signal,
-          expectStream: true,
-          ...(this.#watchAccept === undefined
-            ? {}
-            : { accept: this.#watchAccept }),
-        });
+        stream = await this.#request(command.query, timers.signal, "watch");
       } catch (error) {
         return this.#watchStopped(timers, error);
       }
@@ -490,4 +511,13 @@ export class ListWatch {
       : "onListEnd";
     write(this.#logger, sinkFailedLine(method, this.#path, error));
   }
+}
+
+/**
+ * Whether `error` says the client cannot send an `Accept` header (an error
+ * of the client itself, not an HTTP answer, naming the header).
+ */
+function refusesAccept(error: unknown): boolean {
+  return error instanceof Error && httpStatusOf(error).code === undefined &&
+    /\bAccept header\b/i.test(error.message);
 }

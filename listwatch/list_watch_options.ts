@@ -100,7 +100,9 @@ export interface ListWatchOptions {
    * `Accept: application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1,application/json`,
    * WATCH the same with `as=PartialObjectMetadata`. A server or client that
    * ignores the header answers full objects (the trailing
-   * `application/json`): the loop hands on what it got, so a sink must
+   * `application/json`), and a client that throws because it cannot send
+   * the header (its message naming the `Accept header`) is asked again
+   * without it, for good: the loop hands on what it got, so a sink must
    * reduce objects itself when it relies on the form (the watchers do).
    * Defaults to false.
    */

@@ -6,6 +6,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { silentLogger } from "../logger.ts";
+import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
 import { SingleWatcher } from "./single.ts";
 
@@ -160,4 +161,47 @@ Deno.test("metadataOnly must be a boolean", () => {
       }, new FetchClient({ server: "http://127.0.0.1:1" })),
     /metadataOnly: must be a boolean/,
   );
+});
+
+Deno.test("Watcher metadataOnly with a client that cannot send Accept (KubectlRawRestClient) asks for full objects and keeps their metadata", async () => {
+  await using t = setUp(false);
+  const inner = t.client;
+  let refused = 0;
+  const sent: (string | undefined)[] = [];
+  const client = {
+    performRequest(opts: RequestOptions) {
+      if (opts.accept) {
+        refused++;
+        // What @cloudydeno/kubernetes-client's kubectl-based client throws.
+        throw new Error(
+          `KubectlRawRestClient cannot include arbitrary Accept header '${opts.accept}'`,
+        );
+      }
+      sent.push(opts.accept);
+      return inner.performRequest(opts as never);
+    },
+  } as RestClient;
+  const logger = new RecordingLogger();
+  const watcher = new Watcher<PartialObjectMetadata>(
+    {
+      gvr: PODS,
+      indexBy: ["metadata.name"],
+      metadataOnly: true,
+      onChange: () => {},
+    },
+    client,
+    { clock: t.clock, logger },
+  );
+  const running = watcher.start();
+  assert.equal(await watcher.waitForSync(), 1);
+  await waitFor(() => t.server.openWatchCount === 1);
+  const [pod] = watcher.store.get("a") as KubeObject[];
+  assert.deepEqual(Object.keys(pod).sort(), ["apiVersion", "kind", "metadata"]);
+  assert.equal(refused, 1, "refused once, then asked without the header");
+  assert.deepEqual(sent, [undefined, undefined]);
+  assert.equal(logger.at("warn").length, 1);
+  assert.match(logger.text(), /cannot send the metadata-only Accept header/);
+  assert.equal(watcher.health().lastError, undefined);
+  await watcher.stop();
+  await running;
 });

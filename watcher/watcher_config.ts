@@ -80,13 +80,18 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
    * WATCH for `…as=PartialObjectMetadata…`, each falling back to
    * `application/json`. Only metadata crosses the wire and is stored: for
    * controllers that need labels, annotations, owners or finalizers of
-   * many objects but not their spec or status. A client or server that
-   * ignores the `Accept` header (`@cloudydeno/kubernetes-client`'s
-   * `KubectlRawRestClient` cannot set it) sends full objects: the watcher
-   * reduces them itself, so the store holds the same either way (only the
-   * bytes on the wire differ). Type the watcher with it:
-   * `new Watcher<PartialObjectMetadata>(…)`; `transform` and the field
-   * selector see the reduced object's fields only where noted.
+   * many objects but not their spec or status. The store holds the same
+   * whatever the client does with the header: a client or server that
+   * ignores it sends full objects, which the watcher reduces itself; a
+   * client that cannot send it at all and says so
+   * (`@cloudydeno/kubernetes-client`'s `KubectlRawRestClient`, the last
+   * resort of its `autoDetectClient()`, throws "cannot include arbitrary
+   * Accept header") is asked again without it, with one warning, and its
+   * full objects are reduced too (only the bytes on the wire differ). That
+   * package's kubeconfig-based client (in-cluster, kubeconfig, `kubectl
+   * proxy`) sends the header. Type the watcher with it:
+   * `new Watcher<PartialObjectMetadata>(…)`; the field selector and
+   * `transform` see the reduced object.
    *
    * @default {false}
    */
