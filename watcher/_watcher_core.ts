@@ -54,6 +54,7 @@ export function loopFeed(loop: ListWatch): Feed {
       lastEventTime: loop.lastEventTime,
       lastError: loop.lastError,
       shared: false,
+      notShared: "SingleWatcher",
     }),
   };
 }

@@ -323,19 +323,26 @@ export class Watcher<T extends KubeObject = KubeObject>
       get lastError() {
         return current?.lastError;
       },
-      health: () =>
-        this.#source?.health() ?? {
+      health: () => {
+        const { shared, storeType } = this.#config;
+        const notShared = shared === false
+          ? "shared: false"
+          : storeType === "cached"
+          ? "storeType: cached"
+          : undefined;
+        const health = this.#source?.health() ?? {
           resourceVersion: undefined,
           relists: 0,
           reconnects: 0,
           events: 0,
           lastEventTime: undefined,
           lastError: undefined,
-          shared: this.#config.shared !== false &&
-              this.#config.storeType !== "cached"
-            ? { consumers: 1 }
-            : false,
-        },
+          shared: { consumers: 1 },
+        };
+        return notShared === undefined
+          ? health
+          : { ...health, shared: false, notShared };
+      },
     };
   }
 

@@ -146,6 +146,8 @@ Deno.test("SingleWatcher metadataOnly asks for PartialObjectMetadata and keeps o
     accepts[0],
     /^LIST application\/json;as=PartialObjectMetadataList;/,
   );
+  assert.equal(watcher.health().shared, false);
+  assert.equal(watcher.health().notShared, "SingleWatcher");
   await watcher.stop();
   await running;
 });

@@ -282,7 +282,13 @@ Deno.test("Watchers whose form differs, on other clients, cached or opted out do
   for (const c of [base, ...others]) {
     assert.deepEqual(c.watcher.health().shared, { consumers: 1 });
   }
-  for (const c of optedOut) assert.equal(c.watcher.health().shared, false);
+  assert.deepEqual(
+    optedOut.map((
+      c,
+    ) => [c.watcher.health().shared, c.watcher.health().notShared]),
+    [[false, "shared: false"], [false, "storeType: cached"]],
+  );
+  assert.equal(base.watcher.health().notShared, undefined);
 });
 
 Deno.test("shared must be a boolean", () => {

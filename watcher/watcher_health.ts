@@ -49,6 +49,11 @@ export interface WatcherHealth {
    */
   readonly shared: { readonly consumers: number } | false;
   /**
+   * Why `shared` is `false`: `"shared: false"`, `"storeType: cached"` or
+   * `"SingleWatcher"`. Absent when the watcher can share.
+   */
+  readonly notShared?: "shared: false" | "storeType: cached" | "SingleWatcher";
+  /**
    * With `namespaces`, each namespace's loop: listed once, its
    * resourceVersion (`resourceVersion` above is then undefined) and its
    * last failure. Absent with one namespace (or all).
