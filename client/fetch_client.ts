@@ -47,26 +47,39 @@ const DEFAULT_TOKEN_REFRESH_MS = 60_000;
  * ```
  */
 export interface FetchClientOptions {
-  /** Clock for the token file refresh interval (default: the system clock). */
+  /**
+   * Clock for the token file refresh interval and exec plugin timeouts.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
   /**
-   * How often, at most, a `tokenFile` is checked for changes (default
-   * 60 000 ms, as client-go). A 401 answer forces a re-read on the next
-   * request.
+   * How often, at most, a `tokenFile` is checked for changes, in ms (as
+   * client-go). A 401 answer forces a re-read on the next request.
+   *
+   * @default {60000}
    */
   tokenRefreshMs?: number;
-  /** Describes where the configuration came from (default `explicit config`). */
+  /**
+   * Describes where the configuration came from.
+   *
+   * @default {"explicit config"}
+   */
   source?: string;
   /**
    * The environment variables to use instead of the process's: exec
    * credential plugins run with exactly these (plus their own `env`), so
    * `PATH` decides which plugin runs. `fromEnv()` also reads `KUBECONFIG`,
    * `KUBERNETES_SERVICE_HOST`/`_PORT` and `HOME` from them.
+   *
+   * @default {Deno.env (process.env on Node and Bun)}
    */
   env?: Record<string, string | undefined>;
   /**
    * How long an exec credential plugin may run before it is stopped and
-   * the request fails (default 60 000 ms, on `clock`).
+   * the request fails, in ms on `clock`.
+   *
+   * @default {60000}
    */
   execTimeoutMs?: number;
 }
@@ -84,14 +97,17 @@ export interface FetchClientOptions {
  */
 export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
   /**
-   * The service account directory (default
-   * `/var/run/secrets/kubernetes.io/serviceaccount`).
+   * The service account directory.
+   *
+   * @default {"/var/run/secrets/kubernetes.io/serviceaccount"}
    */
   inClusterDir?: string;
   /**
    * Falls back to `kubectl proxy` (`true`: `http://127.0.0.1:8001`, or the
    * given URL) when no other source applies. Off by default: it cannot be
    * detected without a request.
+   *
+   * @default {false}
    */
   kubectlProxy?: boolean | string;
   /** The kubeconfig context to use instead of the current one. */
@@ -175,7 +191,8 @@ export class FetchClient implements RestClient, Disposable {
    * @throws {KubeConfigError} When the server URL, token or PEM data is
    * unusable, or a client certificate comes without its key.
    */
-  constructor(config: FetchClientConfig, options: FetchClientOptions = {}) {
+  constructor(config: FetchClientConfig, options?: FetchClientOptions) {
+    options ??= {};
     let url: URL;
     try {
       url = new URL(config.server);
@@ -302,7 +319,8 @@ export class FetchClient implements RestClient, Disposable {
    * @returns A client for the first source that applies.
    * @throws {NoKubeConfigError} When none applies.
    */
-  static fromEnv(options: FromEnvOptions = {}): FetchClient {
+  static fromEnv(options?: FromEnvOptions): FetchClient {
+    options ??= {};
     const { config, source } = detectConfig(options);
     return new FetchClient(config, { ...options, source });
   }
@@ -324,11 +342,12 @@ export class FetchClient implements RestClient, Disposable {
    * @throws {KubeConfigError} When not running in a pod.
    */
   static inCluster(
-    options: Pick<
+    options?: Pick<
       FromEnvOptions,
       "env" | "inClusterDir" | "clock" | "tokenRefreshMs"
-    > = {},
+    >,
   ): FetchClient {
+    options ??= {};
     const { config, source } = inClusterConfig(
       envReader(options.env),
       options.inClusterDir ?? SERVICE_ACCOUNT_DIR,
@@ -358,8 +377,9 @@ export class FetchClient implements RestClient, Disposable {
    */
   static fromKubeconfig(
     path: string,
-    options: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy"> = {},
+    options?: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy">,
   ): FetchClient {
+    options ??= {};
     const { config, source } = configFromKubeconfig(
       loadKubeconfig([path], options.parseYaml),
       options.context,
@@ -388,13 +408,18 @@ export class FetchClient implements RestClient, Disposable {
    * configuration cannot be used.
    */
   static fromKubectl(
-    options:
+    options?:
       & Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy" | "parseYaml">
       & {
-        /** The kubectl command (default `kubectl`, looked up on `PATH`). */
+        /**
+         * The kubectl command, looked up on `PATH` unless it has a `/`.
+         *
+         * @default {"kubectl"}
+         */
         kubectl?: string;
-      } = {},
+      },
   ): FetchClient {
+    options ??= {};
     const { config, source } = kubectlConfigView(
       { command: options.kubectl ?? "kubectl", env: options.env },
       {
@@ -420,7 +445,8 @@ export class FetchClient implements RestClient, Disposable {
    * @param url The proxy address (default `http://127.0.0.1:8001`).
    * @returns The client.
    */
-  static kubectlProxy(url: string = KUBECTL_PROXY_URL): FetchClient {
+  static kubectlProxy(url?: string): FetchClient {
+    url ??= KUBECTL_PROXY_URL;
     return new FetchClient({ server: url }, {
       source: `kubectl proxy at ${url}`,
     });

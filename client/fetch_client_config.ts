@@ -37,7 +37,11 @@ export interface FetchClientConfig {
    * certificate error that says so.
    */
   insecureSkipTlsVerify?: boolean;
-  /** The namespace to use when none is given (default `default`). */
+  /**
+   * The namespace to use when none is given.
+   *
+   * @default {"default"}
+   */
   namespace?: string;
   /**
    * The name the server certificate is verified against (and sent as SNI),
@@ -101,9 +105,10 @@ export interface ExecPluginConfig {
    */
   clusterConfig?: unknown;
   /**
-   * `Never` or `IfAvailable` (default): the plugin runs without a
-   * terminal. `Always` is refused: FetchClient never gives a plugin the
-   * terminal.
+   * `Never` or `IfAvailable`: the plugin runs without a terminal.
+   * `Always` is refused: FetchClient never gives a plugin the terminal.
+   *
+   * @default {"IfAvailable"}
    */
   interactiveMode?: "Never" | "IfAvailable" | "Always";
 }

@@ -93,7 +93,11 @@ export class JsonLinesError extends Error {
 export interface ReadJsonLinesOptions {
   /** Called with the size of every chunk received, before it is decoded. */
   onBytes?: (byteCount: number) => void;
-  /** The longest line accepted, in bytes (default 64 MiB). */
+  /**
+   * The longest line accepted, in bytes (64 MiB).
+   *
+   * @default {67108864}
+   */
   maxLineBytes?: number;
   /**
    * Cancels the stream when aborted; the iteration then throws the signal's

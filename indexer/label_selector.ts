@@ -127,8 +127,9 @@ export class LabelSelectorError extends Error {
   constructor(
     selector: string,
     problem: string,
-    options: { position?: number; term?: string } = {},
+    options?: { position?: number; term?: string },
   ) {
+    options ??= {};
     const where = options.position !== undefined
       ? ` at position ${options.position}`
       : options.term !== undefined

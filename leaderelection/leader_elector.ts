@@ -55,24 +55,32 @@ export interface LeaderElectorConfig {
   identity: string;
   /**
    * How long the others wait, on their own clocks, after they last saw the
-   * Lease change before they take it over (default 15 000).
+   * Lease change before they take it over, in ms.
+   *
+   * @default {15000}
    */
   leaseDurationMs?: number;
   /**
-   * How long a leader keeps leading without a successful renewal (default
-   * 10 000). Must be less than `leaseDurationMs`.
+   * How long a leader keeps leading without a successful renewal, in ms.
+   * Must be less than `leaseDurationMs`.
+   *
+   * @default {10000}
    */
   renewDeadlineMs?: number;
   /**
    * How often the lease is read and renewed (or tried for), jittered to
-   * between 1/1.2 of it and all of it (default 2 000). `retryPeriodMs × 1.2`
-   * must be less than `renewDeadlineMs`, as in client-go.
+   * between 1/1.2 of it and all of it, in ms. `retryPeriodMs × 1.2` must
+   * be less than `renewDeadlineMs`, as in client-go.
+   *
+   * @default {2000}
    */
   retryPeriodMs?: number;
   /**
    * On `stop()`, clear `holderIdentity` after leader work has stopped, so a
    * successor takes over within one retry period instead of waiting for
-   * the lease to expire (default `true`).
+   * the lease to expire.
+   *
+   * @default {true}
    */
   releaseOnStop?: boolean;
   /**
@@ -106,14 +114,24 @@ export interface LeaderElectorConfig {
  * ```
  */
 export interface LeaderElectorOptions {
-  /** Defaults to `consoleLogger()`. */
+  /**
+   * Where the elector logs.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
   /**
    * Measures every duration of the election. It must be monotonic: the
    * default is one on `performance.now()`, never the wall clock.
+   *
+   * @default {a clock on performance.now()}
    */
   clock?: Clock;
-  /** Source of jitter in [0, 1). Defaults to `Math.random`. */
+  /**
+   * Source of jitter in [0, 1).
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
 }
 
@@ -283,8 +301,9 @@ export class LeaderElector {
   constructor(
     config: LeaderElectorConfig,
     client: RestClient,
-    options: LeaderElectorOptions = {},
+    options?: LeaderElectorOptions,
   ) {
+    options ??= {};
     if (!config || typeof config !== "object") {
       throw new LeaderElectionConfigError("config", "must be an object");
     }

@@ -12,27 +12,50 @@ import { type Clock, systemClock } from "../clock.ts";
  * ```
  */
 export interface BackoffOptions {
-  /** The first delay in milliseconds. Defaults to 800. */
+  /**
+   * The first delay in milliseconds.
+   *
+   * @default {800}
+   */
   initialMs?: number;
-  /** The largest delay in milliseconds. Defaults to 30000. */
+  /**
+   * The largest delay in milliseconds.
+   *
+   * @default {30000}
+   */
   maxMs?: number;
-  /** How much each delay grows over the previous one. Defaults to 2. */
+  /**
+   * How much each delay grows over the previous one.
+   *
+   * @default {2}
+   */
   factor?: number;
   /**
    * The share of each delay that is randomised, from 0 (none) to 1 (full
-   * jitter). Defaults to 0.2: a delay is drawn uniformly from
+   * jitter): a delay is drawn uniformly from
    * `[nominal * (1 - jitter), nominal]`.
+   *
+   * @default {0.2}
    */
   jitter?: number;
   /**
    * How long the guarded operation must have been healthy, in milliseconds,
-   * before the next failure starts again from `initialMs`. Defaults to
-   * 120000.
+   * before the next failure starts again from `initialMs`.
+   *
+   * @default {120000}
    */
   resetAfterMs?: number;
-  /** The clock that measures healthy time. Defaults to `systemClock`. */
+  /**
+   * The clock that measures healthy time.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** A source of numbers in `[0, 1)` for the jitter. Defaults to `Math.random`. */
+  /**
+   * A source of numbers in `[0, 1)` for the jitter.
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
 }
 
@@ -84,7 +107,8 @@ export class Backoff {
    * @throws {RangeError} When a delay is not positive, `maxMs` is below
    * `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
    */
-  constructor(options: BackoffOptions = {}) {
+  constructor(options?: BackoffOptions) {
+    options ??= {};
     this.#initialMs = options.initialMs ?? 800;
     this.#maxMs = options.maxMs ?? 30_000;
     this.#factor = options.factor ?? 2;

@@ -93,34 +93,64 @@ export interface ListWatchOptions {
   labelSelector?: string;
   /** Server-side field selector, e.g. `metadata.name=web`. */
   fieldSelector?: string;
-  /** Objects per LIST page (`limit`). Defaults to 500. */
+  /**
+   * Objects per LIST page (`limit`).
+   *
+   * @default {500}
+   */
   pageSize?: number;
   /**
-   * `"list"` (default) pages through LIST requests; `"stream"` gets the
-   * initial list as watch events (`sendInitialEvents=true`) and falls back
-   * to `"list"` for good when the server does not support it.
+   * `"list"` pages through LIST requests; `"stream"` gets the initial
+   * list as watch events (`sendInitialEvents=true`) and falls back to
+   * `"list"` for good when the server does not support it.
+   *
+   * @default {"list"}
    */
   initialList?: InitialListMode;
   /**
    * How long a `"stream"` initial list may take to reach its end bookmark
-   * before falling back to LIST, in milliseconds. Defaults to 60000.
+   * before falling back to LIST, in milliseconds.
+   *
+   * @default {60000}
    */
   initialStreamDeadlineMs?: number;
   /**
-   * A request that receives no bytes for this long is aborted and retried,
-   * in milliseconds: a watch (bookmarks count) is resumed, a LIST page
-   * requested again. Defaults to 180000.
+   * A request that receives no bytes for this long is aborted and retried, in
+   * milliseconds: a watch (bookmarks count) is resumed, a LIST page requested
+   * again.
+   *
+   * @default {180000}
    */
   idleTimeoutMs?: number;
-  /** Retry delays; the defaults are 800 ms doubling to 30 s. */
+  /**
+   * Retry delays.
+   *
+   * @default {800 ms doubling to 30 s, jittered; see BackoffOptions}
+   */
   backoff?: BackoffOptions;
-  /** The longest watch line accepted, in bytes. Defaults to 64 MiB. */
+  /**
+   * The longest watch line accepted, in bytes (64 MiB).
+   *
+   * @default {67108864}
+   */
   maxLineBytes?: number;
-  /** Time source for every timer. Defaults to `systemClock`. */
+  /**
+   * Time source for every timer.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Where to log. Defaults to `silentLogger`. */
+  /**
+   * Where to log.
+   *
+   * @default {silentLogger}
+   */
   logger?: Logger;
-  /** Numbers in `[0, 1)` for timeouts and jitter. Defaults to `Math.random`. */
+  /**
+   * Numbers in `[0, 1)` for timeouts and jitter.
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
 }
 

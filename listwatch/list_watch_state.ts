@@ -75,12 +75,13 @@ import {
  * @returns An idle state.
  */
 export function initialListWatchState(
-  options: {
+  options?: {
     initialList?: InitialListMode;
     synced?: boolean;
     resourceVersion?: string;
-  } = {},
+  },
 ): IdleState {
+  options ??= {};
   return {
     phase: "idle",
     synced: options.synced ?? false,

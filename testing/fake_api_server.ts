@@ -33,30 +33,47 @@ import {
  * ```
  */
 export interface FakeApiServerOptions {
-  /** Time for timestamps, bookmarks, watch timeouts and faults (default the system clock). */
+  /**
+   * Time for timestamps, bookmarks, watch timeouts and faults.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
   /**
-   * How many writes the server remembers (default 1000). Watches and
-   * continue tokens older than that get 410 Expired, as after an etcd
-   * compaction.
+   * How many writes the server remembers. Watches and continue tokens
+   * older than that get 410 Expired, as after an etcd compaction.
+   *
+   * @default {1000}
    */
   historyLimit?: number;
-  /** The base URL `mockFetch` answers for (default `http://k8s.fake`). */
+  /**
+   * The base URL `mockFetch` answers for.
+   *
+   * @default {"http://k8s.fake"}
+   */
   url?: string;
-  /** Interval of BOOKMARK events on watches that allow them (default 60 000 ms). */
+  /**
+   * Interval of BOOKMARK events on watches that allow them, in ms.
+   *
+   * @default {60000}
+   */
   bookmarkIntervalMs?: number;
   /**
-   * Whether watches accept `sendInitialEvents` (default true). When false,
-   * the server answers such watches with 422 Invalid like a server without
-   * the WatchList feature, so clients can test their fallback to LIST.
+   * Whether watches accept `sendInitialEvents`. When false, the server
+   * answers such watches with 422 Invalid like a server without the
+   * WatchList feature, so clients can test their fallback to LIST.
+   *
+   * @default {true}
    */
   supportsWatchList?: boolean;
   /** More resource types to serve besides the built-in ones (e.g. CRDs). */
   resources?: ResourceDefinition[];
   /**
-   * The resourceVersion before the first write (default 0, so the first
-   * write is version 1). A real cluster never lists at `"0"`, which means
-   * "any version" to a watch; start higher to rule that case out.
+   * The resourceVersion before the first write (0: the first write is
+   * version 1). A real cluster never lists at `"0"`, which means "any
+   * version" to a watch; start higher to rule that case out.
+   *
+   * @default {0}
    */
   initialResourceVersion?: number;
   /**
@@ -64,7 +81,9 @@ export interface FakeApiServerOptions {
    * <token>`), through `handle`, `mockFetch` and `listen()` alike. A
    * request without it (or with another) gets 401 with a `Status` whose
    * reason is `Unauthorized`, as from an API server that rejects the
-   * credentials. Default: no authentication.
+   * credentials.
+   *
+   * @default {undefined (no authentication)}
    */
   token?: string;
 }
@@ -146,7 +165,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    *
    * @param options Clock, history size, URL, bookmark interval, WatchList support and extra resources.
    */
-  constructor(options: FakeApiServerOptions = {}) {
+  constructor(options?: FakeApiServerOptions) {
+    options ??= {};
     const url = new URL(options.url ?? "http://k8s.fake");
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(
@@ -484,8 +504,9 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * @returns The listener; close it (or let the server's `close()` do it).
    */
   listen(
-    options: { port?: number; tls?: { cert: string; key: string } } = {},
+    options?: { port?: number; tls?: { cert: string; key: string } },
   ): Promise<FakeApiListener> {
+    options ??= {};
     try {
       if (this.#closed) throw new Error("The fake API server is closed");
       const listening = serveOn(

@@ -37,8 +37,8 @@ export class FakeClock implements Clock {
    *
    * @param options Where time starts.
    */
-  constructor(options: { now?: number } = {}) {
-    this.#now = options.now ?? 0;
+  constructor(options?: { now?: number }) {
+    this.#now = options?.now ?? 0;
   }
 
   /** The current fake time in milliseconds. */
@@ -112,7 +112,8 @@ export class FakeClock implements Clock {
    * @param maxTimers Guard against code that reschedules forever.
    * @returns How many timers fired.
    */
-  async runAll(maxTimers = 10_000): Promise<number> {
+  async runAll(maxTimers?: number): Promise<number> {
+    maxTimers ??= 10_000;
     let fired = 0;
     while (fired < maxTimers) {
       const due = this.nextDue;
@@ -154,7 +155,8 @@ export class FakeClock implements Clock {
  *
  * @param turns How many event-loop turns to yield.
  */
-export async function settle(turns = 3): Promise<void> {
+export async function settle(turns?: number): Promise<void> {
+  turns ??= 3;
   for (let i = 0; i < turns; i++) {
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
   }
@@ -178,9 +180,9 @@ export async function settle(turns = 3): Promise<void> {
  */
 export async function waitFor(
   predicate: () => boolean,
-  options: { maxTurns?: number; description?: string } = {},
+  options?: { maxTurns?: number; description?: string },
 ): Promise<void> {
-  const maxTurns = options.maxTurns ?? 1000;
+  const maxTurns = options?.maxTurns ?? 1000;
   for (let i = 0; i < maxTurns; i++) {
     if (predicate()) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -188,7 +190,7 @@ export async function waitFor(
   if (predicate()) return;
   throw new Error(
     `Condition not reached after ${maxTurns} event-loop turns: ${
-      options.description ?? predicate.toString()
+      options?.description ?? predicate.toString()
     }`,
   );
 }

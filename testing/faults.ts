@@ -58,12 +58,20 @@ export type FaultAction =
   }
   | {
     kind: "drop";
-    /** Watch lines sent before the stream closes (default 0). */
+    /**
+     * Watch lines sent before the stream closes.
+     *
+     * @default {0}
+     */
     afterEvents?: number;
   }
   | {
     kind: "truncate";
-    /** Whole watch lines sent before the broken one (default 0). */
+    /**
+     * Whole watch lines sent before the broken one.
+     *
+     * @default {0}
+     */
     afterEvents?: number;
   }
   | { kind: "stall" };
@@ -82,7 +90,11 @@ export type FaultAction =
  * ```
  */
 export interface FaultMatch {
-  /** The kind of request (default `any`). */
+  /**
+   * The kind of request.
+   *
+   * @default {"any"}
+   */
   verb?: FaultVerb;
   /** Only requests for this resource. */
   resource?: ResourceRef;

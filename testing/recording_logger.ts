@@ -39,20 +39,20 @@ export class RecordingLogger implements Logger {
   readonly records: LogRecord[] = [];
 
   /** Records a debug message. */
-  debug(message: string, fields: Record<string, unknown> = {}): void {
-    this.records.push({ level: "debug", message, fields });
+  debug(message: string, fields?: Record<string, unknown>): void {
+    this.records.push({ level: "debug", message, fields: fields ?? {} });
   }
   /** Records an info message. */
-  info(message: string, fields: Record<string, unknown> = {}): void {
-    this.records.push({ level: "info", message, fields });
+  info(message: string, fields?: Record<string, unknown>): void {
+    this.records.push({ level: "info", message, fields: fields ?? {} });
   }
   /** Records a warning. */
-  warn(message: string, fields: Record<string, unknown> = {}): void {
-    this.records.push({ level: "warn", message, fields });
+  warn(message: string, fields?: Record<string, unknown>): void {
+    this.records.push({ level: "warn", message, fields: fields ?? {} });
   }
   /** Records an error. */
-  error(message: string, fields: Record<string, unknown> = {}): void {
-    this.records.push({ level: "error", message, fields });
+  error(message: string, fields?: Record<string, unknown>): void {
+    this.records.push({ level: "error", message, fields: fields ?? {} });
   }
 
   /** The records at one level. */

@@ -109,9 +109,10 @@ export class Watcher<T extends KubeObject = KubeObject>
   constructor(
     config: WatcherConfig<T>,
     client: RestClient,
-    options: WatcherOptions = {},
+    options?: WatcherOptions,
   ) {
     super();
+    options ??= {};
     checkConfigObject("Watcher", config, options);
     validatePositive("debounceInterval", config.debounceInterval);
     validatePositive("cacheTTL", config.cacheTTL);

@@ -12,13 +12,29 @@ import type { ChangeStats } from "../types.ts";
  * ```
  */
 export interface ChangeStatsInit {
-  /** Objects added to the store. Defaults to 0. */
+  /**
+   * Objects added to the store.
+   *
+   * @default {0}
+   */
   created?: number;
-  /** Objects replaced in the store. Defaults to 0. */
+  /**
+   * Objects replaced in the store.
+   *
+   * @default {0}
+   */
   modified?: number;
-  /** Objects removed from the store. Defaults to 0. */
+  /**
+   * Objects removed from the store.
+   *
+   * @default {0}
+   */
   deleted?: number;
-  /** Whether the batch belongs to the initial list. Defaults to `false`. */
+  /**
+   * Whether the batch belongs to the initial list.
+   *
+   * @default {false}
+   */
   isInitialSync?: boolean;
 }
 
@@ -41,7 +57,8 @@ export interface ChangeStatsInit {
  * @returns The frozen statistics.
  * @throws {RangeError} When a count is negative, fractional or not a number.
  */
-export function changeStats(init: ChangeStatsInit = {}): ChangeStats {
+export function changeStats(init?: ChangeStatsInit): ChangeStats {
+  init ??= {};
   const created = count("created", init.created);
   const modified = count("modified", init.modified);
   const deleted = count("deleted", init.deleted);

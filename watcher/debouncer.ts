@@ -27,11 +27,24 @@ export interface DebouncerOptions {
    * {@linkcode Debouncer.stop} from inside it: they wait for this call.
    */
   onChange: (stats: ChangeStats) => void | Promise<void>;
-  /** When `true` (the default), nothing fires in sync mode except {@linkcode Debouncer.flush}. */
+  /**
+   * When `true`, nothing fires in sync mode except
+   * {@linkcode Debouncer.flush}.
+   *
+   * @default {true}
+   */
   suppressDuringSync?: boolean;
-  /** Time source. Defaults to {@linkcode systemClock}. */
+  /**
+   * Time source.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Where callback failures go. Defaults to {@linkcode consoleLogger}. */
+  /**
+   * Where callback failures go.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
 }
 
@@ -120,7 +133,8 @@ export class Debouncer {
    * @param n How many; a non-negative integer (0 records nothing).
    * @throws {RangeError} When `n` is negative or not an integer.
    */
-  recordCreate(n = 1): void {
+  recordCreate(n?: number): void {
+    n ??= 1;
     if (this.#ignore(n)) return;
     this.#counts.created += n;
     if (this.#scheduler.isSyncing) this.#initialCount += n;
@@ -133,7 +147,8 @@ export class Debouncer {
    * @param n How many; a non-negative integer (0 records nothing).
    * @throws {RangeError} When `n` is negative or not an integer.
    */
-  recordUpdate(n = 1): void {
+  recordUpdate(n?: number): void {
+    n ??= 1;
     if (this.#ignore(n)) return;
     this.#counts.modified += n;
     this.#scheduler.changed();
@@ -145,7 +160,8 @@ export class Debouncer {
    * @param n How many; a non-negative integer (0 records nothing).
    * @throws {RangeError} When `n` is negative or not an integer.
    */
-  recordDelete(n = 1): void {
+  recordDelete(n?: number): void {
+    n ??= 1;
     if (this.#ignore(n)) return;
     this.#counts.deleted += n;
     this.#scheduler.changed();

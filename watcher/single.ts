@@ -92,9 +92,10 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
   constructor(
     config: SingleWatcherConfig<T>,
     client: RestClient,
-    options: WatcherOptions = {},
+    options?: WatcherOptions,
   ) {
     super();
+    options ??= {};
     checkConfigObject("SingleWatcher", config, options);
     if (typeof config.onChange !== "function") {
       throw new WatcherConfigError("onChange", "must be a function");

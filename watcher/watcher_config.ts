@@ -43,7 +43,11 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
   gvr: Gvr;
   /** JSONPath expressions whose values form each object's index keys. */
   indexBy: string[];
-  /** JSONPath expressions removed from objects before they are stored. */
+  /**
+   * JSONPath expressions removed from objects before they are stored.
+   *
+   * @default {[]}
+   */
   ignoreFields?: string[];
   /**
    * Reshapes (or drops) each object before it is stored: runs after
@@ -61,9 +65,17 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
   fieldSelector?: string;
   /** Server-side label selector, as a string or a `metav1.LabelSelector` object. */
   labelSelector?: string | LabelSelectorObject;
-  /** Namespace to watch; `""` or absent watches all namespaces. */
+  /**
+   * Namespace to watch; `""` or absent watches all namespaces.
+   *
+   * @default {""}
+   */
   namespace?: string;
-  /** Watch the client's `defaultNamespace` (ignored when `namespace` is set). */
+  /**
+   * Watch the client's `defaultNamespace` (ignored when `namespace` is set).
+   *
+   * @default {false}
+   */
   namespacedWatch?: boolean;
   /**
    * Called with each debounced batch: the counts and the objects created,
@@ -165,10 +177,14 @@ export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
   onChange: (obj: T | null) => void | Promise<void>;
   /** Called once with the state at the initial sync (`null` when absent). */
   onSyncComplete?: (obj: T | null) => void | Promise<void>;
-  /** How the first state is loaded. Defaults to `"list"`. */
+  /**
+   * How the first state is loaded.
+   *
+   * @default {"list"}
+   */
   initialList?: InitialListMode;
   /**
-   * Which updates `onChange` is not called for. Defaults to `"statusOnly"`.
+   * Which updates `onChange` is not called for.
    *
    * - `"statusOnly"`: skip a status-only write: same uid and same positive
    *   `metadata.generation`, and no difference outside `status`,
@@ -184,6 +200,8 @@ export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
    *
    * In both modes an event whose resourceVersion equals the current one
    * (the same object seen again, e.g. after a relist) is not a change.
+   *
+   * @default {"statusOnly"}
    */
   skip?: "statusOnly" | "none";
 }
