@@ -28,7 +28,7 @@ export interface Gvr {
 /**
  * The part of `metadata` the watchers read. Other fields pass through.
  *
- * @example
+ * @example The metadata the library reads
  * ```ts
  * import type { ObjectMeta } from "@haptic/k8s-watcher";
  *
@@ -60,7 +60,7 @@ export interface ObjectMeta {
  * A Kubernetes object as decoded from JSON. Stored objects are shared, not
  * copied: callers must not mutate what a store returns.
  *
- * @example
+ * @example A ConfigMap
  * ```ts
  * import type { KubeObject } from "@haptic/k8s-watcher";
  *
@@ -87,7 +87,7 @@ export interface KubeObject {
  * A value now or later: `MemoryStore` answers synchronously, `CachedStore`
  * may need an API call.
  *
- * @example
+ * @example Accepting a value or a promise
  * ```ts
  * import type { Awaitable } from "@haptic/k8s-watcher/types";
  *
@@ -101,7 +101,7 @@ export type Awaitable<T> = T | Promise<T>;
 /**
  * What changed in one debounced batch.
  *
- * @example
+ * @example Describing a batch's counts
  * ```ts
  * import type { ChangeStats } from "@haptic/k8s-watcher";
  *
@@ -134,7 +134,7 @@ export interface ChangeStats {
  * `get(...keys)` with every index key is an exact match; with fewer keys it
  * is a prefix match. Results come ordered by namespace, then name.
  *
- * @example
+ * @example Everything in one namespace
  * ```ts
  * import type { KubeObject, ReadableStore } from "@haptic/k8s-watcher";
  *
@@ -159,7 +159,7 @@ export interface ReadableStore<T extends KubeObject = KubeObject> {
  * index keys need not be unique. Writes are synchronous so that a batch of
  * them (a relist) is atomic for readers.
  *
- * @example
+ * @example Adding or updating
  * ```ts
  * import type { KubeObject, Store } from "@haptic/k8s-watcher";
  *
@@ -201,7 +201,7 @@ export interface Store<T extends KubeObject = KubeObject>
  * Structured logger. Each method takes a message and optional fields.
  * `console` fits after a wrapper; see `consoleLogger`.
  *
- * @example
+ * @example A logger that keeps lines
  * ```ts
  * import type { Logger } from "@haptic/k8s-watcher";
  *

@@ -2,7 +2,7 @@
  * A Kubernetes `Status` object, as returned with error answers and ERROR
  * watch events.
  *
- * @example
+ * @example The Status of an expired watch
  * ```ts
  * import type { KubeStatus } from "@haptic/k8s-watcher/client";
  *
@@ -38,7 +38,7 @@ export interface KubeStatus {
 /**
  * Options for {@linkcode ApiError}.
  *
- * @example
+ * @example What a throttled request carries
  * ```ts
  * import type { ApiErrorOptions } from "@haptic/k8s-watcher/client";
  *
@@ -69,7 +69,7 @@ export interface ApiErrorOptions {
  * A non-2xx answer from the Kubernetes API (or a Status in an ERROR watch
  * event). Carries the HTTP code and the parsed `Status`.
  *
- * @example
+ * @example A 404 and its reason
  * ```ts
  * import { ApiError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";

@@ -12,7 +12,7 @@
  * or an exec credential plugin that is missing, fails, times out or prints
  * no usable credential (thrown by the request that needed it).
  *
- * @example
+ * @example Refusing a server URL that is not a URL
  * ```ts
  * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -40,7 +40,7 @@ export class KubeConfigError extends Error {
  * One configuration source `FetchClient.fromEnv` looked at, and why it was
  * not used.
  *
- * @example
+ * @example A source that did not apply
  * ```ts
  * import type { ConfigAttempt } from "@haptic/k8s-watcher/client";
  *
@@ -61,7 +61,7 @@ export interface ConfigAttempt {
  * No configuration source applied. The message and `attempts` list every
  * source that was tried and why it was rejected.
  *
- * @example
+ * @example No configuration anywhere
  * ```ts
  * import { FetchClient, NoKubeConfigError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -100,7 +100,7 @@ export class NoKubeConfigError extends Error {
 /**
  * Options for {@linkcode ResponseDecodeError}.
  *
- * @example
+ * @example An HTML sign-in page instead of JSON
  * ```ts
  * import type { ResponseDecodeErrorOptions } from "@haptic/k8s-watcher/client";
  *
@@ -133,7 +133,7 @@ export interface ResponseDecodeErrorOptions {
  * expected: an HTML page from a proxy, an empty or truncated body. Non-2xx
  * answers become {@linkcode ApiError} instead, whatever their body.
  *
- * @example
+ * @example Telling a proxy's HTML page from an API answer
  * ```ts
  * import { ResponseDecodeError } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
@@ -186,7 +186,7 @@ export class ResponseDecodeError extends Error {
 /**
  * Options for {@linkcode ApiConnectionError}.
  *
- * @example
+ * @example A refused connection
  * ```ts
  * import type { ApiConnectionErrorOptions } from "@haptic/k8s-watcher/client";
  *
@@ -215,7 +215,7 @@ export interface ApiConnectionErrorOptions {
  * The request got no HTTP answer: connection refused or reset, DNS or TLS
  * failure, a closed client. Retrying later may help.
  *
- * @example
+ * @example A connection failure has no HTTP status
  * ```ts
  * import { ApiConnectionError } from "@haptic/k8s-watcher";
  * import { httpStatusOf } from "@haptic/k8s-watcher/client";

@@ -39,7 +39,7 @@ const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 /**
  * Runtime options of a {@linkcode FetchClient}.
  *
- * @example
+ * @example Checking a token file twice as often
  * ```ts
  * import type { FetchClientOptions } from "@haptic/k8s-watcher/client";
  *
@@ -88,7 +88,7 @@ export interface FetchClientOptions {
  * Where {@linkcode FetchClient.fromEnv} and friends look. Every field
  * defaults to the real environment; tests inject their own.
  *
- * @example
+ * @example Another context, with kubectl proxy as the last resort
  * ```ts
  * import type { FromEnvOptions } from "@haptic/k8s-watcher/client";
  *
@@ -294,7 +294,7 @@ export class FetchClient implements RestClient, Disposable {
    * reason is listed in the {@linkcode NoKubeConfigError} thrown when none
    * applies. The chosen one is described in `source`.
    *
-   * @example
+   * @example Reading KUBECONFIG
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -329,7 +329,7 @@ export class FetchClient implements RestClient, Disposable {
    * The client of a pod: `KUBERNETES_SERVICE_HOST`/`_PORT` and the service
    * account's token (re-read when it changes), CA and namespace.
    *
-   * @example
+   * @example Outside a pod there is no in-cluster config
    * ```ts
    * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -362,7 +362,7 @@ export class FetchClient implements RestClient, Disposable {
    * `tls-server-name`, `proxy-url`, `insecure-skip-tls-verify` and the
    * context namespace (the README lists what is refused, and why).
    *
-   * @example
+   * @example A kubeconfig that is not there
    * ```ts
    * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -391,7 +391,7 @@ export class FetchClient implements RestClient, Disposable {
    * A client for the configuration kubectl itself would use, from
    * `kubectl config view --raw --minify --flatten -o json`.
    *
-   * @example
+   * @example A kubectl that is not there
    * ```ts
    * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -433,7 +433,7 @@ export class FetchClient implements RestClient, Disposable {
   /**
    * A client for `kubectl proxy`, which adds the credentials itself.
    *
-   * @example
+   * @example Talking to kubectl proxy
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -628,7 +628,7 @@ export class FetchClient implements RestClient, Disposable {
    * Releases the TLS clients and stops a running exec plugin. Requests
    * made afterwards fail; streams already returned may end. Idempotent.
    *
-   * @example
+   * @example Closing a client
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    *

@@ -2,7 +2,7 @@
  * How {@linkcode FetchClient} reaches a cluster. PEM fields accept PEM text
  * or base64-encoded PEM (the form of kubeconfig `*-data` fields).
  *
- * @example
+ * @example A service account's configuration
  * ```ts
  * import type { FetchClientConfig } from "@haptic/k8s-watcher/client";
  *
@@ -68,7 +68,7 @@ export interface FetchClientConfig {
  * prints an `ExecCredential` whose status holds a token, or a client
  * certificate and key, and optionally when they expire.
  *
- * @example
+ * @example An EKS token from the AWS CLI
  * ```ts
  * import type { ExecPluginConfig } from "@haptic/k8s-watcher/client";
  *

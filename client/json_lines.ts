@@ -13,7 +13,7 @@ const PREVIEW_CHARS = 200;
  * Why {@linkcode readJsonLines} gave up: a line that is not JSON, a stream
  * that ended in the middle of a line, or a line longer than allowed.
  *
- * @example
+ * @example Naming a failure kind
  * ```ts
  * import type { JsonLinesErrorKind } from "@haptic/k8s-watcher/client";
  *
@@ -28,7 +28,7 @@ const MESSAGE_PREVIEW = 32;
 /**
  * A newline-delimited JSON stream that could not be decoded.
  *
- * @example
+ * @example A line that is not JSON
  * ```ts
  * import { JsonLinesError, readJsonLines } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
@@ -79,7 +79,7 @@ export class JsonLinesError extends Error {
 /**
  * Options for {@linkcode readJsonLines}.
  *
- * @example
+ * @example Noticing bytes, and a smaller line limit
  * ```ts
  * import type { ReadJsonLinesOptions } from "@haptic/k8s-watcher/client";
  *
@@ -117,7 +117,7 @@ export interface ReadJsonLinesOptions {
  * (`break`, `return`, a throw) or failing cancels the stream and releases
  * the reader, so no connection stays open.
  *
- * @example
+ * @example Lines split across chunks
  * ```ts
  * import { readJsonLines } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";

@@ -9,7 +9,7 @@
 /**
  * HTTP methods a Kubernetes API request may use.
  *
- * @example
+ * @example A method
  * ```ts
  * import type { HttpMethod } from "@haptic/k8s-watcher/client";
  *
@@ -30,7 +30,7 @@ export type HttpMethod =
  * as `@cloudydeno/kubernetes-client` declares it) so that package's clients
  * stay assignable to {@linkcode RestClient}.
  *
- * @example
+ * @example A parsed JSON body
  * ```ts
  * import type { JsonValue } from "@haptic/k8s-watcher/client";
  *
@@ -50,7 +50,7 @@ export type JsonValue =
  * One request. The watchers put every parameter in `querystring`, never in
  * `path`, and never set `accept` or `contentType`.
  *
- * @example
+ * @example One LIST page as JSON
  * ```ts
  * import type { RequestOptions } from "@haptic/k8s-watcher/client";
  *

@@ -9,7 +9,7 @@ import { renderValue } from "./_render.ts";
 /**
  * A field selector comparison: `=` and `==` (equal) or `!=` (not equal).
  *
- * @example
+ * @example Not equal
  * ```ts
  * import type { FieldSelectorOperator } from "@haptic/k8s-watcher/indexer";
  *
@@ -22,7 +22,7 @@ export type FieldSelectorOperator = "=" | "==" | "!=";
  * One `path<op>value` term of a {@linkcode FieldSelector}, with the value
  * unescaped.
  *
- * @example
+ * @example The parsed terms of a selector
  * ```ts
  * import {
  *   FieldSelector,
@@ -49,7 +49,7 @@ export interface FieldSelectorTerm {
  * A malformed field selector. Names the selector and, when one term is at
  * fault, that term.
  *
- * @example
+ * @example A term without an operator
  * ```ts
  * import {
  *   FieldSelector,
@@ -115,7 +115,7 @@ interface CompiledTerm extends FieldSelectorTerm {
  * and `=` with a backslash; whitespace around paths and values is ignored.
  * An empty (or blank) selector matches everything.
  *
- * @example
+ * @example Selecting by class and label, client-side
  * ```ts
  * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -163,7 +163,7 @@ export class FieldSelector {
   /**
    * True when there are no terms, so every object matches.
    *
-   * @example
+   * @example A blank selector matches everything
    * ```ts
    * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -181,7 +181,7 @@ export class FieldSelector {
    * @param obj The object to test.
    * @returns `true` when `obj` is selected.
    *
-   * @example
+   * @example Matching numbers and booleans
    * ```ts
    * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -219,7 +219,7 @@ export class FieldSelector {
    *
    * @returns The canonical selector, `""` when empty.
    *
-   * @example
+   * @example The normalized form
    * ```ts
    * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";

@@ -12,7 +12,7 @@ import { assertKubeObject } from "./_kube_object.ts";
 /**
  * Options for {@linkcode Indexer}.
  *
- * @example
+ * @example Keys by namespace and name, without managed fields
  * ```ts
  * import type { IndexerOptions } from "@haptic/k8s-watcher/indexer";
  *
@@ -33,7 +33,7 @@ export interface IndexerOptions {
  * Invalid {@linkcode IndexerOptions}: names the option and, for a list entry,
  * its index.
  *
- * @example
+ * @example A path that does not parse
  * ```ts
  * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -78,7 +78,7 @@ export class IndexerOptionsError extends Error {
  * `metadata` or `metadata.name`, or with a `metadata.namespace` that is not a
  * string. The watcher logs it and goes on.
  *
- * @example
+ * @example Something that is not a Kubernetes object
  * ```ts
  * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -102,7 +102,7 @@ export class InvalidObjectError extends Error {
 /**
  * An object ready to store: filtered, with its index keys.
  *
- * @example
+ * @example An object and its keys
  * ```ts
  * import type { ProcessedObject } from "@haptic/k8s-watcher/indexer";
  *
@@ -139,7 +139,7 @@ const PROTECTED: readonly JsonPath[] = [
  * (or `metadata.name`, `metadata.namespace`, `metadata.resourceVersion`), so
  * keys are the same whether taken before or after filtering.
  *
- * @example
+ * @example Keys and a trimmed copy
  * ```ts
  * import { Indexer } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -226,7 +226,7 @@ export class Indexer {
   /**
    * The number of index keys per object (the length of `indexBy`).
    *
-   * @example
+   * @example How many keys each object gets
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -245,7 +245,7 @@ export class Indexer {
    * @param obj The object to index.
    * @returns One key per `indexBy` expression, or `undefined`.
    *
-   * @example
+   * @example Keys from strings, numbers and booleans
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -275,7 +275,7 @@ export class Indexer {
    * @param obj The object that could not be indexed.
    * @returns The missing expression, or `undefined`.
    *
-   * @example
+   * @example Naming the path an object lacks
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -300,7 +300,7 @@ export class Indexer {
    * @param obj The object to filter.
    * @returns The filtered object.
    *
-   * @example
+   * @example Dropping an annotation and condition messages
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -336,7 +336,7 @@ export class Indexer {
    * `metadata` object or no `metadata.name`, or a `metadata.namespace` that
    * is not a string.
    *
-   * @example
+   * @example An object without its key is skipped
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";

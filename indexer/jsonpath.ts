@@ -10,7 +10,7 @@
  * One step of a parsed {@linkcode JsonPath}: a map key, an array index, or
  * `[*]` (every array element or map value).
  *
- * @example
+ * @example The segments of a path
  * ```ts
  * import { JsonPath, type JsonPathSegment } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -32,7 +32,7 @@ export type JsonPathSegment =
  * An expression that is not valid JSONPath-lite. Names the expression, the
  * 0-based character position and what was expected there.
  *
- * @example
+ * @example Where a path stops parsing
  * ```ts
  * import { JsonPath, JsonPathError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -159,7 +159,7 @@ export class JsonPath {
    * @param value Any JSON value, typically a Kubernetes object.
    * @returns The first match, or `undefined`.
    *
-   * @example
+   * @example The first match
    * ```ts
    * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -198,7 +198,7 @@ export class JsonPath {
    * @param value Any JSON value, typically a Kubernetes object.
    * @returns The matches, possibly none.
    *
-   * @example
+   * @example Every match
    * ```ts
    * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -223,7 +223,7 @@ export class JsonPath {
    *
    * @returns The source expression.
    *
-   * @example
+   * @example The path as written
    * ```ts
    * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";

@@ -9,7 +9,7 @@
 /**
  * How one term of a label selector compares a label.
  *
- * @example
+ * @example Excluding values
  * ```ts
  * import type { LabelOperator } from "@haptic/k8s-watcher/indexer";
  *
@@ -29,7 +29,7 @@ export type LabelOperator =
 /**
  * One parsed term of a label selector.
  *
- * @example
+ * @example The parsed requirements
  * ```ts
  * import {
  *   type LabelRequirement,
@@ -53,7 +53,7 @@ export interface LabelRequirement {
 /**
  * One entry of `matchExpressions` in a `metav1.LabelSelector`.
  *
- * @example
+ * @example One match expression
  * ```ts
  * import type { LabelSelectorRequirement } from "@haptic/k8s-watcher/indexer";
  *
@@ -73,7 +73,7 @@ export interface LabelSelectorRequirement {
  * The `metav1.LabelSelector` shape used in Kubernetes specs; every part must
  * hold (an empty object selects everything).
  *
- * @example
+ * @example Labels and expressions, as in a Deployment
  * ```ts
  * import type { LabelSelectorObject } from "@haptic/k8s-watcher/indexer";
  *
@@ -95,7 +95,7 @@ export interface LabelSelectorObject {
  * object form as JSON), `position` the 0-based character offset of the
  * problem in a string selector, and `term` the offending term or field.
  *
- * @example
+ * @example An unclosed set
  * ```ts
  * import {
  *   LabelSelector,
@@ -155,7 +155,7 @@ export class LabelSelectorError extends Error {
  * label, and `key=` selects an empty value. Stricter than Kubernetes, an
  * empty value list `in ()` is rejected.
  *
- * @example
+ * @example Equality, sets and absence
  * ```ts
  * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -189,7 +189,7 @@ export class LabelSelector {
   /**
    * Builds a selector from the `metav1.LabelSelector` object shape.
    *
-   * @example
+   * @example From a metav1.LabelSelector object
    * ```ts
    * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -316,7 +316,7 @@ export class LabelSelector {
  * as the `labelSelector` query parameter. A string is returned unchanged
  * once it parses; an object is rendered in canonical form.
  *
- * @example
+ * @example Canonical query strings
  * ```ts
  * import { formatLabelSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";

@@ -3,7 +3,7 @@
  * is unusable: a missing lease name or identity, a timing that could let two
  * replicas lead at once. `field` names the offending option.
  *
- * @example
+ * @example A renew deadline longer than the lease
  * ```ts
  * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
  * import {

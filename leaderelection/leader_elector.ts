@@ -28,7 +28,7 @@ import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
 /**
  * What a {@linkcode LeaderElector} competes for and how.
  *
- * @example
+ * @example Leader-only work on a named Lease
  * ```ts
  * import type { LeaderElectorConfig } from "@haptic/k8s-watcher";
  *
@@ -103,7 +103,7 @@ export interface LeaderElectorConfig {
  * Runtime options of a {@linkcode LeaderElector}: where logs go and how
  * time and chance are measured (tests inject both).
  *
- * @example
+ * @example Debug logs from the election
  * ```ts
  * import { consoleLogger } from "@haptic/k8s-watcher";
  * import {
@@ -139,7 +139,7 @@ export interface LeaderElectorOptions {
  * A snapshot of a {@linkcode LeaderElector}'s state, for health endpoints.
  * Times are on the elector's clock.
  *
- * @example
+ * @example Describing who leads
  * ```ts
  * import type {
  *   LeaderElectorHealth,

@@ -4,7 +4,7 @@ import { type Clock, systemClock } from "../clock.ts";
  * Options for {@linkcode Backoff}. The defaults are client-go's reflector
  * backoff: 800 ms, doubling, capped at 30 s, reset after 2 healthy minutes.
  *
- * @example
+ * @example Faster retries without jitter
  * ```ts
  * import type { BackoffOptions } from "@haptic/k8s-watcher/listwatch";
  *
@@ -74,7 +74,7 @@ export interface BackoffOptions {
  * next failure starts over from `initialMs` only if it has been healthy for
  * `resetAfterMs` since.
  *
- * @example
+ * @example Doubling delays, reset after healthy time
  * ```ts
  * import { Backoff } from "@haptic/k8s-watcher/listwatch";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";

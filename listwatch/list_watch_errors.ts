@@ -2,7 +2,7 @@
  * A LIST answer that is not a Kubernetes list (no `items` array or no
  * `metadata.resourceVersion`).
  *
- * @example
+ * @example A LIST answer without a resourceVersion
  * ```ts
  * import { MalformedListError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
@@ -33,7 +33,7 @@ export class MalformedListError extends Error {
  * A watch that the server closed at once, before sending any event: retried
  * with backoff, since re-watching at once could spin.
  *
- * @example
+ * @example A watch closed before its first event
  * ```ts
  * import { WatchClosedError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
@@ -65,7 +65,7 @@ export class WatchClosedError extends Error {
  * timeout (a half-open connection must not hang a (re)list). A body that
  * keeps arriving, however slowly, is not cut. Retried with backoff.
  *
- * @example
+ * @example A LIST body that stopped arriving
  * ```ts
  * import { ListTimeoutError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";

@@ -73,7 +73,7 @@ export interface ListWatchSink {
 /**
  * Options for {@linkcode ListWatch}.
  *
- * @example
+ * @example One Secret by field selector
  * ```ts
  * import type { ListWatchOptions } from "@haptic/k8s-watcher/listwatch";
  *
@@ -157,7 +157,7 @@ export interface ListWatchOptions {
 /**
  * The last failure a {@linkcode ListWatch} retried.
  *
- * @example
+ * @example Describing the last failure
  * ```ts
  * import type { ListWatchFailure } from "@haptic/k8s-watcher/listwatch";
  *
@@ -177,7 +177,7 @@ export interface ListWatchFailure {
  * Where a {@linkcode ListWatch} is: `idle` before `run()`, the state
  * machine's phase while running, `stopped` after.
  *
- * @example
+ * @example Naming a phase
  * ```ts
  * import type { ListWatchPhase } from "@haptic/k8s-watcher/listwatch";
  *

@@ -56,7 +56,7 @@ import {
 /**
  * The state a loop starts in.
  *
- * @example
+ * @example The first step of a loop
  * ```ts
  * import {
  *   initialListWatchState,

@@ -8,7 +8,7 @@ import type { KubeStatus } from "../client/api_error.ts";
  * It is an {@linkcode ApiError}, so code that handles real API errors
  * handles these too.
  *
- * @example
+ * @example Getting an object that does not exist
  * ```ts
  * import { FakeApiError, FakeApiServer } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";

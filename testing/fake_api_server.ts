@@ -24,7 +24,7 @@ import {
 /**
  * Options for {@linkcode FakeApiServer}.
  *
- * @example
+ * @example A server on a fake clock with a short history
  * ```ts
  * import { FakeApiServer, FakeClock, type FakeApiServerOptions } from "@haptic/k8s-watcher/testing";
  *
@@ -91,7 +91,7 @@ export interface FakeApiServerOptions {
 /**
  * A server started by {@linkcode FakeApiServer.listen}.
  *
- * @example
+ * @example Serving over HTTP on a free port
  * ```ts
  * import { FakeApiServer, type FakeApiListener } from "@haptic/k8s-watcher/testing";
  *
@@ -253,7 +253,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * Serves another resource type, e.g. a CRD; it appears in discovery and
    * can be listed, watched and written at once.
    *
-   * @example
+   * @example Serving a custom resource
    * ```ts
    * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
@@ -442,7 +442,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Arms a fault for the next matching requests.
    *
-   * @example
+   * @example A 503 with Retry-After on LIST
    * ```ts
    * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";

@@ -12,7 +12,7 @@ interface PendingTimer {
  * get to run between them, so a test can drive the watchers step by step
  * without sleeping.
  *
- * @example
+ * @example Timers fire when the clock is ticked
  * ```ts
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -143,7 +143,7 @@ export class FakeClock implements Clock {
  * Lets pending promise chains (and in-process streams) run: a few turns of
  * the real event loop. This yields; it does not wait for time to pass.
  *
- * @example
+ * @example Letting resolved promises run
  * ```ts
  * import { settle } from "@haptic/k8s-watcher/testing";
  *
@@ -166,7 +166,7 @@ export async function settle(turns?: number): Promise<void> {
  * Yields event-loop turns until `predicate` holds; throws after `maxTurns`
  * with `description` so a failing test says what it waited for.
  *
- * @example
+ * @example Waiting for a condition
  * ```ts
  * import { waitFor } from "@haptic/k8s-watcher/testing";
  *

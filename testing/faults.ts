@@ -4,7 +4,7 @@ import type { ResourceRef } from "./resources.ts";
  * Which requests a fault applies to. `any` covers every request, discovery
  * included, unless a `resource` narrows it.
  *
- * @example
+ * @example Matching watches only
  * ```ts
  * import type { FaultVerb } from "@haptic/k8s-watcher/testing";
  *
@@ -36,7 +36,7 @@ export type FaultVerb =
  * - `stall`: headers, then nothing until the client aborts or the server
  *   closes.
  *
- * @example
+ * @example Throttling, and a dropped stream
  * ```ts
  * import type { FaultAction } from "@haptic/k8s-watcher/testing";
  *
@@ -82,7 +82,7 @@ export type FaultAction =
  * matching request until that much time has passed on the server's clock;
  * with both, until either runs out.
  *
- * @example
+ * @example The first two LISTs of configmaps
  * ```ts
  * import type { FaultMatch } from "@haptic/k8s-watcher/testing";
  *
@@ -107,7 +107,7 @@ export interface FaultMatch {
 /**
  * A fault to inject with `FakeApiServer.injectFault`.
  *
- * @example
+ * @example Two 503s on LIST
  * ```ts
  * import { FakeApiServer, type Fault } from "@haptic/k8s-watcher/testing";
  *
@@ -122,7 +122,7 @@ export type Fault = FaultMatch & FaultAction;
  * An armed fault: how often it fired, whether it is still armed, and a way
  * to disarm it.
  *
- * @example
+ * @example Cancelling a fault
  * ```ts
  * import { FakeApiServer, type FaultHandle } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";

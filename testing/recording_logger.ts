@@ -4,7 +4,7 @@ import type { LogLevel } from "../logger.ts";
 /**
  * One captured log call.
  *
- * @example
+ * @example One warning
  * ```ts
  * import type { LogRecord } from "@haptic/k8s-watcher/testing";
  *
@@ -23,7 +23,7 @@ export interface LogRecord {
 /**
  * A {@linkcode Logger} that keeps every call, for assertions in tests.
  *
- * @example
+ * @example Asserting what was logged
  * ```ts
  * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";

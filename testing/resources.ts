@@ -92,7 +92,7 @@ export interface ResourceDefinition {
 /**
  * A {@linkcode ResourceDefinition} with every default filled in.
  *
- * @example
+ * @example The definition of pods, defaults filled in
  * ```ts
  * import { FakeApiServer, type ResourceInfo } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -110,7 +110,7 @@ export interface ResourceInfo extends Required<ResourceDefinition> {
 /**
  * The resources every {@linkcode FakeApiServer} serves from the start.
  *
- * @example
+ * @example Is a type served?
  * ```ts
  * import { builtinResources } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -310,7 +310,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
  * plural name (`pods`), a short name (`po`), a kind (`Pod`) or
  * `resource.group` (`ingresses.networking.k8s.io`).
  *
- * @example
+ * @example By name or by group, version and resource
  * ```ts
  * import type { ResourceRef } from "@haptic/k8s-watcher/testing";
  *

@@ -4,7 +4,7 @@ import type { ChangeStats } from "../types.ts";
  * The counts {@linkcode changeStats} builds a {@linkcode ChangeStats} from.
  * Missing counts are zero; `isInitialSync` defaults to `false`.
  *
- * @example
+ * @example The counts of an initial list
  * ```ts
  * import type { ChangeStatsInit } from "@haptic/k8s-watcher/watcher";
  *
@@ -41,7 +41,7 @@ export interface ChangeStatsInit {
 /**
  * Builds a frozen {@linkcode ChangeStats}, deriving `total` and `isEmpty`.
  *
- * @example
+ * @example Counts with a total
  * ```ts
  * import { changeStats } from "@haptic/k8s-watcher/watcher";
  * import assert from "node:assert/strict";

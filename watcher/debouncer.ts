@@ -7,7 +7,7 @@ import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
 /**
  * Options for {@linkcode Debouncer}.
  *
- * @example
+ * @example One call per two seconds at most
  * ```ts
  * import type { DebouncerOptions } from "@haptic/k8s-watcher/watcher";
  *
@@ -68,7 +68,7 @@ export interface DebouncerOptions {
  * refractory interval: the first change after the initial sync fires at
  * once too.
  *
- * @example
+ * @example Leading edge, then a batch per interval
  * ```ts
  * import { Debouncer } from "@haptic/k8s-watcher/watcher";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -198,7 +198,7 @@ export class Debouncer {
   /**
    * Whether changes are waiting for the next call.
    *
-   * @example
+   * @example A change held back in sync mode
    * ```ts
    * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -232,7 +232,7 @@ export class Debouncer {
    * running call (if any) has ended; that call may have taken them already.
    * For a last delivery on shutdown.
    *
-   * @example
+   * @example Nothing pending, no call
    * ```ts
    * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";

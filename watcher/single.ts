@@ -43,7 +43,7 @@ import {
  *
  * @typeParam T The watched object's type.
  *
- * @example
+ * @example Watching one Secret
  * ```ts
  * import { FetchClient, SingleWatcher } from "@haptic/k8s-watcher";
  * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";

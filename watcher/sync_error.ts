@@ -4,7 +4,7 @@
  * failed, `cause` is that failure (a 403, a missing CRD, …), and the message
  * says so.
  *
- * @example
+ * @example A sync that did not come
  * ```ts
  * import { WatcherSyncError } from "@haptic/k8s-watcher";
  *

@@ -149,7 +149,7 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
  * callbacks receive the current object, or `null` once it was deleted or
  * when it does not exist.
  *
- * @example
+ * @example Credentials in a Secret
  * ```ts
  * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
  *
@@ -260,7 +260,7 @@ export interface WatcherOptions {
  * is unusable; `field` names the offending option. A `TypeError`, as for
  * any unusable argument.
  *
- * @example
+ * @example An empty resource name
  * ```ts
  * import { Watcher, WatcherConfigError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
