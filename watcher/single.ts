@@ -84,6 +84,20 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
    * Checks the configuration; nothing is requested until
    * {@linkcode SingleWatcher.start}.
    *
+   * @example A ConfigMap, status-only writes included
+   * ```ts
+   * import { FetchClient, SingleWatcher } from "@haptic/k8s-watcher";
+   *
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const settings = new SingleWatcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   namespace: "haptic",
+   *   name: "settings",
+   *   skip: "none",
+   *   onChange: (cm) => console.log(cm ? "settings changed" : "settings deleted"),
+   * }, client); // nothing is requested until start()
+   * ```
+   *
    * @param config The object to watch and what to call.
    * @param client A `FetchClient` or any `RestClient`; never closed here.
    * @param options Logger, clock and jitter source.
@@ -122,7 +136,33 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
     });
   }
 
-  /** The object as last seen, or `null` when absent (or not yet synced). */
+  /**
+   * The object as last seen, or `null` when absent (or not yet synced).
+   *
+   * @example The object as last seen
+   * ```ts
+   * import { FetchClient, SingleWatcher } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * const watcher = new SingleWatcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   namespace: "haptic",
+   *   name: "settings",
+   *   onChange: () => {},
+   * }, new FetchClient({ server: server.url }));
+   * watcher.start();
+   * assert.equal(await watcher.waitForSync(), 0);
+   * const before = watcher.current;
+   * assert.equal(before, null); // absent
+   * server.create("configmaps", { metadata: { name: "settings", namespace: "haptic" }, data: { mode: "fast" } });
+   * await waitFor(() => watcher.current !== null);
+   * assert.deepEqual(watcher.current?.data, { mode: "fast" });
+   * await watcher.stop();
+   * ```
+   */
   get current(): T | null {
     return this.#current;
   }
