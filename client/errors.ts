@@ -27,6 +27,17 @@ export class KubeConfigError extends Error {
   /**
    * Creates the error.
    *
+   * @example An unreadable file, with its cause
+   * ```ts
+   * import { KubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const cause = new Error("permission denied");
+   * const err = new KubeConfigError("Kubeconfig ~/.kube/config cannot be read", { cause });
+   * assert.equal(err.name, "KubeConfigError");
+   * assert.equal(err.cause, cause);
+   * ```
+   *
    * @param message What is wrong, naming the setting or file.
    * @param options The underlying cause.
    */
@@ -83,6 +94,19 @@ export class NoKubeConfigError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example Every source and why it did not apply
+   * ```ts
+   * import { NoKubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new NoKubeConfigError([
+   *   { source: "KUBECONFIG", reason: "not set" },
+   *   { source: "in-cluster", reason: "KUBERNETES_SERVICE_HOST is not set" },
+   * ]);
+   * assert.match(err.message, /KUBECONFIG: not set; in-cluster: KUBERNETES_SERVICE_HOST is not set/);
+   * assert.equal(err.attempts.length, 2);
+   * ```
    *
    * @param attempts The sources tried and why each was rejected.
    */
@@ -164,6 +188,21 @@ export class ResponseDecodeError extends Error {
   /**
    * Creates the error.
    *
+   * @example A proxy's sign-in page
+   * ```ts
+   * import { ResponseDecodeError } from "@haptic/k8s-watcher/client";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ResponseDecodeError({
+   *   code: 200,
+   *   contentType: "text/html",
+   *   preview: "<html>Sign in</html>",
+   *   method: "GET",
+   *   path: "/api/v1/pods",
+   * });
+   * assert.equal(err.preview, "<html>Sign in</html>");
+   * ```
+   *
    * @param options The answer that could not be decoded.
    */
   constructor(options: ResponseDecodeErrorOptions) {
@@ -240,6 +279,21 @@ export class ApiConnectionError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example A refused connection, named with its server
+   * ```ts
+   * import { ApiConnectionError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ApiConnectionError({
+   *   server: "https://10.0.0.1:443",
+   *   method: "GET",
+   *   path: "/api/v1/pods",
+   *   detail: "connection refused",
+   * });
+   * assert.equal(err.server, "https://10.0.0.1:443");
+   * assert.match(err.message, /connection refused/);
+   * ```
    *
    * @param options The request and what went wrong.
    */

@@ -52,6 +52,16 @@ export class JsonLinesError extends Error {
   /**
    * Creates the error.
    *
+   * @example A watch line that is not JSON
+   * ```ts
+   * import { JsonLinesError } from "@haptic/k8s-watcher/client";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new JsonLinesError("invalid-json", "<html>502 Bad Gateway");
+   * assert.equal(err.kind, "invalid-json");
+   * assert.equal(err.preview, "<html>502 Bad Gateway");
+   * ```
+   *
    * @param kind What went wrong.
    * @param preview The start of the offending line.
    * @param options The underlying cause, e.g. a `SyntaxError`.

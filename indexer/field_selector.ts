@@ -73,6 +73,15 @@ export class FieldSelectorError extends Error {
   /**
    * Creates the error.
    *
+   * @example The selector and the term at fault
+   * ```ts
+   * import { FieldSelectorError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new FieldSelectorError("spec.paused", "spec.paused", "expected =, == or !=");
+   * assert.equal(err.term, "spec.paused");
+   * ```
+   *
    * @param selector The selector as given.
    * @param term The offending term, if any.
    * @param problem What is wrong, e.g. `has no operator`.
@@ -139,6 +148,16 @@ export class FieldSelector {
 
   /**
    * Parses `selector`.
+   *
+   * @example Any field, not only those the server can select
+   * ```ts
+   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const selector = new FieldSelector("spec.ingressClassName=haproxy");
+   * assert.equal(selector.matches({ metadata: { name: "a" }, spec: { ingressClassName: "haproxy" } }), true);
+   * assert.equal(selector.matches({ metadata: { name: "b" }, spec: {} }), false);
+   * ```
    *
    * @param selector Comma-separated terms, or `""` to match everything.
    * @throws {FieldSelectorError} On an empty term, a term without operator,

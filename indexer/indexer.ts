@@ -55,6 +55,16 @@ export class IndexerOptionsError extends Error {
   /**
    * Creates the error.
    *
+   * @example The option and the entry at fault
+   * ```ts
+   * import { IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new IndexerOptionsError("indexBy", 1, "expected a field name");
+   * assert.equal(err.option, "indexBy");
+   * assert.equal(err.index, 1);
+   * ```
+   *
    * @param option The offending option.
    * @param index The offending entry, if any.
    * @param message What is wrong.
@@ -90,6 +100,15 @@ export class IndexerOptionsError extends Error {
 export class InvalidObjectError extends Error {
   /**
    * Creates the error.
+   *
+   * @example Something that is not an object
+   * ```ts
+   * import { InvalidObjectError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new InvalidObjectError("The object has no metadata");
+   * assert.equal(err.name, "InvalidObjectError");
+   * ```
    *
    * @param message What is wrong with the object.
    */
@@ -169,6 +188,18 @@ export class Indexer {
 
   /**
    * Parses and checks the options.
+   *
+   * @example Keys by namespace and label
+   * ```ts
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const indexer = new Indexer({ indexBy: ["metadata.namespace", "metadata.labels.app"] });
+   * assert.deepEqual(
+   *   indexer.extractKeys({ metadata: { namespace: "shop", name: "a", labels: { app: "web" } } }),
+   *   ["shop", "web"],
+   * );
+   * ```
    *
    * @param options The paths to index by and to ignore.
    * @throws {IndexerOptionsError} When `indexBy` is empty, an expression is

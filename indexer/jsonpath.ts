@@ -59,6 +59,16 @@ export class JsonPathError extends Error {
   /**
    * Creates the error.
    *
+   * @example Where and what was expected
+   * ```ts
+   * import { JsonPathError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new JsonPathError("spec[", 5, "an index");
+   * assert.equal(err.position, 5);
+   * assert.equal(err.expected, "an index");
+   * ```
+   *
    * @param expression The expression as given.
    * @param position 0-based index where parsing failed.
    * @param expected What was expected there, e.g. `a field name`.
@@ -131,6 +141,17 @@ export class JsonPath {
 
   /**
    * Parses `expression`.
+   *
+   * @example Dotted, bracketed and kubectl-style paths
+   * ```ts
+   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const obj = { metadata: { labels: { "app.kubernetes.io/name": "shop" } } };
+   * assert.equal(new JsonPath("metadata.labels['app.kubernetes.io/name']").get(obj), "shop");
+   * assert.equal(new JsonPath("{.metadata.labels.missing}").get(obj), undefined);
+   * assert.throws(() => new JsonPath("metadata..labels"));
+   * ```
    *
    * @param expression A JSONPath-lite expression such as `metadata.name`.
    * @throws {JsonPathError} When the expression is empty or malformed.

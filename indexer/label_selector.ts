@@ -120,6 +120,16 @@ export class LabelSelectorError extends Error {
   /**
    * Creates the error.
    *
+   * @example An unclosed set, with its position
+   * ```ts
+   * import { LabelSelectorError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new LabelSelectorError("tier in (web", "expected )", { position: 12 });
+   * assert.equal(err.position, 12);
+   * assert.match(err.message, /at position 12/);
+   * ```
+   *
    * @param selector The selector as given.
    * @param problem What is wrong.
    * @param options Where it is wrong.
@@ -175,6 +185,16 @@ export class LabelSelector {
 
   /**
    * Parses a selector string.
+   *
+   * @example Parsing kubectl's syntax
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const selector = new LabelSelector("app=web,tier in (api,web),!legacy");
+   * assert.equal(selector.requirements.length, 3);
+   * assert.ok(selector.matches({ app: "web", tier: "api" }));
+   * ```
    *
    * @param selector The Kubernetes label selector syntax.
    * @throws {LabelSelectorError} When the selector is malformed.

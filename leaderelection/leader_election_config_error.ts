@@ -31,6 +31,15 @@ export class LeaderElectionConfigError extends Error {
   /**
    * Creates the error; the message names the option.
    *
+   * @example Naming the option
+   * ```ts
+   * import { LeaderElectionConfigError } from "@haptic/k8s-watcher/leaderelection";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new LeaderElectionConfigError("renewDeadlineMs", "must be less than leaseDurationMs");
+   * assert.equal(err.field, "renewDeadlineMs");
+   * ```
+   *
    * @param field The option that was wrong.
    * @param message What was wrong with it.
    */

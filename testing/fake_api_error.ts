@@ -27,6 +27,23 @@ export class FakeApiError extends ApiError {
   /**
    * Creates the error from a `Status`; the message is the status message.
    *
+   * @example A 404 Status as the server would send it
+   * ```ts
+   * import { FakeApiError } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new FakeApiError({
+   *   kind: "Status",
+   *   apiVersion: "v1",
+   *   status: "Failure",
+   *   reason: "NotFound",
+   *   message: 'configmaps "x" not found',
+   *   code: 404,
+   * });
+   * assert.equal(err.code, 404);
+   * assert.equal(err.reason, "NotFound");
+   * ```
+   *
    * @param status The failure, with `code`, `reason` and `message`.
    */
   constructor(status: KubeStatus) {

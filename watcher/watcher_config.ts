@@ -278,6 +278,16 @@ export class WatcherConfigError extends TypeError {
   /**
    * Creates the error; the message names the option.
    *
+   * @example Naming the option
+   * ```ts
+   * import { WatcherConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new WatcherConfigError("debounceInterval", "must be a positive number");
+   * assert.equal(err.field, "debounceInterval");
+   * assert.ok(err instanceof TypeError);
+   * ```
+   *
    * @param field The option that was wrong.
    * @param message What was wrong with it.
    * @param options The underlying parse error, if any.
