@@ -186,6 +186,19 @@ export class FetchClient implements RestClient, Disposable {
   /**
    * Creates a client from an explicit configuration.
    *
+   * @example A server and a token, as from a secret store
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * using client = new FetchClient(
+   *   { server: "https://10.96.0.1:443", token: "s3cr3t", namespace: "haptic" },
+   *   { source: "vault" },
+   * );
+   * assert.equal(client.defaultNamespace, "haptic");
+   * assert.equal(client.source, "vault");
+   * ```
+   *
    * @param config The server, credentials and TLS material.
    * @param options Clock, token refresh interval and source description.
    * @throws {KubeConfigError} When the server URL, token or PEM data is
@@ -455,6 +468,31 @@ export class FetchClient implements RestClient, Disposable {
   /**
    * Sends one request. Every parameter goes in `querystring`.
    *
+   * @example A watch as parsed lines
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const controller = new AbortController();
+   * const lines = await client.performRequest({
+   *   method: "GET",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   querystring: new URLSearchParams({ watch: "true" }),
+   *   expectStream: true,
+   *   expectJson: true,
+   *   abortSignal: controller.signal,
+   * });
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * const reader = lines.getReader();
+   * const { value } = await reader.read();
+   * assert.equal((value as { type: string }).type, "ADDED");
+   * await reader.cancel();
+   * ```
+   *
    * @param opts The request; `expectStream` gives the body as a byte stream
    * (aborting `abortSignal` cancels it), `expectJson` the parsed body, and
    * both together a stream of parsed lines.
@@ -463,15 +501,76 @@ export class FetchClient implements RestClient, Disposable {
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson: true },
   ): Promise<ReadableStream<JsonValue>>;
-  /** Sends one request; a stream of bytes. */
+  /**
+   * Sends one request; a stream of bytes.
+   *
+   * @example A body as bytes, as they arrive
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const bytes = await client.performRequest({
+   *   method: "GET",
+   *   path: "/version",
+   *   expectStream: true,
+   * });
+   * const text = await new Response(bytes).text();
+   * assert.ok(JSON.parse(text).major);
+   * ```
+   */
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson?: false },
   ): Promise<ReadableStream<Uint8Array>>;
-  /** Sends one request; the body parsed as JSON. */
+  /**
+   * Sends one request; the body parsed as JSON.
+   *
+   * @example Creating an object, then listing as JSON
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await client.performRequest({
+   *   method: "POST",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   bodyJson: { metadata: { name: "settings" }, data: { mode: "fast" } },
+   *   expectJson: true,
+   * });
+   * const list = await client.performRequest({
+   *   method: "GET",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   expectJson: true,
+   * }) as { items: { metadata: { name: string } }[] };
+   * assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["settings"]);
+   * ```
+   */
   performRequest(
     opts: RequestOptions & { expectJson: true; expectStream?: false },
   ): Promise<JsonValue>;
-  /** Sends one request; the raw body. */
+  /**
+   * Sends one request; the raw body.
+   *
+   * @example The raw body
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const raw = await client.performRequest({ method: "GET", path: "/version" });
+   * assert.ok(raw instanceof Uint8Array);
+   * assert.ok(JSON.parse(new TextDecoder().decode(raw)).major);
+   * ```
+   */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
   async performRequest(opts: RequestOptions): Promise<unknown> {
     const { method, path } = opts;
@@ -645,7 +744,19 @@ export class FetchClient implements RestClient, Disposable {
     this.#exec?.close();
   }
 
-  /** Same as {@linkcode FetchClient.close}, for `using`. */
+  /**
+   * Same as {@linkcode FetchClient.close}, for `using`.
+   *
+   * @example Closed at the end of a block
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   *
+   * {
+   *   using client = FetchClient.kubectlProxy();
+   *   console.log(client.server);
+   * } // closed here
+   * ```
+   */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -292,6 +292,24 @@ export class LeaderElector {
    * Checks the configuration; nothing is requested until
    * {@linkcode LeaderElector.start}.
    *
+   * @example Leader-only work that ends with the term
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   *
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: `${Deno.hostname()}-${crypto.randomUUID().slice(0, 8)}`,
+   *   leaseDurationMs: 30_000,
+   *   renewDeadlineMs: 20_000,
+   *   onStartedLeading: async (signal) => {
+   *     // render and apply until the signal aborts
+   *     await new Promise((resolve) => signal.addEventListener("abort", resolve));
+   *   },
+   *   onNewLeader: (identity) => console.log(`${identity} leads`),
+   * }, client); // nothing is requested until start()
+   * ```
+   *
    * @param config The Lease, this replica's identity, timings and callbacks.
    * @param client A `FetchClient` or any `RestClient`; never closed here.
    * @param options Logger, clock and jitter source.
@@ -368,6 +386,29 @@ export class LeaderElector {
    * failures (they are logged and retried). Calling it again returns the
    * same promise.
    *
+   * @example Joining until a signal aborts
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * const controller = new AbortController();
+   * const running = elector.start(controller.signal);
+   * await waitFor(() => elector.isLeader()); // alone: it creates the Lease and leads
+   * controller.abort();
+   * await running;
+   * assert.equal(elector.isLeader(), false);
+   * ```
+   *
    * @param signal Stops the elector (as `stop()` does) when aborted.
    * @returns A promise that settles when the elector has stopped.
    * @throws {Error} When the elector was stopped: create a new one instead.
@@ -382,24 +423,119 @@ export class LeaderElector {
    * `onStoppedLeading`), releases the Lease when `releaseOnStop` is set,
    * and resolves when nothing more will happen. Idempotent.
    *
+   * @example Handing over on shutdown
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * elector.start();
+   * await waitFor(() => elector.isLeader());
+   * await elector.stop(); // stops leading and releases the Lease
+   * const lease = server.get("leases", "haptic", "haptic-controller");
+   * assert.ok(!(lease.spec as { holderIdentity?: string }).holderIdentity); // a successor need not wait for it to expire
+   * ```
+   *
    * @returns A promise that settles when everything has stopped.
    */
   stop(): Promise<void> {
     return this.#lifecycle.stop();
   }
 
-  /** Whether this replica leads now. */
+  /**
+   * Whether this replica leads now.
+   *
+   * @example Acting only as the leader
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * elector.start();
+   * await waitFor(() => elector.isLeader());
+   * if (elector.isLeader()) console.log("writing the status");
+   * await elector.stop();
+   * ```
+   */
   isLeader(): boolean {
     return this.#term !== undefined;
   }
 
-  /** The holder the Lease showed at the last read, or `undefined` when none. */
+  /**
+   * The holder the Lease showed at the last read, or `undefined` when none.
+   *
+   * @example Who holds the Lease
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * assert.equal(elector.leader(), undefined); // nothing read yet
+   * elector.start();
+   * await waitFor(() => elector.leader() !== undefined);
+   * assert.equal(elector.leader(), "replica-a");
+   * await elector.stop();
+   * ```
+   */
   leader(): string | undefined {
     const holder = this.#observed?.record.holderIdentity;
     return holder ? holder : undefined;
   }
 
-  /** A snapshot for health endpoints. */
+  /**
+   * A snapshot for health endpoints.
+   *
+   * @example A health endpoint
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * elector.start();
+   * await waitFor(() => elector.isLeader());
+   * const health = elector.health();
+   * assert.equal(health.leading, true);
+   * assert.equal(health.leader, "replica-a");
+   * assert.equal(health.consecutiveFailures, 0);
+   * await elector.stop();
+   * ```
+   */
   health(): LeaderElectorHealth {
     return {
       leading: this.#term !== undefined,
