@@ -295,7 +295,19 @@ export class LabelSelector {
     return new LabelSelector("");
   }
 
-  /** True when the selector has no terms and so selects everything. */
+  /**
+   * True when the selector has no terms and so selects everything.
+   *
+   * @example An empty selector selects everything
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new LabelSelector("").isEmpty, true);
+   * assert.equal(new LabelSelector("").matches({ any: "labels" }), true);
+   * assert.equal(new LabelSelector("app=web").isEmpty, false);
+   * ```
+   */
   get isEmpty(): boolean {
     return this.#compiled.length === 0;
   }
@@ -303,6 +315,18 @@ export class LabelSelector {
   /**
    * Whether a label map satisfies every term. Missing labels count as an
    * empty map.
+   *
+   * @example Matching an object's labels
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const selector = new LabelSelector("tier notin (canary),!legacy");
+   * assert.equal(selector.matches({ tier: "prod" }), true);
+   * assert.equal(selector.matches({ tier: "canary" }), false);
+   * assert.equal(selector.matches({ tier: "prod", legacy: "" }), false);
+   * assert.equal(selector.matches(undefined), true); // no labels: no tier, no legacy
+   * ```
    *
    * @param labels An object's `metadata.labels`.
    * @returns Whether the object is selected.
@@ -323,6 +347,14 @@ export class LabelSelector {
   /**
    * The canonical string form: terms sorted by key, values sorted, `==`
    * written as `=`. Parsing it gives an equal selector.
+   *
+   * @example The canonical form the server is sent
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(String(new LabelSelector("tier in (web, api) , app = shop")), "app=shop,tier in (api,web)");
+   * ```
    *
    * @returns The selector string (empty when it selects everything).
    */
