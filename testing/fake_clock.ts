@@ -35,18 +35,53 @@ export class FakeClock implements Clock {
   /**
    * Creates a clock at `options.now` (default 0).
    *
+   * @example Starting at a given time
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new FakeClock().now(), 0);
+   * assert.equal(new FakeClock({ now: Date.parse("2025-01-01") }).now(), 1735689600000);
+   * ```
+   *
    * @param options Where time starts.
    */
   constructor(options?: { now?: number }) {
     this.#now = options?.now ?? 0;
   }
 
-  /** The current fake time in milliseconds. */
+  /**
+   * The current fake time in milliseconds.
+   *
+   * @example Time moves only when ticked
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await clock.tick(1_500);
+   * assert.equal(clock.now(), 1_500);
+   * ```
+   */
   now(): number {
     return this.#now;
   }
 
-  /** Schedules `fn` at `now() + ms` (negative and NaN delays count as zero). */
+  /**
+   * Schedules `fn` at `now() + ms` (negative and NaN delays count as zero).
+   *
+   * @example A timer on fake time
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let fired = false;
+   * clock.setTimeout(() => fired = true, 100);
+   * await clock.tick(100);
+   * assert.equal(fired, true);
+   * ```
+   */
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const handle = this.#nextHandle++;
     this.#timers.set(handle, {
@@ -58,17 +93,61 @@ export class FakeClock implements Clock {
     return handle;
   }
 
-  /** Cancels a pending timer. */
+  /**
+   * Cancels a pending timer.
+   *
+   * @example A cancelled timer never fires
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let fired = false;
+   * const handle = clock.setTimeout(() => fired = true, 100);
+   * clock.clearTimeout(handle);
+   * await clock.tick(1_000);
+   * assert.equal(fired, false);
+   * ```
+   */
   clearTimeout(handle: TimerHandle): void {
     this.#timers.delete(handle);
   }
 
-  /** How many timers are pending. */
+  /**
+   * How many timers are pending.
+   *
+   * @example Checking that code left no timer behind
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * clock.setTimeout(() => {}, 10);
+   * assert.equal(clock.pendingTimers, 1);
+   * await clock.tick(10);
+   * assert.equal(clock.pendingTimers, 0);
+   * ```
+   */
   get pendingTimers(): number {
     return this.#timers.size;
   }
 
-  /** When the earliest pending timer is due, or `undefined` when none is. */
+  /**
+   * When the earliest pending timer is due, or `undefined` when none is.
+   *
+   * @example When the next timer is due
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * assert.equal(clock.nextDue, undefined);
+   * clock.setTimeout(() => {}, 300);
+   * clock.setTimeout(() => {}, 200);
+   * assert.equal(clock.nextDue, 200);
+   * await clock.runAll();
+   * ```
+   */
   get nextDue(): number | undefined {
     let next: number | undefined;
     for (const t of this.#timers.values()) {
@@ -80,6 +159,19 @@ export class FakeClock implements Clock {
   /**
    * Moves time forward by `ms`, firing every timer that falls due on the way
    * in order, and letting promise chains settle after each one.
+   *
+   * @example Timers fire in order, promise chains settle between them
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const order: string[] = [];
+   * clock.setTimeout(() => order.push("b"), 20);
+   * clock.setTimeout(() => Promise.resolve().then(() => order.push("a then")), 10);
+   * await clock.tick(30);
+   * assert.deepEqual(order, ["a then", "b"]);
+   * ```
    *
    * @param ms How far to move.
    * @throws {RangeError} When `ms` is negative or not finite: time never
@@ -108,6 +200,21 @@ export class FakeClock implements Clock {
   /**
    * Fires timers one after another (moving time to each) until none is
    * pending or `maxTimers` have fired; for code that should go quiet.
+   *
+   * @example Until the code goes quiet
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let retries = 0;
+   * const retry = () => {
+   *   if (++retries < 3) clock.setTimeout(retry, 1_000 * retries);
+   * };
+   * clock.setTimeout(retry, 0);
+   * assert.equal(await clock.runAll(), 3);
+   * assert.equal(clock.now(), 3_000);
+   * ```
    *
    * @param maxTimers Guard against code that reschedules forever.
    * @returns How many timers fired.

@@ -139,6 +139,20 @@ export interface FaultHandle {
   readonly hits: number;
   /** Whether it will still answer a matching request. */
   readonly active: boolean;
-  /** Disarms it. */
+  /**
+   * Disarms it.
+   *
+   * @example Disarming a fault that has not fired
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const fault = server.injectFault({ verb: "watch", kind: "drop" });
+   * fault.cancel();
+   * assert.equal(fault.active, false);
+   * assert.equal(fault.hits, 0);
+   * ```
+   */
   cancel(): void;
 }
