@@ -56,17 +56,75 @@ export interface ListWatchSink {
    * One page of a list (the initial one, or a relist after 410 Gone, a
    * too-large resourceVersion, …), as it arrives. `first` starts a new
    * list: forget the pages of an unfinished one. The array is yours.
+   *
+   * @example Collecting pages until the list ends
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * let pending: string[] = [];
+   * const sink: Pick<ListWatchSink, "onListPage"> = {
+   *   onListPage(page) {
+   *     if (page.first) pending = []; // a new list: drop an unfinished one
+   *     pending.push(...page.items.map((o) => o.metadata.name!));
+   *   },
+   * };
+   * ```
    */
   onListPage(page: ListPage): void | Promise<void>;
   /**
    * The list whose pages came is complete. Replace what you hold with it in
    * one step: objects missing from it were deleted while the loop was not
    * watching.
+   *
+   * @example Swapping in the complete list
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * let current = new Set<string>();
+   * const listing = new Set<string>();
+   * const sink: Pick<ListWatchSink, "onListEnd"> = {
+   *   onListEnd(info) {
+   *     current = new Set(listing); // objects missing now were deleted
+   *     listing.clear();
+   *     console.log(`listed at ${info.resourceVersion}`, current.size);
+   *   },
+   * };
+   * ```
    */
   onListEnd(info: ListInfo): void | Promise<void>;
-  /** One watch event, after the list it follows. */
+  /**
+   * One watch event, after the list it follows.
+   *
+   * @example Applying an event
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * const names = new Set<string>();
+   * const sink: Pick<ListWatchSink, "onEvent"> = {
+   *   onEvent(type, object) {
+   *     if (type === "DELETED") names.delete(object.metadata.name!);
+   *     else names.add(object.metadata.name!);
+   *   },
+   * };
+   * ```
+   */
   onEvent(type: WatchEventType, object: KubeObject): void | Promise<void>;
-  /** A failure the loop is about to retry in `retryInMs`. */
+  /**
+   * A failure the loop is about to retry in `retryInMs`.
+   *
+   * @example Counting retries for a metric
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * let retries = 0;
+   * const sink: Pick<ListWatchSink, "onError"> = {
+   *   onError(error, retryInMs) {
+   *     retries++;
+   *     console.log(`retrying in ${retryInMs} ms after`, error);
+   *   },
+   * };
+   * ```
+   */
   onError?(error: unknown, retryInMs: number): void;
 }
 
