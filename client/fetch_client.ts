@@ -205,7 +205,7 @@ export class FetchClient implements RestClient, Disposable {
    * unusable, or a client certificate comes without its key.
    */
   constructor(config: FetchClientConfig, options?: FetchClientOptions) {
-    options ??= {};
+    if (options === undefined) options = {};
     let url: URL;
     try {
       url = new URL(config.server);
@@ -333,7 +333,7 @@ export class FetchClient implements RestClient, Disposable {
    * @throws {NoKubeConfigError} When none applies.
    */
   static fromEnv(options?: FromEnvOptions): FetchClient {
-    options ??= {};
+    if (options === undefined) options = {};
     const { config, source } = detectConfig(options);
     return new FetchClient(config, { ...options, source });
   }
@@ -360,7 +360,7 @@ export class FetchClient implements RestClient, Disposable {
       "env" | "inClusterDir" | "clock" | "tokenRefreshMs"
     >,
   ): FetchClient {
-    options ??= {};
+    if (options === undefined) options = {};
     const { config, source } = inClusterConfig(
       envReader(options.env),
       options.inClusterDir ?? SERVICE_ACCOUNT_DIR,
@@ -392,7 +392,7 @@ export class FetchClient implements RestClient, Disposable {
     path: string,
     options?: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy">,
   ): FetchClient {
-    options ??= {};
+    if (options === undefined) options = {};
     const { config, source } = configFromKubeconfig(
       loadKubeconfig([path], options.parseYaml),
       options.context,
@@ -432,7 +432,7 @@ export class FetchClient implements RestClient, Disposable {
         kubectl?: string;
       },
   ): FetchClient {
-    options ??= {};
+    if (options === undefined) options = {};
     const { config, source } = kubectlConfigView(
       { command: options.kubectl ?? "kubectl", env: options.env },
       {
@@ -459,7 +459,7 @@ export class FetchClient implements RestClient, Disposable {
    * @returns The client.
    */
   static kubectlProxy(url?: string): FetchClient {
-    url ??= KUBECTL_PROXY_URL;
+    if (url === undefined) url = KUBECTL_PROXY_URL;
     return new FetchClient({ server: url }, {
       source: `kubectl proxy at ${url}`,
     });

@@ -139,7 +139,7 @@ export class LabelSelectorError extends Error {
     problem: string,
     options?: { position?: number; term?: string },
   ) {
-    options ??= {};
+    if (options === undefined) options = {};
     const where = options.position !== undefined
       ? ` at position ${options.position}`
       : options.term !== undefined

@@ -321,7 +321,7 @@ export class LeaderElector {
     client: RestClient,
     options?: LeaderElectorOptions,
   ) {
-    options ??= {};
+    if (options === undefined) options = {};
     if (!config || typeof config !== "object") {
       throw new LeaderElectionConfigError("config", "must be an object");
     }

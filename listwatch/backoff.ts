@@ -120,7 +120,7 @@ export class Backoff {
    * `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
    */
   constructor(options?: BackoffOptions) {
-    options ??= {};
+    if (options === undefined) options = {};
     this.#initialMs = options.initialMs ?? 800;
     this.#maxMs = options.maxMs ?? 30_000;
     this.#factor = options.factor ?? 2;

@@ -81,7 +81,7 @@ export function initialListWatchState(
     resourceVersion?: string;
   },
 ): IdleState {
-  options ??= {};
+  if (options === undefined) options = {};
   return {
     phase: "idle",
     synced: options.synced ?? false,

@@ -190,7 +190,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * @param options Clock, history size, URL, bookmark interval, WatchList support and extra resources.
    */
   constructor(options?: FakeApiServerOptions) {
-    options ??= {};
+    if (options === undefined) options = {};
     const url = new URL(options.url ?? "http://k8s.fake");
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(
@@ -786,7 +786,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   listen(
     options?: { port?: number; tls?: { cert: string; key: string } },
   ): Promise<FakeApiListener> {
-    options ??= {};
+    if (options === undefined) options = {};
     try {
       if (this.#closed) throw new Error("The fake API server is closed");
       const listening = serveOn(

@@ -220,7 +220,7 @@ export class FakeClock implements Clock {
    * @returns How many timers fired.
    */
   async runAll(maxTimers?: number): Promise<number> {
-    maxTimers ??= 10_000;
+    if (maxTimers === undefined) maxTimers = 10_000;
     let fired = 0;
     while (fired < maxTimers) {
       const due = this.nextDue;
@@ -263,7 +263,7 @@ export class FakeClock implements Clock {
  * @param turns How many event-loop turns to yield.
  */
 export async function settle(turns?: number): Promise<void> {
-  turns ??= 3;
+  if (turns === undefined) turns = 3;
   for (let i = 0; i < turns; i++) {
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
   }

@@ -135,7 +135,7 @@ export class Watcher<T extends KubeObject = KubeObject>
     options?: WatcherOptions,
   ) {
     super();
-    options ??= {};
+    if (options === undefined) options = {};
     checkConfigObject("Watcher", config, options);
     validatePositive("debounceInterval", config.debounceInterval);
     validatePositive("cacheTTL", config.cacheTTL);

@@ -58,7 +58,7 @@ export interface ChangeStatsInit {
  * @throws {RangeError} When a count is negative, fractional or not a number.
  */
 export function changeStats(init?: ChangeStatsInit): ChangeStats {
-  init ??= {};
+  if (init === undefined) init = {};
   const created = count("created", init.created);
   const modified = count("modified", init.modified);
   const deleted = count("deleted", init.deleted);

@@ -176,7 +176,7 @@ export class Debouncer {
    * @throws {RangeError} When `n` is negative or not an integer.
    */
   recordCreate(n?: number): void {
-    n ??= 1;
+    if (n === undefined) n = 1;
     if (this.#ignore(n)) return;
     this.#counts.created += n;
     if (this.#scheduler.isSyncing) this.#initialCount += n;
@@ -214,7 +214,7 @@ export class Debouncer {
    * @throws {RangeError} When `n` is negative or not an integer.
    */
   recordUpdate(n?: number): void {
-    n ??= 1;
+    if (n === undefined) n = 1;
     if (this.#ignore(n)) return;
     this.#counts.modified += n;
     this.#scheduler.changed();
@@ -248,7 +248,7 @@ export class Debouncer {
    * @throws {RangeError} When `n` is negative or not an integer.
    */
   recordDelete(n?: number): void {
-    n ??= 1;
+    if (n === undefined) n = 1;
     if (this.#ignore(n)) return;
     this.#counts.deleted += n;
     this.#scheduler.changed();

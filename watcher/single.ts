@@ -109,7 +109,7 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
     options?: WatcherOptions,
   ) {
     super();
-    options ??= {};
+    if (options === undefined) options = {};
     checkConfigObject("SingleWatcher", config, options);
     if (typeof config.onChange !== "function") {
       throw new WatcherConfigError("onChange", "must be a function");
