@@ -145,7 +145,11 @@ export interface ListWatchSink {
 export interface ListWatchOptions {
   /** The resource to list and watch. */
   gvr: Gvr;
-  /** One namespace, or `""`/absent for all namespaces (and cluster scope). */
+  /**
+   * One namespace, or `""`/absent for all namespaces (and cluster scope).
+   *
+   * @default {""}
+   */
   namespace?: string;
   /** Server-side label selector, e.g. `app=web,tier!=db`. */
   labelSelector?: string;

@@ -98,7 +98,12 @@ export interface FaultMatch {
   verb?: FaultVerb;
   /** Only requests for this resource. */
   resource?: ResourceRef;
-  /** How many matching requests it applies to. */
+  /**
+   * How many matching requests it applies to (once, unless `forMs` is
+   * given).
+   *
+   * @default {1}
+   */
   times?: number;
   /** How long it stays armed, in milliseconds of the server clock. */
   forMs?: number;
