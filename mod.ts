@@ -63,8 +63,6 @@
  *
  * // In a program (KUBECONFIG, ~/.kube/config or in-cluster):
  * // await controller(FetchClient.fromEnv(), signal);
- * void controller;
- * void FetchClient;
  * ```
  *
  * ## What the root exports
