@@ -1,7 +1,102 @@
 /**
- * `@haptic/k8s-watcher` keeps an indexed, in-memory view of Kubernetes
- * resources through list-then-watch loops over the raw watch stream, and
- * tells its user about changes in debounced batches.
+ * An indexed, in-memory view of Kubernetes resources for controllers, with
+ * no dependencies, on Deno, Node (22.3 or later) and Bun.
+ *
+ * A {@linkcode Watcher} runs a hand-written list-then-watch loop over the
+ * raw watch stream (resourceVersion resumption, bookmarks, relists after
+ * 410 Gone, backoff with `Retry-After`, idle timeouts), keeps every object
+ * of a resource in a store you query by index keys, and calls you with
+ * debounced batches that say which objects were created, modified and
+ * deleted. A {@linkcode SingleWatcher} follows one named object, an
+ * {@linkcode IndexSynchronizationTracker} says when every watched resource
+ * has loaded, a {@linkcode DebounceGroup} gives one call per burst across
+ * watchers, and a {@linkcode LeaderElector} lets one of several replicas
+ * act.
+ *
+ * ## Install
+ *
+ * ```sh
+ * deno add jsr:@haptic/k8s-watcher
+ * npx jsr add @haptic/k8s-watcher    # Node 22.3 or later
+ * bunx jsr add @haptic/k8s-watcher   # Bun
+ * ```
+ *
+ * On Deno, {@linkcode FetchClient.fromEnv} needs `--allow-env --allow-read
+ * --allow-net` (and `--allow-run` for an exec credential plugin).
+ *
+ * ## Quick start
+ *
+ * ```ts
+ * import {
+ *   FetchClient,
+ *   IndexSynchronizationTracker,
+ *   type KubeObject,
+ *   type RestClient,
+ *   Watcher,
+ * } from "@haptic/k8s-watcher";
+ *
+ * interface Ingress extends KubeObject {
+ *   spec: { ingressClassName?: string; rules?: { host?: string }[] };
+ * }
+ *
+ * async function controller(client: RestClient, signal: AbortSignal) {
+ *   const ingresses = new Watcher<Ingress>({
+ *     gvr: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
+ *     indexBy: ["metadata.namespace", "metadata.name"],
+ *     fieldSelector: "spec.ingressClassName=haproxy", // client-side, any path
+ *     onChange: async (store, batch) => {
+ *       if (batch.isInitialSync) return; // counts only; the objects are in the store
+ *       for (const ingress of batch.objects.created) {
+ *         console.log("new", ingress.spec.rules?.map((r) => r.host));
+ *       }
+ *       console.log(`${batch.total} changed, ${store.size} in all`);
+ *       console.log(await store.get("shop")); // by index key prefix
+ *     },
+ *   }, client);
+ *
+ *   const tracker = new IndexSynchronizationTracker(["ingresses"]);
+ *   void tracker.track("ingresses", ingresses);
+ *   const running = ingresses.start(signal);
+ *   console.log("synced", await tracker.synchronized);
+ *   await running; // until the signal aborts
+ * }
+ *
+ * // In a program (KUBECONFIG, ~/.kube/config or in-cluster):
+ * // await controller(FetchClient.fromEnv(), signal);
+ * ```
+ *
+ * ## What the root exports
+ *
+ * What a controller uses: the watchers ({@linkcode Watcher},
+ * {@linkcode SingleWatcher}, their configs, {@linkcode WatcherOptions},
+ * {@linkcode WatcherHealth}, the shared {@linkcode WatcherBase}), change
+ * batches ({@linkcode ChangeBatch}, {@linkcode DebounceGroup},
+ * {@linkcode mergeChangeBatches}), the sync tracker, the stores and the
+ * {@linkcode Store} types, the clients ({@linkcode FetchClient},
+ * {@linkcode RestClient}), the errors worth catching, the objects' types
+ * and the loggers.
+ *
+ * ## Subpath modules
+ *
+ * Each folder is also a module of its own, with everything it exports
+ * (the root's names included):
+ *
+ * | module | what |
+ * | --- | --- |
+ * | [`@haptic/k8s-watcher/watcher`](https://jsr.io/@haptic/k8s-watcher/doc/watcher) | the watchers, batches, `DebounceGroup`, and the `Debouncer` they are built on |
+ * | [`@haptic/k8s-watcher/listwatch`](https://jsr.io/@haptic/k8s-watcher/doc/listwatch) | the list-then-watch loop `ListWatch`, its pure state table, `Backoff` |
+ * | [`@haptic/k8s-watcher/client`](https://jsr.io/@haptic/k8s-watcher/doc/client) | `FetchClient` and its options, URL paths, `httpStatusOf`, `readJsonLines` |
+ * | [`@haptic/k8s-watcher/indexer`](https://jsr.io/@haptic/k8s-watcher/doc/indexer) | JSONPath-lite, `Indexer`, field and label selectors |
+ * | [`@haptic/k8s-watcher/store`](https://jsr.io/@haptic/k8s-watcher/doc/store) | `MemoryStore`, `CachedStore`, their options and errors |
+ * | [`@haptic/k8s-watcher/indextracker`](https://jsr.io/@haptic/k8s-watcher/doc/indextracker) | `IndexSynchronizationTracker`, `SyncSource`, its errors |
+ * | [`@haptic/k8s-watcher/leaderelection`](https://jsr.io/@haptic/k8s-watcher/doc/leaderelection) | `LeaderElector`, its options and health |
+ * | [`@haptic/k8s-watcher/types`](https://jsr.io/@haptic/k8s-watcher/doc/types), [`/clock`](https://jsr.io/@haptic/k8s-watcher/doc/clock), [`/logger`](https://jsr.io/@haptic/k8s-watcher/doc/logger) | shared types, the injectable `Clock`, loggers |
+ * | [`@haptic/k8s-watcher/testing`](https://jsr.io/@haptic/k8s-watcher/doc/testing) | `FakeApiServer`, `mockFetch`, `FakeClock`, `RecordingLogger`: tests without a cluster |
+ *
+ * The README covers the rest: connecting to a cluster (kubeconfig
+ * features, exec plugins, in-cluster), testing a controller with the fake
+ * API server, the behaviour under every fault, running several replicas,
+ * and performance.
  *
  * @module
  */

@@ -28,7 +28,7 @@ export interface Gvr {
 /**
  * The part of `metadata` the watchers read. Other fields pass through.
  *
- * @example
+ * @example The metadata the library reads
  * ```ts
  * import type { ObjectMeta } from "@haptic/k8s-watcher";
  *
@@ -60,7 +60,7 @@ export interface ObjectMeta {
  * A Kubernetes object as decoded from JSON. Stored objects are shared, not
  * copied: callers must not mutate what a store returns.
  *
- * @example
+ * @example A ConfigMap
  * ```ts
  * import type { KubeObject } from "@haptic/k8s-watcher";
  *
@@ -115,7 +115,7 @@ export interface PartialObjectMetadata extends KubeObject {
  * A value now or later: `MemoryStore` answers synchronously, `CachedStore`
  * may need an API call.
  *
- * @example
+ * @example Accepting a value or a promise
  * ```ts
  * import type { Awaitable } from "@haptic/k8s-watcher/types";
  *
@@ -129,7 +129,7 @@ export type Awaitable<T> = T | Promise<T>;
 /**
  * What changed in one debounced batch.
  *
- * @example
+ * @example Describing a batch's counts
  * ```ts
  * import type { ChangeStats } from "@haptic/k8s-watcher";
  *
@@ -162,7 +162,7 @@ export interface ChangeStats {
  * `get(...keys)` with every index key is an exact match; with fewer keys it
  * is a prefix match. Results come ordered by namespace, then name.
  *
- * @example
+ * @example Everything in one namespace
  * ```ts
  * import type { KubeObject, ReadableStore } from "@haptic/k8s-watcher";
  *
@@ -174,9 +174,44 @@ export interface ChangeStats {
  * @typeParam T The stored objects.
  */
 export interface ReadableStore<T extends KubeObject = KubeObject> {
-  /** Objects whose index keys equal (all keys) or start with (fewer keys) `keys`. */
+  /**
+   * Objects whose index keys equal (all keys) or start with (fewer keys) `keys`.
+   *
+   * @example Exact keys, a prefix, or everything
+   * ```ts
+   * import type { ReadableStore } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const memory = new MemoryStore();
+   * memory.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "web"]);
+   * memory.add({ metadata: { namespace: "shop", name: "api" } }, ["shop", "api"]);
+   * memory.add({ metadata: { namespace: "blog", name: "web" } }, ["blog", "web"]);
+   * const store: ReadableStore = memory;
+   * assert.equal((await store.get("shop", "web")).length, 1); // all keys: exact
+   * assert.equal((await store.get("shop")).length, 2); // fewer: a prefix
+   * assert.equal((await store.get()).length, 3);
+   * ```
+   */
   get(...keys: string[]): Awaitable<T[]>;
-  /** Every object, ordered by namespace, then name. */
+  /**
+   * Every object, ordered by namespace, then name.
+   *
+   * @example Ordered by namespace, then name
+   * ```ts
+   * import type { ReadableStore } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const memory = new MemoryStore();
+   * memory.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "web"]);
+   * memory.add({ metadata: { namespace: "shop", name: "api" } }, ["shop", "api"]);
+   * memory.add({ metadata: { namespace: "blog", name: "web" } }, ["blog", "web"]);
+   * const store: ReadableStore = memory;
+   * const names = (await store.list()).map((o) => `${o.metadata.namespace}/${o.metadata.name}`);
+   * assert.deepEqual(names, ["blog/web", "shop/api", "shop/web"]);
+   * ```
+   */
   list(): Awaitable<T[]>;
   /** Number of objects held. */
   readonly size: number;
@@ -187,7 +222,7 @@ export interface ReadableStore<T extends KubeObject = KubeObject> {
  * index keys need not be unique. Writes are synchronous so that a batch of
  * them (a relist) is atomic for readers.
  *
- * @example
+ * @example Adding or updating
  * ```ts
  * import type { KubeObject, Store } from "@haptic/k8s-watcher";
  *
@@ -202,24 +237,123 @@ export interface ReadableStore<T extends KubeObject = KubeObject> {
  */
 export interface Store<T extends KubeObject = KubeObject>
   extends ReadableStore<T> {
-  /** Adds an object under `keys` (replaces an object of the same identity). */
+  /**
+   * Adds an object under `keys` (replaces an object of the same identity).
+   *
+   * @example Two objects under the same key
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a" }, spec: { host: "x" } }, ["x"]);
+   * store.add({ metadata: { namespace: "shop", name: "b" }, spec: { host: "x" } }, ["x"]);
+   * assert.equal((await store.get("x")).length, 2); // keys need not be unique
+   * ```
+   */
   add(obj: T, keys: string[]): void;
-  /** Replaces the object of the same identity, moving it when `keys` changed. */
+  /**
+   * Replaces the object of the same identity, moving it when `keys` changed.
+   *
+   * @example Keys that changed move the object
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a" } }, ["old-host"]);
+   * store.update({ metadata: { namespace: "shop", name: "a" } }, ["new-host"]);
+   * assert.equal((await store.get("old-host")).length, 0);
+   * assert.equal((await store.get("new-host")).length, 1);
+   * ```
+   */
   update(obj: T, keys: string[]): void;
-  /** Removes exactly the object with this identity; returns whether it was there. */
+  /**
+   * Removes exactly the object with this identity; returns whether it was there.
+   *
+   * @example Exactly one object
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a" } }, ["x"]);
+   * store.add({ metadata: { namespace: "shop", name: "b" } }, ["x"]);
+   * assert.equal(store.delete("shop", "a"), true);
+   * assert.equal(store.delete("shop", "a"), false);
+   * assert.equal(store.size, 1); // b, under the same key, stays
+   * ```
+   */
   delete(namespace: string, name: string): boolean;
-  /** The stored resourceVersion of an object, or `undefined` when absent. */
+  /**
+   * The stored resourceVersion of an object, or `undefined` when absent.
+   *
+   * @example Skipping an event already applied
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a", resourceVersion: "7" } }, ["a"]);
+   * assert.equal(store.resourceVersionOf("shop", "a"), "7");
+   * assert.equal(store.resourceVersionOf("shop", "zzz"), undefined);
+   * ```
+   */
   resourceVersionOf(namespace: string, name: string): string | undefined;
   /**
    * The stored object, synchronously and without I/O, when the store holds
    * it in memory: always for a `MemoryStore`, only while cached for a
    * `CachedStore`; `undefined` otherwise. The watcher reads previous
    * versions for its change batches here.
+   *
+   * @example The stored object, without I/O
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a" }, data: { k: "v" } }, ["a"]);
+   * assert.deepEqual(store.peek("shop", "a")?.data, { k: "v" });
+   * assert.equal(store.peek("shop", "b"), undefined);
+   * ```
    */
   peek(namespace: string, name: string): T | undefined;
-  /** Every stored identity as `[namespace, name]`, in store order. */
+  /**
+   * Every stored identity as `[namespace, name]`, in store order.
+   *
+   * @example Every namespace/name
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a" } }, ["a"]);
+   * store.add({ metadata: { namespace: "blog", name: "b" } }, ["b"]);
+   * assert.equal([...store.identities()].length, 2);
+   * ```
+   */
   identities(): Iterable<[namespace: string, name: string]>;
-  /** Removes everything. */
+  /**
+   * Removes everything.
+   *
+   * @example Emptying a store
+   * ```ts
+   * import type { Store } from "@haptic/k8s-watcher";
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store: Store = new MemoryStore();
+   * store.add({ metadata: { namespace: "shop", name: "a" } }, ["a"]);
+   * store.clear();
+   * assert.equal(store.size, 0);
+   * ```
+   */
   clear(): void;
   /** Incremented by every write; cheap change detection for readers. */
   readonly modificationCount: number;
@@ -229,7 +363,7 @@ export interface Store<T extends KubeObject = KubeObject>
  * Structured logger. Each method takes a message and optional fields.
  * `console` fits after a wrapper; see `consoleLogger`.
  *
- * @example
+ * @example A logger that keeps lines
  * ```ts
  * import type { Logger } from "@haptic/k8s-watcher";
  *
@@ -244,12 +378,52 @@ export interface Store<T extends KubeObject = KubeObject>
  * ```
  */
 export interface Logger {
-  /** Detail for debugging. */
+  /**
+   * Detail for debugging.
+   *
+   * @example Detail with fields
+   * ```ts
+   * import { consoleLogger, type Logger } from "@haptic/k8s-watcher";
+   *
+   * const logger: Logger = consoleLogger({ level: "debug" });
+   * logger.debug("LIST page received", { items: 500, continue: true });
+   * ```
+   */
   debug(message: string, fields?: Record<string, unknown>): void;
-  /** Normal operation. */
+  /**
+   * Normal operation.
+   *
+   * @example Normal operation
+   * ```ts
+   * import { consoleLogger, type Logger } from "@haptic/k8s-watcher";
+   *
+   * const logger: Logger = consoleLogger({ level: "debug" });
+   * logger.info("Watching ingresses", { namespace: "shop" });
+   * ```
+   */
   info(message: string, fields?: Record<string, unknown>): void;
-  /** Something unexpected that the watcher handled. */
+  /**
+   * Something unexpected that the watcher handled.
+   *
+   * @example Something handled
+   * ```ts
+   * import { consoleLogger, type Logger } from "@haptic/k8s-watcher";
+   *
+   * const logger: Logger = consoleLogger({ level: "debug" });
+   * logger.warn("Watch stream ended; resuming", { resourceVersion: "42" });
+   * ```
+   */
   warn(message: string, fields?: Record<string, unknown>): void;
-  /** Something a human should fix (RBAC, a missing CRD). */
+  /**
+   * Something a human should fix (RBAC, a missing CRD).
+   *
+   * @example Something to fix, with the error
+   * ```ts
+   * import { consoleLogger, type Logger } from "@haptic/k8s-watcher";
+   *
+   * const logger: Logger = consoleLogger({ level: "debug" });
+   * logger.error("LIST forbidden: check the RBAC rules", { error: new Error("403 Forbidden") });
+   * ```
+   */
   error(message: string, fields?: Record<string, unknown>): void;
 }

@@ -2,7 +2,7 @@
  * A Kubernetes `Status` object, as returned with error answers and ERROR
  * watch events.
  *
- * @example
+ * @example The Status of an expired watch
  * ```ts
  * import type { KubeStatus } from "@haptic/k8s-watcher/client";
  *
@@ -38,7 +38,7 @@ export interface KubeStatus {
 /**
  * Options for {@linkcode ApiError}.
  *
- * @example
+ * @example What a throttled request carries
  * ```ts
  * import type { ApiErrorOptions } from "@haptic/k8s-watcher/client";
  *
@@ -69,7 +69,7 @@ export interface ApiErrorOptions {
  * A non-2xx answer from the Kubernetes API (or a Status in an ERROR watch
  * event). Carries the HTTP code and the parsed `Status`.
  *
- * @example
+ * @example A 404 and its reason
  * ```ts
  * import { ApiError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -99,6 +99,21 @@ export class ApiError extends Error {
   /**
    * Creates the error; the message names the code, reason and request.
    *
+   * @example Wrapping a RestClient's failed answer
+   * ```ts
+   * import { ApiError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ApiError({
+   *   code: 429,
+   *   status: { reason: "TooManyRequests", details: { retryAfterSeconds: 2 } },
+   *   method: "GET",
+   *   path: "/api/v1/pods",
+   * });
+   * assert.match(err.message, /^Kubernetes API answered 429 TooManyRequests for GET \/api\/v1\/pods/);
+   * assert.equal(err.retryAfterSeconds, 2); // from the Status's details
+   * ```
+   *
    * @param options What the server answered.
    */
   constructor(options: ApiErrorOptions) {
@@ -125,7 +140,19 @@ export class ApiError extends Error {
         : undefined);
   }
 
-  /** The `Status` reason, e.g. `Expired` or `NotFound`. */
+  /**
+   * The `Status` reason, e.g. `Expired` or `NotFound`.
+   *
+   * @example Telling a conflict from other failures
+   * ```ts
+   * import { ApiError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ApiError({ code: 409, status: { reason: "Conflict" } });
+   * assert.equal(err.reason, "Conflict"); // read again and retry the update
+   * assert.equal(new ApiError({ code: 502 }).reason, undefined); // no Status
+   * ```
+   */
   get reason(): string | undefined {
     return this.status?.reason;
   }

@@ -12,7 +12,7 @@
  * or an exec credential plugin that is missing, fails, times out or prints
  * no usable credential (thrown by the request that needed it).
  *
- * @example
+ * @example Refusing a server URL that is not a URL
  * ```ts
  * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -27,6 +27,17 @@ export class KubeConfigError extends Error {
   /**
    * Creates the error.
    *
+   * @example An unreadable file, with its cause
+   * ```ts
+   * import { KubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const cause = new Error("permission denied");
+   * const err = new KubeConfigError("Kubeconfig ~/.kube/config cannot be read", { cause });
+   * assert.equal(err.name, "KubeConfigError");
+   * assert.equal(err.cause, cause);
+   * ```
+   *
    * @param message What is wrong, naming the setting or file.
    * @param options The underlying cause.
    */
@@ -40,7 +51,7 @@ export class KubeConfigError extends Error {
  * One configuration source `FetchClient.fromEnv` looked at, and why it was
  * not used.
  *
- * @example
+ * @example A source that did not apply
  * ```ts
  * import type { ConfigAttempt } from "@haptic/k8s-watcher/client";
  *
@@ -61,7 +72,7 @@ export interface ConfigAttempt {
  * No configuration source applied. The message and `attempts` list every
  * source that was tried and why it was rejected.
  *
- * @example
+ * @example No configuration anywhere
  * ```ts
  * import { FetchClient, NoKubeConfigError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -84,6 +95,19 @@ export class NoKubeConfigError extends Error {
   /**
    * Creates the error.
    *
+   * @example Every source and why it did not apply
+   * ```ts
+   * import { NoKubeConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new NoKubeConfigError([
+   *   { source: "KUBECONFIG", reason: "not set" },
+   *   { source: "in-cluster", reason: "KUBERNETES_SERVICE_HOST is not set" },
+   * ]);
+   * assert.match(err.message, /KUBECONFIG: not set; in-cluster: KUBERNETES_SERVICE_HOST is not set/);
+   * assert.equal(err.attempts.length, 2);
+   * ```
+   *
    * @param attempts The sources tried and why each was rejected.
    */
   constructor(attempts: readonly ConfigAttempt[]) {
@@ -100,7 +124,7 @@ export class NoKubeConfigError extends Error {
 /**
  * Options for {@linkcode ResponseDecodeError}.
  *
- * @example
+ * @example An HTML sign-in page instead of JSON
  * ```ts
  * import type { ResponseDecodeErrorOptions } from "@haptic/k8s-watcher/client";
  *
@@ -133,7 +157,7 @@ export interface ResponseDecodeErrorOptions {
  * expected: an HTML page from a proxy, an empty or truncated body. Non-2xx
  * answers become {@linkcode ApiError} instead, whatever their body.
  *
- * @example
+ * @example Telling a proxy's HTML page from an API answer
  * ```ts
  * import { ResponseDecodeError } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
@@ -164,6 +188,21 @@ export class ResponseDecodeError extends Error {
   /**
    * Creates the error.
    *
+   * @example A proxy's sign-in page
+   * ```ts
+   * import { ResponseDecodeError } from "@haptic/k8s-watcher/client";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ResponseDecodeError({
+   *   code: 200,
+   *   contentType: "text/html",
+   *   preview: "<html>Sign in</html>",
+   *   method: "GET",
+   *   path: "/api/v1/pods",
+   * });
+   * assert.equal(err.preview, "<html>Sign in</html>");
+   * ```
+   *
    * @param options The answer that could not be decoded.
    */
   constructor(options: ResponseDecodeErrorOptions) {
@@ -186,7 +225,7 @@ export class ResponseDecodeError extends Error {
 /**
  * Options for {@linkcode ApiConnectionError}.
  *
- * @example
+ * @example A refused connection
  * ```ts
  * import type { ApiConnectionErrorOptions } from "@haptic/k8s-watcher/client";
  *
@@ -215,7 +254,7 @@ export interface ApiConnectionErrorOptions {
  * The request got no HTTP answer: connection refused or reset, DNS or TLS
  * failure, a closed client. Retrying later may help.
  *
- * @example
+ * @example A connection failure has no HTTP status
  * ```ts
  * import { ApiConnectionError } from "@haptic/k8s-watcher";
  * import { httpStatusOf } from "@haptic/k8s-watcher/client";
@@ -240,6 +279,21 @@ export class ApiConnectionError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example A refused connection, named with its server
+   * ```ts
+   * import { ApiConnectionError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ApiConnectionError({
+   *   server: "https://10.0.0.1:443",
+   *   method: "GET",
+   *   path: "/api/v1/pods",
+   *   detail: "connection refused",
+   * });
+   * assert.equal(err.server, "https://10.0.0.1:443");
+   * assert.match(err.message, /connection refused/);
+   * ```
    *
    * @param options The request and what went wrong.
    */

@@ -39,7 +39,7 @@ const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 /**
  * Runtime options of a {@linkcode FetchClient}.
  *
- * @example
+ * @example Checking a token file twice as often
  * ```ts
  * import type { FetchClientOptions } from "@haptic/k8s-watcher/client";
  *
@@ -47,26 +47,39 @@ const DEFAULT_TOKEN_REFRESH_MS = 60_000;
  * ```
  */
 export interface FetchClientOptions {
-  /** Clock for the token file refresh interval (default: the system clock). */
+  /**
+   * Clock for the token file refresh interval and exec plugin timeouts.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
   /**
-   * How often, at most, a `tokenFile` is checked for changes (default
-   * 60 000 ms, as client-go). A 401 answer forces a re-read on the next
-   * request.
+   * How often, at most, a `tokenFile` is checked for changes, in ms (as
+   * client-go). A 401 answer forces a re-read on the next request.
+   *
+   * @default {60000}
    */
   tokenRefreshMs?: number;
-  /** Describes where the configuration came from (default `explicit config`). */
+  /**
+   * Describes where the configuration came from.
+   *
+   * @default {"explicit config"}
+   */
   source?: string;
   /**
    * The environment variables to use instead of the process's: exec
    * credential plugins run with exactly these (plus their own `env`), so
    * `PATH` decides which plugin runs. `fromEnv()` also reads `KUBECONFIG`,
    * `KUBERNETES_SERVICE_HOST`/`_PORT` and `HOME` from them.
+   *
+   * @default {Deno.env (process.env on Node and Bun)}
    */
   env?: Record<string, string | undefined>;
   /**
    * How long an exec credential plugin may run before it is stopped and
-   * the request fails (default 60 000 ms, on `clock`).
+   * the request fails, in ms on `clock`.
+   *
+   * @default {60000}
    */
   execTimeoutMs?: number;
 }
@@ -75,7 +88,7 @@ export interface FetchClientOptions {
  * Where {@linkcode FetchClient.fromEnv} and friends look. Every field
  * defaults to the real environment; tests inject their own.
  *
- * @example
+ * @example Another context, with kubectl proxy as the last resort
  * ```ts
  * import type { FromEnvOptions } from "@haptic/k8s-watcher/client";
  *
@@ -84,14 +97,17 @@ export interface FetchClientOptions {
  */
 export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
   /**
-   * The service account directory (default
-   * `/var/run/secrets/kubernetes.io/serviceaccount`).
+   * The service account directory.
+   *
+   * @default {"/var/run/secrets/kubernetes.io/serviceaccount"}
    */
   inClusterDir?: string;
   /**
    * Falls back to `kubectl proxy` (`true`: `http://127.0.0.1:8001`, or the
    * given URL) when no other source applies. Off by default: it cannot be
    * detected without a request.
+   *
+   * @default {false}
    */
   kubectlProxy?: boolean | string;
   /** The kubeconfig context to use instead of the current one. */
@@ -170,12 +186,26 @@ export class FetchClient implements RestClient, Disposable {
   /**
    * Creates a client from an explicit configuration.
    *
+   * @example A server and a token, as from a secret store
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * using client = new FetchClient(
+   *   { server: "https://10.96.0.1:443", token: "s3cr3t", namespace: "haptic" },
+   *   { source: "vault" },
+   * );
+   * assert.equal(client.defaultNamespace, "haptic");
+   * assert.equal(client.source, "vault");
+   * ```
+   *
    * @param config The server, credentials and TLS material.
    * @param options Clock, token refresh interval and source description.
    * @throws {KubeConfigError} When the server URL, token or PEM data is
    * unusable, or a client certificate comes without its key.
    */
-  constructor(config: FetchClientConfig, options: FetchClientOptions = {}) {
+  constructor(config: FetchClientConfig, options?: FetchClientOptions) {
+    if (options === undefined) options = {};
     let url: URL;
     try {
       url = new URL(config.server);
@@ -277,7 +307,7 @@ export class FetchClient implements RestClient, Disposable {
    * reason is listed in the {@linkcode NoKubeConfigError} thrown when none
    * applies. The chosen one is described in `source`.
    *
-   * @example
+   * @example Reading KUBECONFIG
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -302,7 +332,8 @@ export class FetchClient implements RestClient, Disposable {
    * @returns A client for the first source that applies.
    * @throws {NoKubeConfigError} When none applies.
    */
-  static fromEnv(options: FromEnvOptions = {}): FetchClient {
+  static fromEnv(options?: FromEnvOptions): FetchClient {
+    if (options === undefined) options = {};
     const { config, source } = detectConfig(options);
     return new FetchClient(config, { ...options, source });
   }
@@ -311,7 +342,7 @@ export class FetchClient implements RestClient, Disposable {
    * The client of a pod: `KUBERNETES_SERVICE_HOST`/`_PORT` and the service
    * account's token (re-read when it changes), CA and namespace.
    *
-   * @example
+   * @example Outside a pod there is no in-cluster config
    * ```ts
    * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -324,11 +355,12 @@ export class FetchClient implements RestClient, Disposable {
    * @throws {KubeConfigError} When not running in a pod.
    */
   static inCluster(
-    options: Pick<
+    options?: Pick<
       FromEnvOptions,
       "env" | "inClusterDir" | "clock" | "tokenRefreshMs"
-    > = {},
+    >,
   ): FetchClient {
+    if (options === undefined) options = {};
     const { config, source } = inClusterConfig(
       envReader(options.env),
       options.inClusterDir ?? SERVICE_ACCOUNT_DIR,
@@ -343,7 +375,7 @@ export class FetchClient implements RestClient, Disposable {
    * `tls-server-name`, `proxy-url`, `insecure-skip-tls-verify` and the
    * context namespace (the README lists what is refused, and why).
    *
-   * @example
+   * @example A kubeconfig that is not there
    * ```ts
    * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -358,8 +390,9 @@ export class FetchClient implements RestClient, Disposable {
    */
   static fromKubeconfig(
     path: string,
-    options: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy"> = {},
+    options?: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy">,
   ): FetchClient {
+    if (options === undefined) options = {};
     const { config, source } = configFromKubeconfig(
       loadKubeconfig([path], options.parseYaml),
       options.context,
@@ -371,7 +404,7 @@ export class FetchClient implements RestClient, Disposable {
    * A client for the configuration kubectl itself would use, from
    * `kubectl config view --raw --minify --flatten -o json`.
    *
-   * @example
+   * @example A kubectl that is not there
    * ```ts
    * import { FetchClient, KubeConfigError } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -388,13 +421,18 @@ export class FetchClient implements RestClient, Disposable {
    * configuration cannot be used.
    */
   static fromKubectl(
-    options:
+    options?:
       & Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy" | "parseYaml">
       & {
-        /** The kubectl command (default `kubectl`, looked up on `PATH`). */
+        /**
+         * The kubectl command, looked up on `PATH` unless it has a `/`.
+         *
+         * @default {"kubectl"}
+         */
         kubectl?: string;
-      } = {},
+      },
   ): FetchClient {
+    if (options === undefined) options = {};
     const { config, source } = kubectlConfigView(
       { command: options.kubectl ?? "kubectl", env: options.env },
       {
@@ -408,7 +446,7 @@ export class FetchClient implements RestClient, Disposable {
   /**
    * A client for `kubectl proxy`, which adds the credentials itself.
    *
-   * @example
+   * @example Talking to kubectl proxy
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    * import assert from "node:assert/strict";
@@ -420,7 +458,8 @@ export class FetchClient implements RestClient, Disposable {
    * @param url The proxy address (default `http://127.0.0.1:8001`).
    * @returns The client.
    */
-  static kubectlProxy(url: string = KUBECTL_PROXY_URL): FetchClient {
+  static kubectlProxy(url?: string): FetchClient {
+    if (url === undefined) url = KUBECTL_PROXY_URL;
     return new FetchClient({ server: url }, {
       source: `kubectl proxy at ${url}`,
     });
@@ -428,6 +467,31 @@ export class FetchClient implements RestClient, Disposable {
 
   /**
    * Sends one request. Every parameter goes in `querystring`.
+   *
+   * @example A watch as parsed lines
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const controller = new AbortController();
+   * const lines = await client.performRequest({
+   *   method: "GET",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   querystring: new URLSearchParams({ watch: "true" }),
+   *   expectStream: true,
+   *   expectJson: true,
+   *   abortSignal: controller.signal,
+   * });
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * const reader = lines.getReader();
+   * const { value } = await reader.read();
+   * assert.equal((value as { type: string }).type, "ADDED");
+   * await reader.cancel();
+   * ```
    *
    * @param opts The request; `expectStream` gives the body as a byte stream
    * (aborting `abortSignal` cancels it), `expectJson` the parsed body, and
@@ -439,15 +503,76 @@ export class FetchClient implements RestClient, Disposable {
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson: true },
   ): Promise<ReadableStream<JsonValue>>;
-  /** Sends one request; a stream of bytes. */
+  /**
+   * Sends one request; a stream of bytes.
+   *
+   * @example A body as bytes, as they arrive
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const bytes = await client.performRequest({
+   *   method: "GET",
+   *   path: "/version",
+   *   expectStream: true,
+   * });
+   * const text = await new Response(bytes).text();
+   * assert.ok(JSON.parse(text).major);
+   * ```
+   */
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson?: false },
   ): Promise<ReadableStream<Uint8Array>>;
-  /** Sends one request; the body parsed as JSON. */
+  /**
+   * Sends one request; the body parsed as JSON.
+   *
+   * @example Creating an object, then listing as JSON
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await client.performRequest({
+   *   method: "POST",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   bodyJson: { metadata: { name: "settings" }, data: { mode: "fast" } },
+   *   expectJson: true,
+   * });
+   * const list = await client.performRequest({
+   *   method: "GET",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   expectJson: true,
+   * }) as { items: { metadata: { name: string } }[] };
+   * assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["settings"]);
+   * ```
+   */
   performRequest(
     opts: RequestOptions & { expectJson: true; expectStream?: false },
   ): Promise<JsonValue>;
-  /** Sends one request; the raw body. */
+  /**
+   * Sends one request; the raw body.
+   *
+   * @example The raw body
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const raw = await client.performRequest({ method: "GET", path: "/version" });
+   * assert.ok(raw instanceof Uint8Array);
+   * assert.ok(JSON.parse(new TextDecoder().decode(raw)).major);
+   * ```
+   */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
   async performRequest(opts: RequestOptions): Promise<unknown> {
     const { method, path } = opts;
@@ -604,7 +729,7 @@ export class FetchClient implements RestClient, Disposable {
    * Releases the TLS clients and stops a running exec plugin. Requests
    * made afterwards fail; streams already returned may end. Idempotent.
    *
-   * @example
+   * @example Closing a client
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    *
@@ -621,7 +746,19 @@ export class FetchClient implements RestClient, Disposable {
     this.#exec?.close();
   }
 
-  /** Same as {@linkcode FetchClient.close}, for `using`. */
+  /**
+   * Same as {@linkcode FetchClient.close}, for `using`.
+   *
+   * @example Closed at the end of a block
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   *
+   * {
+   *   using client = FetchClient.kubectlProxy();
+   *   console.log(client.server);
+   * } // closed here
+   * ```
+   */
   [Symbol.dispose](): void {
     this.close();
   }

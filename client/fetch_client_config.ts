@@ -2,7 +2,7 @@
  * How {@linkcode FetchClient} reaches a cluster. PEM fields accept PEM text
  * or base64-encoded PEM (the form of kubeconfig `*-data` fields).
  *
- * @example
+ * @example A service account's configuration
  * ```ts
  * import type { FetchClientConfig } from "@haptic/k8s-watcher/client";
  *
@@ -37,7 +37,11 @@ export interface FetchClientConfig {
    * certificate error that says so.
    */
   insecureSkipTlsVerify?: boolean;
-  /** The namespace to use when none is given (default `default`). */
+  /**
+   * The namespace to use when none is given.
+   *
+   * @default {"default"}
+   */
   namespace?: string;
   /**
    * The name the server certificate is verified against (and sent as SNI),
@@ -64,7 +68,7 @@ export interface FetchClientConfig {
  * prints an `ExecCredential` whose status holds a token, or a client
  * certificate and key, and optionally when they expire.
  *
- * @example
+ * @example An EKS token from the AWS CLI
  * ```ts
  * import type { ExecPluginConfig } from "@haptic/k8s-watcher/client";
  *
@@ -101,9 +105,10 @@ export interface ExecPluginConfig {
    */
   clusterConfig?: unknown;
   /**
-   * `Never` or `IfAvailable` (default): the plugin runs without a
-   * terminal. `Always` is refused: FetchClient never gives a plugin the
-   * terminal.
+   * `Never` or `IfAvailable`: the plugin runs without a terminal.
+   * `Always` is refused: FetchClient never gives a plugin the terminal.
+   *
+   * @default {"IfAvailable"}
    */
   interactiveMode?: "Never" | "IfAvailable" | "Always";
 }

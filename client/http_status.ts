@@ -5,7 +5,7 @@ import { parseRetryAfter } from "./_retry_after.ts";
 /**
  * What {@linkcode httpStatusOf} could tell about a failed request.
  *
- * @example
+ * @example An expired resourceVersion
  * ```ts
  * import type { HttpStatusInfo } from "@haptic/k8s-watcher/client";
  *
@@ -38,7 +38,7 @@ const MAX_CAUSE_DEPTH = 5;
  * Errors without a non-2xx answer (connection failures, aborts,
  * {@linkcode ResponseDecodeError}) give an empty object.
  *
- * @example
+ * @example Classifying errors from either client
  * ```ts
  * import { ApiError } from "@haptic/k8s-watcher";
  * import { httpStatusOf } from "@haptic/k8s-watcher/client";

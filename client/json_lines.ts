@@ -13,7 +13,7 @@ const PREVIEW_CHARS = 200;
  * Why {@linkcode readJsonLines} gave up: a line that is not JSON, a stream
  * that ended in the middle of a line, or a line longer than allowed.
  *
- * @example
+ * @example Naming a failure kind
  * ```ts
  * import type { JsonLinesErrorKind } from "@haptic/k8s-watcher/client";
  *
@@ -28,7 +28,7 @@ const MESSAGE_PREVIEW = 32;
 /**
  * A newline-delimited JSON stream that could not be decoded.
  *
- * @example
+ * @example A line that is not JSON
  * ```ts
  * import { JsonLinesError, readJsonLines } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
@@ -51,6 +51,16 @@ export class JsonLinesError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example A watch line that is not JSON
+   * ```ts
+   * import { JsonLinesError } from "@haptic/k8s-watcher/client";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new JsonLinesError("invalid-json", "<html>502 Bad Gateway");
+   * assert.equal(err.kind, "invalid-json");
+   * assert.equal(err.preview, "<html>502 Bad Gateway");
+   * ```
    *
    * @param kind What went wrong.
    * @param preview The start of the offending line.
@@ -79,7 +89,7 @@ export class JsonLinesError extends Error {
 /**
  * Options for {@linkcode readJsonLines}.
  *
- * @example
+ * @example Noticing bytes, and a smaller line limit
  * ```ts
  * import type { ReadJsonLinesOptions } from "@haptic/k8s-watcher/client";
  *
@@ -93,7 +103,11 @@ export class JsonLinesError extends Error {
 export interface ReadJsonLinesOptions {
   /** Called with the size of every chunk received, before it is decoded. */
   onBytes?: (byteCount: number) => void;
-  /** The longest line accepted, in bytes (default 64 MiB). */
+  /**
+   * The longest line accepted, in bytes (64 MiB).
+   *
+   * @default {67108864}
+   */
   maxLineBytes?: number;
   /**
    * Cancels the stream when aborted; the iteration then throws the signal's
@@ -113,7 +127,7 @@ export interface ReadJsonLinesOptions {
  * (`break`, `return`, a throw) or failing cancels the stream and releases
  * the reader, so no connection stays open.
  *
- * @example
+ * @example Lines split across chunks
  * ```ts
  * import { readJsonLines } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";

@@ -4,7 +4,7 @@ import type { Gvr } from "../types.ts";
  * The API root of a group/version: `/api/v1` for the core group,
  * `/apis/GROUP/VERSION` otherwise.
  *
- * @example
+ * @example Core and named API groups
  * ```ts
  * import { groupVersionPath } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
@@ -28,7 +28,7 @@ export function groupVersionPath(gvr: Gvr): string {
  * The path to list or watch a collection: in one namespace, or across all
  * namespaces (and for cluster-scoped resources) when `namespace` is empty.
  *
- * @example
+ * @example A namespace's collection and all namespaces
  * ```ts
  * import { collectionPath } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";
@@ -50,7 +50,7 @@ export function collectionPath(gvr: Gvr, namespace?: string): string {
 /**
  * The path of one named object.
  *
- * @example
+ * @example One Secret
  * ```ts
  * import { objectPath } from "@haptic/k8s-watcher/client";
  * import assert from "node:assert/strict";

@@ -9,7 +9,7 @@
 /**
  * HTTP methods a Kubernetes API request may use.
  *
- * @example
+ * @example A method
  * ```ts
  * import type { HttpMethod } from "@haptic/k8s-watcher/client";
  *
@@ -30,7 +30,7 @@ export type HttpMethod =
  * as `@cloudydeno/kubernetes-client` declares it) so that package's clients
  * stay assignable to {@linkcode RestClient}.
  *
- * @example
+ * @example A parsed JSON body
  * ```ts
  * import type { JsonValue } from "@haptic/k8s-watcher/client";
  *
@@ -51,7 +51,7 @@ export type JsonValue =
  * `path`, never set `contentType`, and set `accept` only to ask for the
  * metadata-only form (see `accept`).
  *
- * @example
+ * @example One LIST page as JSON
  * ```ts
  * import type { RequestOptions } from "@haptic/k8s-watcher/client";
  *
@@ -125,15 +125,68 @@ export interface RequestOptions {
  * ```
  */
 export interface RestClient {
-  /** Sends one request; a stream of bytes. */
+  /**
+   * Sends one request; a stream of bytes.
+   *
+   * @example Streaming a body
+   * ```ts
+   * import { FetchClient, type RestClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using fetchClient = new FetchClient({ server: server.url });
+   * const client: RestClient = fetchClient; // or any other implementation
+   * const body = await client.performRequest({ method: "GET", path: "/version", expectStream: true });
+   * assert.ok(JSON.parse(await new Response(body).text()).major);
+   * ```
+   */
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson?: false },
   ): Promise<ReadableStream<Uint8Array>>;
-  /** Sends one request; the body parsed as JSON. */
+  /**
+   * Sends one request; the body parsed as JSON.
+   *
+   * @example Parsed JSON
+   * ```ts
+   * import { FetchClient, type RestClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using fetchClient = new FetchClient({ server: server.url });
+   * const client: RestClient = fetchClient; // or any other implementation
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * const list = await client.performRequest({
+   *   method: "GET",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   expectJson: true,
+   * }) as { items: unknown[] };
+   * assert.equal(list.items.length, 1);
+   * ```
+   */
   performRequest(
     opts: RequestOptions & { expectJson: true; expectStream?: false },
   ): Promise<JsonValue>;
-  /** Sends one request; the raw body. */
+  /**
+   * Sends one request; the raw body.
+   *
+   * @example The raw bytes
+   * ```ts
+   * import { FetchClient, type RestClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using fetchClient = new FetchClient({ server: server.url });
+   * const client: RestClient = fetchClient; // or any other implementation
+   * const raw = await client.performRequest({ method: "GET", path: "/version" });
+   * assert.ok(raw.length > 0);
+   * ```
+   */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
   /** The namespace to use when a watcher asks for `namespacedWatch`. */
   defaultNamespace?: string;

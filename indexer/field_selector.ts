@@ -9,7 +9,7 @@ import { renderValue } from "./_render.ts";
 /**
  * A field selector comparison: `=` and `==` (equal) or `!=` (not equal).
  *
- * @example
+ * @example Not equal
  * ```ts
  * import type { FieldSelectorOperator } from "@haptic/k8s-watcher/indexer";
  *
@@ -22,7 +22,7 @@ export type FieldSelectorOperator = "=" | "==" | "!=";
  * One `path<op>value` term of a {@linkcode FieldSelector}, with the value
  * unescaped.
  *
- * @example
+ * @example The parsed terms of a selector
  * ```ts
  * import {
  *   FieldSelector,
@@ -49,7 +49,7 @@ export interface FieldSelectorTerm {
  * A malformed field selector. Names the selector and, when one term is at
  * fault, that term.
  *
- * @example
+ * @example A term without an operator
  * ```ts
  * import {
  *   FieldSelector,
@@ -72,6 +72,15 @@ export class FieldSelectorError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example The selector and the term at fault
+   * ```ts
+   * import { FieldSelectorError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new FieldSelectorError("spec.paused", "spec.paused", "expected =, == or !=");
+   * assert.equal(err.term, "spec.paused");
+   * ```
    *
    * @param selector The selector as given.
    * @param term The offending term, if any.
@@ -115,7 +124,7 @@ interface CompiledTerm extends FieldSelectorTerm {
  * and `=` with a backslash; whitespace around paths and values is ignored.
  * An empty (or blank) selector matches everything.
  *
- * @example
+ * @example Selecting by class and label, client-side
  * ```ts
  * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -140,6 +149,16 @@ export class FieldSelector {
   /**
    * Parses `selector`.
    *
+   * @example Any field, not only those the server can select
+   * ```ts
+   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const selector = new FieldSelector("spec.ingressClassName=haproxy");
+   * assert.equal(selector.matches({ metadata: { name: "a" }, spec: { ingressClassName: "haproxy" } }), true);
+   * assert.equal(selector.matches({ metadata: { name: "b" }, spec: {} }), false);
+   * ```
+   *
    * @param selector Comma-separated terms, or `""` to match everything.
    * @throws {FieldSelectorError} On an empty term, a term without operator,
    * an empty or invalid path, or a badly escaped value.
@@ -163,7 +182,7 @@ export class FieldSelector {
   /**
    * True when there are no terms, so every object matches.
    *
-   * @example
+   * @example A blank selector matches everything
    * ```ts
    * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -181,7 +200,7 @@ export class FieldSelector {
    * @param obj The object to test.
    * @returns `true` when `obj` is selected.
    *
-   * @example
+   * @example Matching numbers and booleans
    * ```ts
    * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -219,7 +238,7 @@ export class FieldSelector {
    *
    * @returns The canonical selector, `""` when empty.
    *
-   * @example
+   * @example The normalized form
    * ```ts
    * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";

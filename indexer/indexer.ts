@@ -12,7 +12,7 @@ import { assertKubeObject } from "./_kube_object.ts";
 /**
  * Options for {@linkcode Indexer}.
  *
- * @example
+ * @example Keys by namespace and name, without managed fields
  * ```ts
  * import type { IndexerOptions } from "@haptic/k8s-watcher/indexer";
  *
@@ -33,7 +33,7 @@ export interface IndexerOptions {
  * Invalid {@linkcode IndexerOptions}: names the option and, for a list entry,
  * its index.
  *
- * @example
+ * @example A path that does not parse
  * ```ts
  * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -54,6 +54,16 @@ export class IndexerOptionsError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example The option and the entry at fault
+   * ```ts
+   * import { IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new IndexerOptionsError("indexBy", 1, "expected a field name");
+   * assert.equal(err.option, "indexBy");
+   * assert.equal(err.index, 1);
+   * ```
    *
    * @param option The offending option.
    * @param index The offending entry, if any.
@@ -78,7 +88,7 @@ export class IndexerOptionsError extends Error {
  * `metadata` or `metadata.name`, or with a `metadata.namespace` that is not a
  * string. The watcher logs it and goes on.
  *
- * @example
+ * @example Something that is not a Kubernetes object
  * ```ts
  * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -91,6 +101,15 @@ export class InvalidObjectError extends Error {
   /**
    * Creates the error.
    *
+   * @example Something that is not an object
+   * ```ts
+   * import { InvalidObjectError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new InvalidObjectError("The object has no metadata");
+   * assert.equal(err.name, "InvalidObjectError");
+   * ```
+   *
    * @param message What is wrong with the object.
    */
   constructor(message: string) {
@@ -102,7 +121,7 @@ export class InvalidObjectError extends Error {
 /**
  * An object ready to store: filtered, with its index keys.
  *
- * @example
+ * @example An object and its keys
  * ```ts
  * import type { ProcessedObject } from "@haptic/k8s-watcher/indexer";
  *
@@ -139,7 +158,7 @@ const PROTECTED: readonly JsonPath[] = [
  * (or `metadata.name`, `metadata.namespace`, `metadata.resourceVersion`), so
  * keys are the same whether taken before or after filtering.
  *
- * @example
+ * @example Keys and a trimmed copy
  * ```ts
  * import { Indexer } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -169,6 +188,18 @@ export class Indexer {
 
   /**
    * Parses and checks the options.
+   *
+   * @example Keys by namespace and label
+   * ```ts
+   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const indexer = new Indexer({ indexBy: ["metadata.namespace", "metadata.labels.app"] });
+   * assert.deepEqual(
+   *   indexer.extractKeys({ metadata: { namespace: "shop", name: "a", labels: { app: "web" } } }),
+   *   ["shop", "web"],
+   * );
+   * ```
    *
    * @param options The paths to index by and to ignore.
    * @throws {IndexerOptionsError} When `indexBy` is empty, an expression is
@@ -226,7 +257,7 @@ export class Indexer {
   /**
    * The number of index keys per object (the length of `indexBy`).
    *
-   * @example
+   * @example How many keys each object gets
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -245,7 +276,7 @@ export class Indexer {
    * @param obj The object to index.
    * @returns One key per `indexBy` expression, or `undefined`.
    *
-   * @example
+   * @example Keys from strings, numbers and booleans
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -275,7 +306,7 @@ export class Indexer {
    * @param obj The object that could not be indexed.
    * @returns The missing expression, or `undefined`.
    *
-   * @example
+   * @example Naming the path an object lacks
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -300,7 +331,7 @@ export class Indexer {
    * @param obj The object to filter.
    * @returns The filtered object.
    *
-   * @example
+   * @example Dropping an annotation and condition messages
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -336,7 +367,7 @@ export class Indexer {
    * `metadata` object or no `metadata.name`, or a `metadata.namespace` that
    * is not a string.
    *
-   * @example
+   * @example An object without its key is skipped
    * ```ts
    * import { Indexer } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";

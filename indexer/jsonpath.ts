@@ -10,7 +10,7 @@
  * One step of a parsed {@linkcode JsonPath}: a map key, an array index, or
  * `[*]` (every array element or map value).
  *
- * @example
+ * @example The segments of a path
  * ```ts
  * import { JsonPath, type JsonPathSegment } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -32,7 +32,7 @@ export type JsonPathSegment =
  * An expression that is not valid JSONPath-lite. Names the expression, the
  * 0-based character position and what was expected there.
  *
- * @example
+ * @example Where a path stops parsing
  * ```ts
  * import { JsonPath, JsonPathError } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -58,6 +58,16 @@ export class JsonPathError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example Where and what was expected
+   * ```ts
+   * import { JsonPathError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new JsonPathError("spec[", 5, "an index");
+   * assert.equal(err.position, 5);
+   * assert.equal(err.expected, "an index");
+   * ```
    *
    * @param expression The expression as given.
    * @param position 0-based index where parsing failed.
@@ -132,6 +142,17 @@ export class JsonPath {
   /**
    * Parses `expression`.
    *
+   * @example Dotted, bracketed and kubectl-style paths
+   * ```ts
+   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const obj = { metadata: { labels: { "app.kubernetes.io/name": "shop" } } };
+   * assert.equal(new JsonPath("metadata.labels['app.kubernetes.io/name']").get(obj), "shop");
+   * assert.equal(new JsonPath("{.metadata.labels.missing}").get(obj), undefined);
+   * assert.throws(() => new JsonPath("metadata..labels"));
+   * ```
+   *
    * @param expression A JSONPath-lite expression such as `metadata.name`.
    * @throws {JsonPathError} When the expression is empty or malformed.
    */
@@ -159,7 +180,7 @@ export class JsonPath {
    * @param value Any JSON value, typically a Kubernetes object.
    * @returns The first match, or `undefined`.
    *
-   * @example
+   * @example The first match
    * ```ts
    * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -198,7 +219,7 @@ export class JsonPath {
    * @param value Any JSON value, typically a Kubernetes object.
    * @returns The matches, possibly none.
    *
-   * @example
+   * @example Every match
    * ```ts
    * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -223,7 +244,7 @@ export class JsonPath {
    *
    * @returns The source expression.
    *
-   * @example
+   * @example The path as written
    * ```ts
    * import { JsonPath } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";

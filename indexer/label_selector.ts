@@ -9,7 +9,7 @@
 /**
  * How one term of a label selector compares a label.
  *
- * @example
+ * @example Excluding values
  * ```ts
  * import type { LabelOperator } from "@haptic/k8s-watcher/indexer";
  *
@@ -29,7 +29,7 @@ export type LabelOperator =
 /**
  * One parsed term of a label selector.
  *
- * @example
+ * @example The parsed requirements
  * ```ts
  * import {
  *   type LabelRequirement,
@@ -53,7 +53,7 @@ export interface LabelRequirement {
 /**
  * One entry of `matchExpressions` in a `metav1.LabelSelector`.
  *
- * @example
+ * @example One match expression
  * ```ts
  * import type { LabelSelectorRequirement } from "@haptic/k8s-watcher/indexer";
  *
@@ -73,7 +73,7 @@ export interface LabelSelectorRequirement {
  * The `metav1.LabelSelector` shape used in Kubernetes specs; every part must
  * hold (an empty object selects everything).
  *
- * @example
+ * @example Labels and expressions, as in a Deployment
  * ```ts
  * import type { LabelSelectorObject } from "@haptic/k8s-watcher/indexer";
  *
@@ -95,7 +95,7 @@ export interface LabelSelectorObject {
  * object form as JSON), `position` the 0-based character offset of the
  * problem in a string selector, and `term` the offending term or field.
  *
- * @example
+ * @example An unclosed set
  * ```ts
  * import {
  *   LabelSelector,
@@ -120,6 +120,16 @@ export class LabelSelectorError extends Error {
   /**
    * Creates the error.
    *
+   * @example An unclosed set, with its position
+   * ```ts
+   * import { LabelSelectorError } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new LabelSelectorError("tier in (web", "expected )", { position: 12 });
+   * assert.equal(err.position, 12);
+   * assert.match(err.message, /at position 12/);
+   * ```
+   *
    * @param selector The selector as given.
    * @param problem What is wrong.
    * @param options Where it is wrong.
@@ -127,8 +137,9 @@ export class LabelSelectorError extends Error {
   constructor(
     selector: string,
     problem: string,
-    options: { position?: number; term?: string } = {},
+    options?: { position?: number; term?: string },
   ) {
+    if (options === undefined) options = {};
     const where = options.position !== undefined
       ? ` at position ${options.position}`
       : options.term !== undefined
@@ -154,7 +165,7 @@ export class LabelSelectorError extends Error {
  * label, and `key=` selects an empty value. Stricter than Kubernetes, an
  * empty value list `in ()` is rejected.
  *
- * @example
+ * @example Equality, sets and absence
  * ```ts
  * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";
@@ -175,6 +186,16 @@ export class LabelSelector {
   /**
    * Parses a selector string.
    *
+   * @example Parsing kubectl's syntax
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const selector = new LabelSelector("app=web,tier in (api,web),!legacy");
+   * assert.equal(selector.requirements.length, 3);
+   * assert.ok(selector.matches({ app: "web", tier: "api" }));
+   * ```
+   *
    * @param selector The Kubernetes label selector syntax.
    * @throws {LabelSelectorError} When the selector is malformed.
    */
@@ -188,7 +209,7 @@ export class LabelSelector {
   /**
    * Builds a selector from the `metav1.LabelSelector` object shape.
    *
-   * @example
+   * @example From a metav1.LabelSelector object
    * ```ts
    * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
    * import assert from "node:assert/strict";
@@ -274,7 +295,19 @@ export class LabelSelector {
     return new LabelSelector("");
   }
 
-  /** True when the selector has no terms and so selects everything. */
+  /**
+   * True when the selector has no terms and so selects everything.
+   *
+   * @example An empty selector selects everything
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new LabelSelector("").isEmpty, true);
+   * assert.equal(new LabelSelector("").matches({ any: "labels" }), true);
+   * assert.equal(new LabelSelector("app=web").isEmpty, false);
+   * ```
+   */
   get isEmpty(): boolean {
     return this.#compiled.length === 0;
   }
@@ -282,6 +315,18 @@ export class LabelSelector {
   /**
    * Whether a label map satisfies every term. Missing labels count as an
    * empty map.
+   *
+   * @example Matching an object's labels
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * const selector = new LabelSelector("tier notin (canary),!legacy");
+   * assert.equal(selector.matches({ tier: "prod" }), true);
+   * assert.equal(selector.matches({ tier: "canary" }), false);
+   * assert.equal(selector.matches({ tier: "prod", legacy: "" }), false);
+   * assert.equal(selector.matches(undefined), true); // no labels: no tier, no legacy
+   * ```
    *
    * @param labels An object's `metadata.labels`.
    * @returns Whether the object is selected.
@@ -303,6 +348,14 @@ export class LabelSelector {
    * The canonical string form: terms sorted by key, values sorted, `==`
    * written as `=`. Parsing it gives an equal selector.
    *
+   * @example The canonical form the server is sent
+   * ```ts
+   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(String(new LabelSelector("tier in (web, api) , app = shop")), "app=shop,tier in (api,web)");
+   * ```
+   *
    * @returns The selector string (empty when it selects everything).
    */
   toString(): string {
@@ -315,7 +368,7 @@ export class LabelSelector {
  * as the `labelSelector` query parameter. A string is returned unchanged
  * once it parses; an object is rendered in canonical form.
  *
- * @example
+ * @example Canonical query strings
  * ```ts
  * import { formatLabelSelector } from "@haptic/k8s-watcher/indexer";
  * import assert from "node:assert/strict";

@@ -1,6 +1,28 @@
 /**
- * JSONPath-lite, index-key extraction, ignored fields and client-side field
- * selectors.
+ * What a watcher's config strings become: {@linkcode JsonPath} (the
+ * JSONPath subset of `indexBy`, `ignoreFields` and field selectors),
+ * {@linkcode Indexer} (index keys and ignored fields),
+ * {@linkcode FieldSelector} (client-side, over any path) and
+ * {@linkcode LabelSelector} (kubectl's syntax or a `metav1.LabelSelector`).
+ *
+ * The watchers use them for you; import them to evaluate the same
+ * expressions elsewhere, e.g. to check a configuration before starting.
+ *
+ * @example Checking a watcher's paths up front
+ * ```ts
+ * import { FieldSelector, Indexer, LabelSelector } from "@haptic/k8s-watcher/indexer";
+ * import assert from "node:assert/strict";
+ *
+ * const ingress = {
+ *   metadata: { namespace: "shop", name: "web", labels: { team: "web" } },
+ *   spec: { ingressClassName: "haproxy" },
+ * };
+ * const indexer = new Indexer({ indexBy: ["metadata.namespace", "spec.ingressClassName"] });
+ * assert.deepEqual(indexer.extractKeys(ingress), ["shop", "haproxy"]);
+ * assert.ok(new FieldSelector("spec.ingressClassName=haproxy").matches(ingress));
+ * assert.ok(new LabelSelector("team in (web,api)").matches(ingress.metadata.labels));
+ * assert.throws(() => new FieldSelector("spec.ingressClassName")); // no operator
+ * ```
  *
  * @module
  */

@@ -31,13 +31,46 @@ import {
  * ```
  */
 export interface SyncSource {
-  /** Resolves with the number of objects loaded by the initial list. */
+  /**
+   * Resolves with the number of objects loaded by the initial list.
+   *
+   * @example A source that loads 3 objects
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import type { SyncSource } from "@haptic/k8s-watcher/indextracker";
+   * import assert from "node:assert/strict";
+   *
+   * const source: SyncSource = { waitForSync: () => Promise.resolve(3) };
+   * const tracker = new IndexSynchronizationTracker(["nodes"]);
+   * void tracker.track("nodes", source);
+   * assert.deepEqual(await tracker.synchronized, new Map([["nodes", 3]]));
+   * ```
+   */
   waitForSync(signal?: AbortSignal): Promise<number>;
   /**
    * The source's most recent failure as `{ error }`, or `undefined` when
    * none. Optional; when present, a {@linkcode SyncAbortedError} names the
    * error for each resource that had not synced. `Watcher.lastError()` and
    * `SingleWatcher.lastError()` fit.
+   *
+   * @example Naming why a source did not sync
+   * ```ts
+   * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+   * import type { SyncSource } from "@haptic/k8s-watcher/indextracker";
+   * import assert from "node:assert/strict";
+   * import { SyncAbortedError } from "@haptic/k8s-watcher";
+   *
+   * const stuck: SyncSource = {
+   *   waitForSync: (signal) =>
+   *     new Promise((_, reject) => signal?.addEventListener("abort", () => reject(signal.reason))),
+   *   lastError: () => ({ error: new Error("403 Forbidden") }),
+   * };
+   * const controller = new AbortController();
+   * const tracker = new IndexSynchronizationTracker(["secrets"], { signal: controller.signal });
+   * void tracker.track("secrets", stuck);
+   * controller.abort();
+   * await assert.rejects(tracker.synchronized, (err) => err instanceof SyncAbortedError && /403/.test(err.message));
+   * ```
    */
   lastError?(): { readonly error: unknown } | undefined;
 }

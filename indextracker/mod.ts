@@ -1,7 +1,11 @@
 /**
  * {@linkcode IndexSynchronizationTracker}: waits until every watched
  * resource has finished its initial sync, then resolves once with every
- * count.
+ * count. Any {@linkcode SyncSource} can be tracked (both watchers are
+ * one); its errors say which resource is missing and why.
+ *
+ * The root module exports the tracker and {@linkcode SyncAbortedError};
+ * import from here for `SyncSource`, the options and the other errors.
  *
  * @example Marking a resource synced by hand
  * ```ts

@@ -3,7 +3,7 @@
  * is unusable: a missing lease name or identity, a timing that could let two
  * replicas lead at once. `field` names the offending option.
  *
- * @example
+ * @example A renew deadline longer than the lease
  * ```ts
  * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
  * import {
@@ -30,6 +30,15 @@ export class LeaderElectionConfigError extends Error {
 
   /**
    * Creates the error; the message names the option.
+   *
+   * @example Naming the option
+   * ```ts
+   * import { LeaderElectionConfigError } from "@haptic/k8s-watcher/leaderelection";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new LeaderElectionConfigError("renewDeadlineMs", "must be less than leaseDurationMs");
+   * assert.equal(err.field, "renewDeadlineMs");
+   * ```
    *
    * @param field The option that was wrong.
    * @param message What was wrong with it.

@@ -28,7 +28,7 @@ import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
 /**
  * What a {@linkcode LeaderElector} competes for and how.
  *
- * @example
+ * @example Leader-only work on a named Lease
  * ```ts
  * import type { LeaderElectorConfig } from "@haptic/k8s-watcher";
  *
@@ -55,24 +55,32 @@ export interface LeaderElectorConfig {
   identity: string;
   /**
    * How long the others wait, on their own clocks, after they last saw the
-   * Lease change before they take it over (default 15 000).
+   * Lease change before they take it over, in ms.
+   *
+   * @default {15000}
    */
   leaseDurationMs?: number;
   /**
-   * How long a leader keeps leading without a successful renewal (default
-   * 10 000). Must be less than `leaseDurationMs`.
+   * How long a leader keeps leading without a successful renewal, in ms.
+   * Must be less than `leaseDurationMs`.
+   *
+   * @default {10000}
    */
   renewDeadlineMs?: number;
   /**
    * How often the lease is read and renewed (or tried for), jittered to
-   * between 1/1.2 of it and all of it (default 2 000). `retryPeriodMs × 1.2`
-   * must be less than `renewDeadlineMs`, as in client-go.
+   * between 1/1.2 of it and all of it, in ms. `retryPeriodMs × 1.2` must
+   * be less than `renewDeadlineMs`, as in client-go.
+   *
+   * @default {2000}
    */
   retryPeriodMs?: number;
   /**
    * On `stop()`, clear `holderIdentity` after leader work has stopped, so a
    * successor takes over within one retry period instead of waiting for
-   * the lease to expire (default `true`).
+   * the lease to expire.
+   *
+   * @default {true}
    */
   releaseOnStop?: boolean;
   /**
@@ -95,7 +103,7 @@ export interface LeaderElectorConfig {
  * Runtime options of a {@linkcode LeaderElector}: where logs go and how
  * time and chance are measured (tests inject both).
  *
- * @example
+ * @example Debug logs from the election
  * ```ts
  * import { consoleLogger } from "@haptic/k8s-watcher";
  * import {
@@ -106,14 +114,24 @@ export interface LeaderElectorConfig {
  * ```
  */
 export interface LeaderElectorOptions {
-  /** Defaults to `consoleLogger()`. */
+  /**
+   * Where the elector logs.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
   /**
    * Measures every duration of the election. It must be monotonic: the
    * default is one on `performance.now()`, never the wall clock.
+   *
+   * @default {a clock on performance.now()}
    */
   clock?: Clock;
-  /** Source of jitter in [0, 1). Defaults to `Math.random`. */
+  /**
+   * Source of jitter in [0, 1).
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
 }
 
@@ -121,7 +139,7 @@ export interface LeaderElectorOptions {
  * A snapshot of a {@linkcode LeaderElector}'s state, for health endpoints.
  * Times are on the elector's clock.
  *
- * @example
+ * @example Describing who leads
  * ```ts
  * import type {
  *   LeaderElectorHealth,
@@ -274,6 +292,24 @@ export class LeaderElector {
    * Checks the configuration; nothing is requested until
    * {@linkcode LeaderElector.start}.
    *
+   * @example Leader-only work that ends with the term
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   *
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: `${Deno.hostname()}-${crypto.randomUUID().slice(0, 8)}`,
+   *   leaseDurationMs: 30_000,
+   *   renewDeadlineMs: 20_000,
+   *   onStartedLeading: async (signal) => {
+   *     // render and apply until the signal aborts
+   *     await new Promise((resolve) => signal.addEventListener("abort", resolve));
+   *   },
+   *   onNewLeader: (identity) => console.log(`${identity} leads`),
+   * }, client); // nothing is requested until start()
+   * ```
+   *
    * @param config The Lease, this replica's identity, timings and callbacks.
    * @param client A `FetchClient` or any `RestClient`; never closed here.
    * @param options Logger, clock and jitter source.
@@ -283,8 +319,9 @@ export class LeaderElector {
   constructor(
     config: LeaderElectorConfig,
     client: RestClient,
-    options: LeaderElectorOptions = {},
+    options?: LeaderElectorOptions,
   ) {
+    if (options === undefined) options = {};
     if (!config || typeof config !== "object") {
       throw new LeaderElectionConfigError("config", "must be an object");
     }
@@ -349,6 +386,29 @@ export class LeaderElector {
    * failures (they are logged and retried). Calling it again returns the
    * same promise.
    *
+   * @example Joining until a signal aborts
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * const controller = new AbortController();
+   * const running = elector.start(controller.signal);
+   * await waitFor(() => elector.isLeader()); // alone: it creates the Lease and leads
+   * controller.abort();
+   * await running;
+   * assert.equal(elector.isLeader(), false);
+   * ```
+   *
    * @param signal Stops the elector (as `stop()` does) when aborted.
    * @returns A promise that settles when the elector has stopped.
    * @throws {Error} When the elector was stopped: create a new one instead.
@@ -363,24 +423,119 @@ export class LeaderElector {
    * `onStoppedLeading`), releases the Lease when `releaseOnStop` is set,
    * and resolves when nothing more will happen. Idempotent.
    *
+   * @example Handing over on shutdown
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * elector.start();
+   * await waitFor(() => elector.isLeader());
+   * await elector.stop(); // stops leading and releases the Lease
+   * const lease = server.get("leases", "haptic", "haptic-controller");
+   * assert.ok(!(lease.spec as { holderIdentity?: string }).holderIdentity); // a successor need not wait for it to expire
+   * ```
+   *
    * @returns A promise that settles when everything has stopped.
    */
   stop(): Promise<void> {
     return this.#lifecycle.stop();
   }
 
-  /** Whether this replica leads now. */
+  /**
+   * Whether this replica leads now.
+   *
+   * @example Acting only as the leader
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * elector.start();
+   * await waitFor(() => elector.isLeader());
+   * if (elector.isLeader()) console.log("writing the status");
+   * await elector.stop();
+   * ```
+   */
   isLeader(): boolean {
     return this.#term !== undefined;
   }
 
-  /** The holder the Lease showed at the last read, or `undefined` when none. */
+  /**
+   * The holder the Lease showed at the last read, or `undefined` when none.
+   *
+   * @example Who holds the Lease
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * assert.equal(elector.leader(), undefined); // nothing read yet
+   * elector.start();
+   * await waitFor(() => elector.leader() !== undefined);
+   * assert.equal(elector.leader(), "replica-a");
+   * await elector.stop();
+   * ```
+   */
   leader(): string | undefined {
     const holder = this.#observed?.record.holderIdentity;
     return holder ? holder : undefined;
   }
 
-  /** A snapshot for health endpoints. */
+  /**
+   * A snapshot for health endpoints.
+   *
+   * @example A health endpoint
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   *   onStartedLeading: () => {},
+   * }, client, { clock });
+   * elector.start();
+   * await waitFor(() => elector.isLeader());
+   * const health = elector.health();
+   * assert.equal(health.leading, true);
+   * assert.equal(health.leader, "replica-a");
+   * assert.equal(health.consecutiveFailures, 0);
+   * await elector.stop();
+   * ```
+   */
   health(): LeaderElectorHealth {
     return {
       leading: this.#term !== undefined,

@@ -4,7 +4,7 @@ import { type Clock, systemClock } from "../clock.ts";
  * Options for {@linkcode Backoff}. The defaults are client-go's reflector
  * backoff: 800 ms, doubling, capped at 30 s, reset after 2 healthy minutes.
  *
- * @example
+ * @example Faster retries without jitter
  * ```ts
  * import type { BackoffOptions } from "@haptic/k8s-watcher/listwatch";
  *
@@ -12,27 +12,50 @@ import { type Clock, systemClock } from "../clock.ts";
  * ```
  */
 export interface BackoffOptions {
-  /** The first delay in milliseconds. Defaults to 800. */
+  /**
+   * The first delay in milliseconds.
+   *
+   * @default {800}
+   */
   initialMs?: number;
-  /** The largest delay in milliseconds. Defaults to 30000. */
+  /**
+   * The largest delay in milliseconds.
+   *
+   * @default {30000}
+   */
   maxMs?: number;
-  /** How much each delay grows over the previous one. Defaults to 2. */
+  /**
+   * How much each delay grows over the previous one.
+   *
+   * @default {2}
+   */
   factor?: number;
   /**
    * The share of each delay that is randomised, from 0 (none) to 1 (full
-   * jitter). Defaults to 0.2: a delay is drawn uniformly from
+   * jitter): a delay is drawn uniformly from
    * `[nominal * (1 - jitter), nominal]`.
+   *
+   * @default {0.2}
    */
   jitter?: number;
   /**
    * How long the guarded operation must have been healthy, in milliseconds,
-   * before the next failure starts again from `initialMs`. Defaults to
-   * 120000.
+   * before the next failure starts again from `initialMs`.
+   *
+   * @default {120000}
    */
   resetAfterMs?: number;
-  /** The clock that measures healthy time. Defaults to `systemClock`. */
+  /**
+   * The clock that measures healthy time.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** A source of numbers in `[0, 1)` for the jitter. Defaults to `Math.random`. */
+  /**
+   * A source of numbers in `[0, 1)` for the jitter.
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
 }
 
@@ -51,7 +74,7 @@ export interface BackoffOptions {
  * next failure starts over from `initialMs` only if it has been healthy for
  * `resetAfterMs` since.
  *
- * @example
+ * @example Doubling delays, reset after healthy time
  * ```ts
  * import { Backoff } from "@haptic/k8s-watcher/listwatch";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -80,11 +103,24 @@ export class Backoff {
   /**
    * Creates a backoff at its first step.
    *
+   * @example client-go's reflector backoff, or a faster one
+   * ```ts
+   * import { Backoff } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const standard = new Backoff({ random: () => 0 }); // 800 ms doubling to 30 s
+   * assert.equal(standard.next(), 800);
+   * const fast = new Backoff({ initialMs: 10, maxMs: 100, factor: 3, jitter: 0 });
+   * assert.deepEqual([fast.next(), fast.next(), fast.next()], [10, 30, 90]);
+   * assert.throws(() => new Backoff({ jitter: 2 }), RangeError);
+   * ```
+   *
    * @param options Delays, jitter, reset time, clock and random source.
    * @throws {RangeError} When a delay is not positive, `maxMs` is below
    * `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
    */
-  constructor(options: BackoffOptions = {}) {
+  constructor(options?: BackoffOptions) {
+    if (options === undefined) options = {};
     this.#initialMs = options.initialMs ?? 800;
     this.#maxMs = options.maxMs ?? 30_000;
     this.#factor = options.factor ?? 2;
@@ -119,7 +155,20 @@ export class Backoff {
     }
   }
 
-  /** Failures counted since the sequence last started over. */
+  /**
+   * Failures counted since the sequence last started over.
+   *
+   * @example Counting failures
+   * ```ts
+   * import { Backoff } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const backoff = new Backoff({ jitter: 0 });
+   * backoff.next();
+   * backoff.next();
+   * assert.equal(backoff.attempt, 2);
+   * ```
+   */
   get attempt(): number {
     return this.#attempt;
   }
@@ -128,6 +177,15 @@ export class Backoff {
    * Records a failure and returns how long to wait before retrying, in
    * milliseconds. Starts over from `initialMs` first when the operation has
    * been healthy for `resetAfterMs`.
+   *
+   * @example Delays capped at maxMs
+   * ```ts
+   * import { Backoff } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const backoff = new Backoff({ initialMs: 1_000, maxMs: 3_000, jitter: 0 });
+   * assert.deepEqual([backoff.next(), backoff.next(), backoff.next()], [1_000, 2_000, 3_000]);
+   * ```
    *
    * @returns The delay, within `[nominal * (1 - jitter), nominal]`.
    */
@@ -142,12 +200,40 @@ export class Backoff {
   /**
    * Records that the operation works (e.g. a watch stream opened). Only the
    * first call after a failure counts: healthy time runs from then.
+   *
+   * @example A watch that breaks at once does not reset the delays
+   * ```ts
+   * import { Backoff } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   *
+   * const clock = new FakeClock();
+   * const backoff = new Backoff({ clock, jitter: 0 });
+   * backoff.next(); // 800
+   * backoff.markHealthy(); // the stream opened…
+   * await clock.tick(10); // …and broke 10 ms later
+   * assert.equal(backoff.next(), 1_600);
+   * ```
    */
   markHealthy(): void {
     this.#healthySince ??= this.#clock.now();
   }
 
-  /** Starts the sequence over at once. */
+  /**
+   * Starts the sequence over at once.
+   *
+   * @example Starting over
+   * ```ts
+   * import { Backoff } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const backoff = new Backoff({ jitter: 0 });
+   * backoff.next();
+   * backoff.next();
+   * backoff.reset();
+   * assert.equal(backoff.next(), 800);
+   * ```
+   */
   reset(): void {
     this.#attempt = 0;
     this.#healthySince = undefined;

@@ -149,6 +149,30 @@ export class ListWatch {
   /**
    * Creates the loop; nothing happens until {@linkcode ListWatch.run}.
    *
+   * @example A sink keeping names, one namespace, small pages
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   *
+   * const names = new Set<string>();
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const loop = new ListWatch(client, {
+   *   onListPage: (page) => {
+   *     if (page.first) names.clear();
+   *     for (const o of page.items) names.add(o.metadata.name!);
+   *   },
+   *   onListEnd: () => console.log(`${names.size} secrets`),
+   *   onEvent: (type, o) => {
+   *     if (type === "DELETED") names.delete(o.metadata.name!);
+   *     else names.add(o.metadata.name!);
+   *   },
+   * }, {
+   *   gvr: { group: "", version: "v1", resource: "secrets" },
+   *   namespace: "haptic",
+   *   pageSize: 100,
+   * }); // nothing is requested until run()
+   * ```
+   *
    * @param client The Kubernetes client; never closed by the loop.
    * @param sink Receives pages, lists and events.
    * @param options What to watch, and tuning.
@@ -208,12 +232,65 @@ export class ListWatch {
     this.#state = initialListWatchState({ initialList: options.initialList });
   }
 
-  /** `idle` before `run()`, the current phase while running, then `stopped`. */
+  /**
+   * `idle` before `run()`, the current phase while running, then `stopped`.
+   *
+   * @example From idle to watching to stopped
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * assert.equal(loop.phase, "idle");
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching");
+   * controller.abort();
+   * await done;
+   * assert.equal(loop.phase, "stopped");
+   * ```
+   */
   get phase(): ListWatchPhase {
     return this.#running || !this.#stopped ? this.#state.phase : "stopped";
   }
 
-  /** Whether a first complete list has been delivered to the sink. */
+  /**
+   * Whether a first complete list has been delivered to the sink.
+   *
+   * @example Synced once the first list is delivered
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * assert.equal(loop.synced, false);
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.synced);
+   * controller.abort();
+   * await done;
+   * ```
+   */
   get synced(): boolean {
     return this.#state.synced;
   }
@@ -221,32 +298,199 @@ export class ListWatch {
   /**
    * The resourceVersion the loop is at: of the latest event, bookmark or
    * list; `undefined` until the first list arrives.
+   *
+   * @example Following the server's version
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching");
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * await waitFor(() => loop.resourceVersion === server.resourceVersion);
+   * controller.abort();
+   * await done;
+   * ```
    */
   get resourceVersion(): string | undefined {
     return this.#state.resourceVersion;
   }
 
-  /** The last failure that was retried, and when; kept after recovery. */
+  /**
+   * The last failure that was retried, and when; kept after recovery.
+   *
+   * @example A 503 that was retried
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * server.injectFault({ verb: "list", kind: "status", code: 503, times: 1 });
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.lastError !== undefined);
+   * assert.match(String(loop.lastError?.error), /503/);
+   * controller.abort();
+   * await done;
+   * ```
+   */
   get lastError(): ListWatchFailure | undefined {
     return this.#lastError;
   }
 
-  /** When the latest watch event (bookmarks included) arrived. */
+  /**
+   * When the latest watch event (bookmarks included) arrived.
+   *
+   * @example Set by the first watch event
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching");
+   * assert.equal(loop.lastEventTime, undefined);
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * await waitFor(() => loop.lastEventTime !== undefined);
+   * controller.abort();
+   * await done;
+   * ```
+   */
   get lastEventTime(): number | undefined {
     return this.#lastEventTime;
   }
 
-  /** Lists delivered after the initial one. */
+  /**
+   * Lists delivered after the initial one.
+   *
+   * @example A compacted history makes the loop list again
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching");
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * await waitFor(() => loop.events === 1);
+   * server.closeAllWatches(); // the loop resumes its watch from b…
+   * server.create("configmaps", { metadata: { name: "c", namespace: "shop" } });
+   * server.compactHistory(); // …which is now too old: 410 Gone
+   * await waitFor(() => loop.relists === 1);
+   * controller.abort();
+   * await done;
+   * ```
+   */
   get relists(): number {
     return this.#relists;
   }
 
-  /** Watches resumed from an earlier resourceVersion (not from a list). */
+  /**
+   * Watches resumed from an earlier resourceVersion (not from a list).
+   *
+   * @example A closed stream is resumed, not relisted
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching" && server.openWatchCount === 1);
+   * server.closeAllWatches(); // as a server timeout or a proxy does
+   * await waitFor(() => loop.reconnects === 1);
+   * assert.equal(loop.relists, 0);
+   * controller.abort();
+   * await done;
+   * ```
+   */
   get reconnects(): number {
     return this.#reconnects;
   }
 
-  /** ADDED, MODIFIED and DELETED events delivered to the sink. */
+  /**
+   * ADDED, MODIFIED and DELETED events delivered to the sink.
+   *
+   * @example Counting delivered events
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching");
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * server.delete("configmaps", "shop", "a");
+   * await waitFor(() => loop.events === 2);
+   * controller.abort();
+   * await done;
+   * ```
+   */
   get events(): number {
     return this.#events;
   }
@@ -258,6 +502,30 @@ export class ListWatch {
    *
    * Running again after a stop starts with a fresh list (and remembers a
    * fallback from `"stream"` to `"list"`).
+   *
+   * @example Running until aborted
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.synced);
+   * controller.abort();
+   * await done; // no request, stream or timer is left
+   * assert.equal(server.openWatchCount, 0);
+   * ```
    *
    * @param signal Stops the loop.
    * @throws {Error} When the loop is already running.

@@ -2,7 +2,7 @@
  * A LIST answer that is not a Kubernetes list (no `items` array or no
  * `metadata.resourceVersion`).
  *
- * @example
+ * @example A LIST answer without a resourceVersion
  * ```ts
  * import { MalformedListError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
@@ -19,6 +19,15 @@ export class MalformedListError extends Error {
   /**
    * Creates the error.
    *
+   * @example A LIST without items
+   * ```ts
+   * import { MalformedListError } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new MalformedListError("/api/v1/pods", "it has no items");
+   * assert.match(err.message, /it has no items/);
+   * ```
+   *
    * @param path The collection path listed.
    * @param problem What is wrong with the answer.
    */
@@ -33,7 +42,7 @@ export class MalformedListError extends Error {
  * A watch that the server closed at once, before sending any event: retried
  * with backoff, since re-watching at once could spin.
  *
- * @example
+ * @example A watch closed before its first event
  * ```ts
  * import { WatchClosedError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
@@ -50,6 +59,15 @@ export class WatchClosedError extends Error {
   /**
    * Creates the error.
    *
+   * @example A watch closed at once
+   * ```ts
+   * import { WatchClosedError } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new WatchClosedError("/api/v1/pods", 3);
+   * assert.match(err.message, /\/api\/v1\/pods/);
+   * ```
+   *
    * @param path The collection path watched.
    * @param afterMs How long the watch was open.
    */
@@ -65,7 +83,7 @@ export class WatchClosedError extends Error {
  * timeout (a half-open connection must not hang a (re)list). A body that
  * keeps arriving, however slowly, is not cut. Retried with backoff.
  *
- * @example
+ * @example A LIST body that stopped arriving
  * ```ts
  * import { ListTimeoutError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
@@ -80,6 +98,15 @@ export class ListTimeoutError extends Error {
 
   /**
    * Creates the error.
+   *
+   * @example Three silent minutes
+   * ```ts
+   * import { ListTimeoutError } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new ListTimeoutError("/api/v1/pods", 180_000);
+   * assert.match(err.message, /180000 ms/);
+   * ```
    *
    * @param path The collection path listed.
    * @param idleMs How long no bytes came.

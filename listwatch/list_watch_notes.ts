@@ -17,7 +17,7 @@
  * - `undecodable`: a watch line that is not JSON, or a cut one.
  * - `retryable`: anything else (5xx, connection errors, …).
  *
- * @example
+ * @example Naming a fault kind
  * ```ts
  * import type { FaultKind } from "@haptic/k8s-watcher/listwatch";
  *
@@ -36,7 +36,7 @@ export type FaultKind =
 /**
  * A classified failure: its kind, and what the answer said.
  *
- * @example
+ * @example A 429 with Retry-After
  * ```ts
  * import type { Fault } from "@haptic/k8s-watcher/listwatch";
  *
@@ -74,7 +74,7 @@ export interface Fault {
  * - `idle`: no bytes for `idleMs`; the watch (or initial stream) restarts.
  * - `streamUnsupported`: the initial list will come from LIST from now on.
  *
- * @example
+ * @example A watch that ended normally
  * ```ts
  * import type { ListWatchNote } from "@haptic/k8s-watcher/listwatch";
  *

@@ -56,24 +56,82 @@ export interface ListWatchSink {
    * One page of a list (the initial one, or a relist after 410 Gone, a
    * too-large resourceVersion, …), as it arrives. `first` starts a new
    * list: forget the pages of an unfinished one. The array is yours.
+   *
+   * @example Collecting pages until the list ends
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * let pending: string[] = [];
+   * const sink: Pick<ListWatchSink, "onListPage"> = {
+   *   onListPage(page) {
+   *     if (page.first) pending = []; // a new list: drop an unfinished one
+   *     pending.push(...page.items.map((o) => o.metadata.name!));
+   *   },
+   * };
+   * ```
    */
   onListPage(page: ListPage): void | Promise<void>;
   /**
    * The list whose pages came is complete. Replace what you hold with it in
    * one step: objects missing from it were deleted while the loop was not
    * watching.
+   *
+   * @example Swapping in the complete list
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * let current = new Set<string>();
+   * const listing = new Set<string>();
+   * const sink: Pick<ListWatchSink, "onListEnd"> = {
+   *   onListEnd(info) {
+   *     current = new Set(listing); // objects missing now were deleted
+   *     listing.clear();
+   *     console.log(`listed at ${info.resourceVersion}`, current.size);
+   *   },
+   * };
+   * ```
    */
   onListEnd(info: ListInfo): void | Promise<void>;
-  /** One watch event, after the list it follows. */
+  /**
+   * One watch event, after the list it follows.
+   *
+   * @example Applying an event
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * const names = new Set<string>();
+   * const sink: Pick<ListWatchSink, "onEvent"> = {
+   *   onEvent(type, object) {
+   *     if (type === "DELETED") names.delete(object.metadata.name!);
+   *     else names.add(object.metadata.name!);
+   *   },
+   * };
+   * ```
+   */
   onEvent(type: WatchEventType, object: KubeObject): void | Promise<void>;
-  /** A failure the loop is about to retry in `retryInMs`. */
+  /**
+   * A failure the loop is about to retry in `retryInMs`.
+   *
+   * @example Counting retries for a metric
+   * ```ts
+   * import type { ListWatchSink } from "@haptic/k8s-watcher/listwatch";
+   *
+   * let retries = 0;
+   * const sink: Pick<ListWatchSink, "onError"> = {
+   *   onError(error, retryInMs) {
+   *     retries++;
+   *     console.log(`retrying in ${retryInMs} ms after`, error);
+   *   },
+   * };
+   * ```
+   */
   onError?(error: unknown, retryInMs: number): void;
 }
 
 /**
  * Options for {@linkcode ListWatch}.
  *
- * @example
+ * @example One Secret by field selector
  * ```ts
  * import type { ListWatchOptions } from "@haptic/k8s-watcher/listwatch";
  *
@@ -87,13 +145,21 @@ export interface ListWatchSink {
 export interface ListWatchOptions {
   /** The resource to list and watch. */
   gvr: Gvr;
-  /** One namespace, or `""`/absent for all namespaces (and cluster scope). */
+  /**
+   * One namespace, or `""`/absent for all namespaces (and cluster scope).
+   *
+   * @default {""}
+   */
   namespace?: string;
   /** Server-side label selector, e.g. `app=web,tier!=db`. */
   labelSelector?: string;
   /** Server-side field selector, e.g. `metadata.name=web`. */
   fieldSelector?: string;
-  /** Objects per LIST page (`limit`). Defaults to 500. */
+  /**
+   * Objects per LIST page (`limit`).
+   *
+   * @default {500}
+   */
   pageSize?: number;
   /**
    * Ask for the metadata-only form (`PartialObjectMetadata`): LIST sends
@@ -104,42 +170,69 @@ export interface ListWatchOptions {
    * the header (its message naming the `Accept header`) is asked again
    * without it, for good: the loop hands on what it got, so a sink must
    * reduce objects itself when it relies on the form (the watchers do).
-   * Defaults to false.
+   *
+   * @default {false}
    */
   metadataOnly?: boolean;
   /**
-   * `"list"` (default) pages through LIST requests; `"stream"` gets the
-   * initial list as watch events (`sendInitialEvents=true`) and falls back
-   * to `"list"` for good when the server does not support it.
+   * `"list"` pages through LIST requests; `"stream"` gets the initial
+   * list as watch events (`sendInitialEvents=true`) and falls back to
+   * `"list"` for good when the server does not support it.
+   *
+   * @default {"list"}
    */
   initialList?: InitialListMode;
   /**
    * How long a `"stream"` initial list may take to reach its end bookmark
-   * before falling back to LIST, in milliseconds. Defaults to 60000.
+   * before falling back to LIST, in milliseconds.
+   *
+   * @default {60000}
    */
   initialStreamDeadlineMs?: number;
   /**
-   * A request that receives no bytes for this long is aborted and retried,
-   * in milliseconds: a watch (bookmarks count) is resumed, a LIST page
-   * requested again. Defaults to 180000.
+   * A request that receives no bytes for this long is aborted and retried, in
+   * milliseconds: a watch (bookmarks count) is resumed, a LIST page requested
+   * again.
+   *
+   * @default {180000}
    */
   idleTimeoutMs?: number;
-  /** Retry delays; the defaults are 800 ms doubling to 30 s. */
+  /**
+   * Retry delays.
+   *
+   * @default {800 ms doubling to 30 s, jittered; see BackoffOptions}
+   */
   backoff?: BackoffOptions;
-  /** The longest watch line accepted, in bytes. Defaults to 64 MiB. */
+  /**
+   * The longest watch line accepted, in bytes (64 MiB).
+   *
+   * @default {67108864}
+   */
   maxLineBytes?: number;
-  /** Time source for every timer. Defaults to `systemClock`. */
+  /**
+   * Time source for every timer.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Where to log. Defaults to `silentLogger`. */
+  /**
+   * Where to log.
+   *
+   * @default {silentLogger}
+   */
   logger?: Logger;
-  /** Numbers in `[0, 1)` for timeouts and jitter. Defaults to `Math.random`. */
+  /**
+   * Numbers in `[0, 1)` for timeouts and jitter.
+   *
+   * @default {Math.random}
+   */
   random?: () => number;
 }
 
 /**
  * The last failure a {@linkcode ListWatch} retried.
  *
- * @example
+ * @example Describing the last failure
  * ```ts
  * import type { ListWatchFailure } from "@haptic/k8s-watcher/listwatch";
  *
@@ -159,7 +252,7 @@ export interface ListWatchFailure {
  * Where a {@linkcode ListWatch} is: `idle` before `run()`, the state
  * machine's phase while running, `stopped` after.
  *
- * @example
+ * @example Naming a phase
  * ```ts
  * import type { ListWatchPhase } from "@haptic/k8s-watcher/listwatch";
  *

@@ -56,7 +56,7 @@ import {
 /**
  * The state a loop starts in.
  *
- * @example
+ * @example The first step of a loop
  * ```ts
  * import {
  *   initialListWatchState,
@@ -75,12 +75,13 @@ import {
  * @returns An idle state.
  */
 export function initialListWatchState(
-  options: {
+  options?: {
     initialList?: InitialListMode;
     synced?: boolean;
     resourceVersion?: string;
-  } = {},
+  },
 ): IdleState {
+  if (options === undefined) options = {};
   return {
     phase: "idle",
     synced: options.synced ?? false,

@@ -13,7 +13,7 @@ import type { ListWatchNote } from "./list_watch_notes.ts";
  * How the initial list (and every relist) is obtained: paginated LIST
  * requests, or one watch with `sendInitialEvents=true`.
  *
- * @example
+ * @example Streaming the initial list
  * ```ts
  * import type { InitialListMode } from "@haptic/k8s-watcher/listwatch";
  *
@@ -26,7 +26,7 @@ export type InitialListMode = "list" | "stream";
  * The watch event types handed to the consumer. `BOOKMARK` and `ERROR`
  * events are handled by the loop itself.
  *
- * @example
+ * @example Naming an event type
  * ```ts
  * import type { WatchEventType } from "@haptic/k8s-watcher/listwatch";
  *
@@ -38,7 +38,7 @@ export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
 /**
  * What every state carries across phases.
  *
- * @example
+ * @example What every state carries
  * ```ts
  * import type { ListWatchStateCommon } from "@haptic/k8s-watcher/listwatch";
  *
@@ -63,7 +63,7 @@ export interface ListWatchStateCommon {
 /**
  * Before the first step: nothing requested yet.
  *
- * @example
+ * @example A new loop is idle
  * ```ts
  * import { initialListWatchState } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
@@ -80,7 +80,7 @@ export interface IdleState extends ListWatchStateCommon {
  * Paging through a LIST. Pages go to the consumer as they arrive; the state
  * only counts them.
  *
- * @example
+ * @example Halfway through a paged list
  * ```ts
  * import type { ListingState } from "@haptic/k8s-watcher/listwatch";
  *
@@ -113,7 +113,7 @@ export interface ListingState extends ListWatchStateCommon {
  * Receiving the initial list as watch events (`sendInitialEvents=true`),
  * until the bookmark annotated `k8s.io/initial-events-end`.
  *
- * @example
+ * @example A stream not yet opened
  * ```ts
  * import type { StreamingInitialState } from "@haptic/k8s-watcher/listwatch";
  *
@@ -142,7 +142,7 @@ export interface StreamingInitialState extends ListWatchStateCommon {
 /**
  * Watching from a resourceVersion.
  *
- * @example
+ * @example Watching from the list's version
  * ```ts
  * import type { WatchingState } from "@haptic/k8s-watcher/listwatch";
  *
@@ -176,7 +176,7 @@ export interface WatchingState extends ListWatchStateCommon {
 /**
  * Waiting after a failure; `next` is entered when the wait is over.
  *
- * @example
+ * @example Waiting before the next watch
  * ```ts
  * import type {
  *   BackingOffState,
@@ -207,7 +207,7 @@ export interface BackingOffState extends ListWatchStateCommon {
  * A state entered with a request: paging through a LIST, streaming the
  * initial list, or watching.
  *
- * @example
+ * @example Which request a state makes
  * ```ts
  * import type { RequestState } from "@haptic/k8s-watcher/listwatch";
  *
@@ -221,7 +221,7 @@ export type RequestState = ListingState | StreamingInitialState | WatchingState;
 /**
  * Every state of the list-then-watch loop.
  *
- * @example
+ * @example Describing any state
  * ```ts
  * import type { ListWatchState } from "@haptic/k8s-watcher/listwatch";
  *
@@ -248,7 +248,7 @@ export type ListWatchState = IdleState | RequestState | BackingOffState;
  *   within `afterMs`.
  * - `backoffElapsed`: the wait asked for by a `backoff` command is over.
  *
- * @example
+ * @example A bookmark arrives
  * ```ts
  * import type { ListWatchInput } from "@haptic/k8s-watcher/listwatch";
  *
@@ -281,7 +281,7 @@ export type ListWatchInput =
  * - `event`: one watch event.
  * - `note`: a reason for the log.
  *
- * @example
+ * @example An object was added
  * ```ts
  * import type { ListWatchOutput } from "@haptic/k8s-watcher/listwatch";
  *
@@ -305,7 +305,7 @@ export type ListWatchOutput =
 /**
  * One page of a (re)list, as handed to the consumer.
  *
- * @example
+ * @example The first, empty page
  * ```ts
  * import type { ListPage } from "@haptic/k8s-watcher/listwatch";
  *
@@ -326,7 +326,7 @@ export interface ListPage {
 /**
  * What comes with every complete list.
  *
- * @example
+ * @example The end of the initial list
  * ```ts
  * import type { ListInfo } from "@haptic/k8s-watcher/listwatch";
  *
@@ -353,7 +353,7 @@ export interface ListInfo {
  * - `backoff`: log `reason`, report `error`, wait for the next backoff
  *   delay (at least `retryAfterMs`), then answer `backoffElapsed`.
  *
- * @example
+ * @example Requesting a LIST page
  * ```ts
  * import type { ListWatchCommand } from "@haptic/k8s-watcher/listwatch";
  *
@@ -381,7 +381,7 @@ export type ListWatchCommand =
 /**
  * What `listWatchTransition` returns.
  *
- * @example
+ * @example A step with nothing to do
  * ```ts
  * import type { ListWatchStep } from "@haptic/k8s-watcher/listwatch";
  *
@@ -403,7 +403,7 @@ export interface ListWatchStep {
  * The fixed parameters of one list-then-watch loop, and its only sources of
  * time and randomness.
  *
- * @example
+ * @example A context for tests of the state table
  * ```ts
  * import type { ListWatchContext } from "@haptic/k8s-watcher/listwatch";
  *
@@ -425,8 +425,35 @@ export interface ListWatchContext {
   readonly labelSelector?: string | undefined;
   /** The server-side field selector, e.g. `metadata.name=web`. */
   readonly fieldSelector?: string | undefined;
-  /** Numbers in `[0, 1)`, for the watch `timeoutSeconds`. */
+  /**
+   * Numbers in `[0, 1)`, for the watch `timeoutSeconds`.
+   *
+   * @example A fixed jitter for a deterministic test
+   * ```ts
+   * import { initialListWatchState, listWatchTransition } from "@haptic/k8s-watcher/listwatch";
+   *
+   * const context = { path: "/api/v1/pods", pageSize: 500, random: () => 0, now: () => 0 };
+   * const step = listWatchTransition(initialListWatchState(), { type: "start" }, context);
+   * console.log(step.command?.type); // "list"
+   * ```
+   */
   random(): number;
-  /** The current time in milliseconds. */
+  /**
+   * The current time in milliseconds.
+   *
+   * @example Time from a fake clock
+   * ```ts
+   * import type { ListWatchContext } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   *
+   * const clock = new FakeClock();
+   * const context: ListWatchContext = {
+   *   path: "/api/v1/pods",
+   *   pageSize: 500,
+   *   random: Math.random,
+   *   now: () => clock.now(),
+   * };
+   * ```
+   */
   now(): number;
 }

@@ -1,7 +1,24 @@
 /**
- * Stores a watcher writes to and its users read from: {@linkcode MemoryStore}
- * keeps whole objects, {@linkcode CachedStore} keeps references and fetches
- * objects on read. Both index by composite, non-unique keys.
+ * Stores a watcher writes to and its users read from:
+ * {@linkcode MemoryStore} keeps whole objects, {@linkcode CachedStore}
+ * keeps references and fetches objects on read (with an LRU cache). Both
+ * index by composite, non-unique keys and answer `get(...keys)` for exact
+ * keys or a key prefix. Their interfaces, `Store` and `ReadableStore`, are
+ * in the root module (and `@haptic/k8s-watcher/types`).
+ *
+ * A watcher makes its own store (`storeType`); use these directly for
+ * objects you keep yourself, in the same shape.
+ *
+ * @example An index by host
+ * ```ts
+ * import { MemoryStore } from "@haptic/k8s-watcher/store";
+ * import assert from "node:assert/strict";
+ *
+ * const byHost = new MemoryStore({ keyCount: 1 });
+ * byHost.add({ metadata: { namespace: "shop", name: "web" } }, ["shop.example.com"]);
+ * byHost.add({ metadata: { namespace: "shop", name: "api" } }, ["shop.example.com"]);
+ * assert.equal(byHost.get("shop.example.com").length, 2);
+ * ```
  *
  * @module
  */

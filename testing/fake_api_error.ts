@@ -8,7 +8,7 @@ import type { KubeStatus } from "../client/api_error.ts";
  * It is an {@linkcode ApiError}, so code that handles real API errors
  * handles these too.
  *
- * @example
+ * @example Getting an object that does not exist
  * ```ts
  * import { FakeApiError, FakeApiServer } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -26,6 +26,23 @@ export class FakeApiError extends ApiError {
 
   /**
    * Creates the error from a `Status`; the message is the status message.
+   *
+   * @example A 404 Status as the server would send it
+   * ```ts
+   * import { FakeApiError } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new FakeApiError({
+   *   kind: "Status",
+   *   apiVersion: "v1",
+   *   status: "Failure",
+   *   reason: "NotFound",
+   *   message: 'configmaps "x" not found',
+   *   code: 404,
+   * });
+   * assert.equal(err.code, 404);
+   * assert.equal(err.reason, "NotFound");
+   * ```
    *
    * @param status The failure, with `code`, `reason` and `message`.
    */

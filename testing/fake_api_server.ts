@@ -24,7 +24,7 @@ import {
 /**
  * Options for {@linkcode FakeApiServer}.
  *
- * @example
+ * @example A server on a fake clock with a short history
  * ```ts
  * import { FakeApiServer, FakeClock, type FakeApiServerOptions } from "@haptic/k8s-watcher/testing";
  *
@@ -33,30 +33,47 @@ import {
  * ```
  */
 export interface FakeApiServerOptions {
-  /** Time for timestamps, bookmarks, watch timeouts and faults (default the system clock). */
+  /**
+   * Time for timestamps, bookmarks, watch timeouts and faults.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
   /**
-   * How many writes the server remembers (default 1000). Watches and
-   * continue tokens older than that get 410 Expired, as after an etcd
-   * compaction.
+   * How many writes the server remembers. Watches and continue tokens
+   * older than that get 410 Expired, as after an etcd compaction.
+   *
+   * @default {1000}
    */
   historyLimit?: number;
-  /** The base URL `mockFetch` answers for (default `http://k8s.fake`). */
+  /**
+   * The base URL `mockFetch` answers for.
+   *
+   * @default {"http://k8s.fake"}
+   */
   url?: string;
-  /** Interval of BOOKMARK events on watches that allow them (default 60 000 ms). */
+  /**
+   * Interval of BOOKMARK events on watches that allow them, in ms.
+   *
+   * @default {60000}
+   */
   bookmarkIntervalMs?: number;
   /**
-   * Whether watches accept `sendInitialEvents` (default true). When false,
-   * the server answers such watches with 422 Invalid like a server without
-   * the WatchList feature, so clients can test their fallback to LIST.
+   * Whether watches accept `sendInitialEvents`. When false, the server
+   * answers such watches with 422 Invalid like a server without the
+   * WatchList feature, so clients can test their fallback to LIST.
+   *
+   * @default {true}
    */
   supportsWatchList?: boolean;
   /** More resource types to serve besides the built-in ones (e.g. CRDs). */
   resources?: ResourceDefinition[];
   /**
-   * The resourceVersion before the first write (default 0, so the first
-   * write is version 1). A real cluster never lists at `"0"`, which means
-   * "any version" to a watch; start higher to rule that case out.
+   * The resourceVersion before the first write (0: the first write is
+   * version 1). A real cluster never lists at `"0"`, which means "any
+   * version" to a watch; start higher to rule that case out.
+   *
+   * @default {0}
    */
   initialResourceVersion?: number;
   /**
@@ -64,7 +81,9 @@ export interface FakeApiServerOptions {
    * <token>`), through `handle`, `mockFetch` and `listen()` alike. A
    * request without it (or with another) gets 401 with a `Status` whose
    * reason is `Unauthorized`, as from an API server that rejects the
-   * credentials. Default: no authentication.
+   * credentials.
+   *
+   * @default {undefined (no authentication)}
    */
   token?: string;
 }
@@ -72,7 +91,7 @@ export interface FakeApiServerOptions {
 /**
  * A server started by {@linkcode FakeApiServer.listen}.
  *
- * @example
+ * @example Serving over HTTP on a free port
  * ```ts
  * import { FakeApiServer, type FakeApiListener } from "@haptic/k8s-watcher/testing";
  *
@@ -85,7 +104,18 @@ export interface FakeApiServerOptions {
 export interface FakeApiListener extends AsyncDisposable {
   /** `http://127.0.0.1:<port>`, or `https://` when serving TLS. */
   readonly url: string;
-  /** Ends the open watches and stops listening. */
+  /**
+   * Ends the open watches and stops listening.
+   *
+   * @example Stopping one listener
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   *
+   * await using server = new FakeApiServer();
+   * const listener = await server.listen();
+   * await listener.close(); // the server itself keeps answering handle()
+   * ```
+   */
   close(): Promise<void>;
 }
 
@@ -149,9 +179,23 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Creates a server with the built-in resources and no objects.
    *
+   * @example Defaults, or a fake clock and a token
+   * ```ts
+   * import { FakeApiServer, FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using plain = new FakeApiServer();
+   * assert.equal(plain.url, "http://k8s.fake");
+   * using strict = new FakeApiServer({ clock: new FakeClock(), token: "s3cr3t" });
+   * const res = await strict.handle(new Request(`${strict.url}/api/v1/pods`));
+   * assert.equal(res.status, 401);
+   * await res.body?.cancel();
+   * ```
+   *
    * @param options Clock, history size, URL, bookmark interval, WatchList support and extra resources.
    */
-  constructor(options: FakeApiServerOptions = {}) {
+  constructor(options?: FakeApiServerOptions) {
+    if (options === undefined) options = {};
     const url = new URL(options.url ?? "http://k8s.fake");
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(
@@ -209,27 +253,96 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     };
   }
 
-  /** The newest resourceVersion, as a string (`"0"` before any write). */
+  /**
+   * The newest resourceVersion, as a string (`"0"` before any write).
+   *
+   * @example One version for every write
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * assert.equal(server.resourceVersion, "0");
+   * server.create("configmaps", { metadata: { name: "a", namespace: "default" } });
+   * server.create("secrets", { metadata: { name: "b", namespace: "default" } });
+   * assert.equal(server.resourceVersion, "2");
+   * ```
+   */
   get resourceVersion(): string {
     return String(this.#store.rv);
   }
 
-  /** How many watch streams are open. */
+  /**
+   * How many watch streams are open.
+   *
+   * @example A watch open, then closed
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const controller = new AbortController();
+   * const res = await server.handle(new Request(`${server.url}/api/v1/pods?watch=1`, { signal: controller.signal }));
+   * assert.equal(server.openWatchCount, 1);
+   * await res.body?.cancel();
+   * assert.equal(server.openWatchCount, 0);
+   * ```
+   */
   get openWatchCount(): number {
     return this.#hub.size;
   }
 
-  /** Every request answered so far, oldest first. */
+  /**
+   * Every request answered so far, oldest first.
+   *
+   * @example What a client asked for
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * await (await server.handle(new Request(`${server.url}/api/v1/namespaces/shop/pods?limit=10`))).body?.cancel();
+   * assert.deepEqual(
+   *   server.requests.map((r) => [r.verb, r.resource, r.namespace, r.query.limit]),
+   *   [["list", "pods", "shop", "10"]],
+   * );
+   * ```
+   */
   get requests(): readonly RequestRecord[] {
     return this.#core.requests;
   }
 
-  /** Forgets the request log. */
+  /**
+   * Forgets the request log.
+   *
+   * @example Counting only the requests of one step
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * await (await server.handle(new Request(`${server.url}/api/v1/pods`))).body?.cancel();
+   * server.clearRequests();
+   * assert.equal(server.requests.length, 0);
+   * ```
+   */
   clearRequests(): void {
     this.#core.requests.length = 0;
   }
 
-  /** Every resource type served. */
+  /**
+   * Every resource type served.
+   *
+   * @example Every served type
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const kinds = server.resources.map((r) => r.kind);
+   * assert.ok(kinds.includes("Ingress") && kinds.includes("Lease"));
+   * ```
+   */
   get resources(): ResourceInfo[] {
     return this.#registry.all();
   }
@@ -238,7 +351,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * Serves another resource type, e.g. a CRD; it appears in discovery and
    * can be listed, watched and written at once.
    *
-   * @example
+   * @example Serving a custom resource
    * ```ts
    * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
@@ -262,6 +375,18 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Looks a resource type up by GVR, plural, singular, short name or kind.
    *
+   * @example By short name
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const info = server.resourceInfo("ing");
+   * assert.equal(info.group, "networking.k8s.io");
+   * assert.equal(info.namespaced, true);
+   * assert.throws(() => server.resourceInfo("nosuchthing"), TypeError);
+   * ```
+   *
    * @param resource The resource.
    * @returns Its definition.
    * @throws {TypeError} When no served type fits.
@@ -276,6 +401,18 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * `resourceVersion`, `creationTimestamp` and `generation` (for types that
    * keep one); a Secret's `stringData` is merged into `data`. Unlike an HTTP
    * create, the status is kept as given.
+   *
+   * @example What the server fills in
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const cm = server.create("cm", { metadata: { name: "settings", namespace: "shop" }, data: { mode: "fast" } });
+   * assert.equal(cm.kind, "ConfigMap");
+   * assert.equal(cm.metadata.resourceVersion, "1");
+   * assert.ok(cm.metadata.uid);
+   * ```
    *
    * @param resource The resource type.
    * @param object The object (copied; not modified).
@@ -295,6 +432,21 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * `allowUnconditionalUpdate` do). A write that changes nothing keeps the
    * version and sends no event, as in Kubernetes.
    *
+   * @example A stale resourceVersion is a conflict
+   * ```ts
+   * import { FakeApiError, FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const v1 = server.create("configmaps", { metadata: { name: "a", namespace: "shop" }, data: { n: "1" } });
+   * const v2 = server.update("configmaps", { ...v1, data: { n: "2" } });
+   * assert.deepEqual(v2.data, { n: "2" });
+   * assert.throws(
+   *   () => server.update("configmaps", { ...v1, data: { n: "3" } }), // v1's resourceVersion
+   *   (err) => err instanceof FakeApiError && err.code === 409,
+   * );
+   * ```
+   *
    * @param resource The resource type.
    * @param object The new state, identified by its namespace and name.
    * @returns A copy of the stored object.
@@ -307,6 +459,18 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Replaces only the `status` of an object, like a PUT to its `/status`
    * subresource; the generation does not change.
+   *
+   * @example A status write keeps the generation
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const deploy = server.create("deployments", { metadata: { name: "web", namespace: "shop" }, spec: { replicas: 1 } });
+   * const written = server.updateStatus("deployments", { ...deploy, status: { readyReplicas: 1 } });
+   * assert.deepEqual(written.status, { readyReplicas: 1 });
+   * assert.equal(written.metadata.generation, deploy.metadata.generation);
+   * ```
    *
    * @param resource The resource type.
    * @param object The object carrying the new status.
@@ -323,6 +487,17 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
 
   /**
    * Applies a JSON merge patch (RFC 7386) to an object.
+   *
+   * @example Merge-patching a label away
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop", labels: { app: "web", old: "x" } } });
+   * const patched = server.patch("configmaps", "shop", "a", { metadata: { labels: { old: null } } });
+   * assert.deepEqual(patched.metadata.labels, { app: "web" });
+   * ```
    *
    * @param resource The resource type.
    * @param namespace The namespace (`""` for cluster-scoped types).
@@ -352,6 +527,19 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * `deletionTimestamp` (and its generation bumped, for types that keep
    * one), and goes once an update empties its finalizers.
    *
+   * @example A finalizer holds the object back
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop", finalizers: ["example.com/cleanup"] } });
+   * const marked = server.delete("configmaps", "shop", "a");
+   * assert.ok(marked.metadata.deletionTimestamp); // still there, marked
+   * server.patch("configmaps", "shop", "a", { metadata: { finalizers: null } });
+   * assert.equal(server.list("configmaps", "shop").length, 0); // gone now
+   * ```
+   *
    * @param resource The resource type.
    * @param namespace The namespace (`""` for cluster-scoped types).
    * @param name The object name.
@@ -367,6 +555,17 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Reads an object.
    *
+   * @example Reading a copy
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.create("secrets", { metadata: { name: "creds", namespace: "haptic" }, stringData: { user: "admin" } });
+   * const secret = server.get("secrets", "haptic", "creds");
+   * assert.deepEqual(secret.data, { user: btoa("admin") });
+   * ```
+   *
    * @param resource The resource type.
    * @param namespace The namespace (`""` for cluster-scoped types).
    * @param name The object name.
@@ -381,6 +580,18 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
 
   /**
    * Lists objects, ordered by namespace, then name.
+   *
+   * @example One namespace, or all
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * server.create("configmaps", { metadata: { name: "a", namespace: "blog" } });
+   * assert.equal(server.list("configmaps", "shop").length, 1);
+   * assert.deepEqual(server.list("configmaps").map((o) => o.metadata.namespace), ["blog", "shop"]);
+   * ```
    *
    * @param resource The resource type.
    * @param namespace Only this namespace; omit (or `""`) for all.
@@ -408,6 +619,21 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * request's signal aborts (erroring the body), when the reader cancels,
    * or when the server closes them.
    *
+   * @example A request without any network
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const res = await server.handle(new Request(`${server.url}/api/v1/namespaces/shop/configmaps`, {
+   *   method: "POST",
+   *   headers: { "content-type": "application/json" },
+   *   body: JSON.stringify({ metadata: { name: "a" } }),
+   * }));
+   * assert.equal(res.status, 201);
+   * assert.equal((await res.json()).metadata.namespace, "shop");
+   * ```
+   *
    * @param request The request.
    * @returns The response.
    */
@@ -427,7 +653,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Arms a fault for the next matching requests.
    *
-   * @example
+   * @example A 503 with Retry-After on LIST
    * ```ts
    * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
@@ -451,7 +677,22 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     return this.#core.faults.inject(fault, key);
   }
 
-  /** Disarms every fault. */
+  /**
+   * Disarms every fault.
+   *
+   * @example Healing the server
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.injectFault({ verb: "any", kind: "status", code: 500 });
+   * server.clearFaults();
+   * const res = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(res.status, 200);
+   * await res.body?.cancel();
+   * ```
+   */
   clearFaults(): void {
     this.#core.faults.clear();
   }
@@ -460,17 +701,64 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * Forgets the write history, as an etcd compaction does: watches from
    * (and continue tokens for) any version older than the current one get
    * 410 Expired.
+   *
+   * @example An old resourceVersion expires
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * server.compactHistory();
+   * const res = await server.handle(new Request(`${server.url}/api/v1/configmaps?watch=1&resourceVersion=1`));
+   * const text = await res.text(); // an ERROR event with 410, then the end
+   * assert.match(text, /"code":410/);
+   * ```
    */
   compactHistory(): void {
     this.#store.compact();
   }
 
-  /** Makes every continue token issued so far answer 410 Expired. */
+  /**
+   * Makes every continue token issued so far answer 410 Expired.
+   *
+   * @example A paged list has to start over
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * const first = await (await server.handle(new Request(`${server.url}/api/v1/configmaps?limit=1`))).json();
+   * server.expireContinueTokens();
+   * const next = await server.handle(
+   *   new Request(`${server.url}/api/v1/configmaps?limit=1&continue=${first.metadata.continue}`),
+   * );
+   * assert.equal(next.status, 410);
+   * await next.body?.cancel();
+   * ```
+   */
   expireContinueTokens(): void {
     this.#core.continueEpoch++;
   }
 
-  /** Closes every open watch stream cleanly, as an API server restart would. */
+  /**
+   * Closes every open watch stream cleanly, as an API server restart would.
+   *
+   * @example Ending every stream, as a restart does
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const res = await server.handle(new Request(`${server.url}/api/v1/pods?watch=1`));
+   * server.closeAllWatches();
+   * assert.equal(await res.text(), ""); // ended cleanly, without an event
+   * assert.equal(server.openWatchCount, 0);
+   * ```
+   */
   closeAllWatches(): void {
     this.#hub.closeAll();
     for (const stall of [...this.#core.stalls]) stall.close();
@@ -485,12 +773,25 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * with kubectl, pass `tls` (a PEM certificate for 127.0.0.1 and its
    * key) and trust the certificate in the kubeconfig.
    *
+   * @example Over TCP, for any HTTP client
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * await using listener = await server.listen(); // a free port on 127.0.0.1
+   * const res = await fetch(`${listener.url}/api/v1/namespaces/shop/configmaps`);
+   * assert.equal((await res.json()).items.length, 1);
+   * ```
+   *
    * @param options `port` (default 0: any free port); `tls` to serve HTTPS.
    * @returns The listener; close it (or let the server's `close()` do it).
    */
   listen(
-    options: { port?: number; tls?: { cert: string; key: string } } = {},
+    options?: { port?: number; tls?: { cert: string; key: string } },
   ): Promise<FakeApiListener> {
+    if (options === undefined) options = {};
     try {
       if (this.#closed) throw new Error("The fake API server is closed");
       const listening = serveOn(
@@ -520,6 +821,19 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Ends every watch and stalled answer, clears every timer and stops the
    * listeners. Later requests get 503; the programmatic API keeps working.
+   *
+   * @example Closing at the end of a test
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const server = new FakeApiServer();
+   * await server.listen();
+   * await server.close(); // no watch, timer or listener is left
+   * const res = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(res.status, 503);
+   * await res.body?.cancel();
+   * ```
    */
   async close(): Promise<void> {
     this.#shutdown();
@@ -531,6 +845,16 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   /**
    * Like {@linkcode FakeApiServer.close} without waiting: use
    * `await using` instead when the server listens on a port.
+   *
+   * @example Disposed at the end of a block
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   *
+   * {
+   *   using server = new FakeApiServer();
+   *   server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * } // closed here
+   * ```
    */
   [Symbol.dispose](): void {
     this.#shutdown();
@@ -538,7 +862,19 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     this.#listeners.clear();
   }
 
-  /** Same as {@linkcode FakeApiServer.close}. */
+  /**
+   * Same as {@linkcode FakeApiServer.close}.
+   *
+   * @example Awaited at the end of a block, listeners included
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   *
+   * {
+   *   await using server = new FakeApiServer();
+   *   await server.listen();
+   * } // closed here, after the listener has stopped
+   * ```
+   */
   [Symbol.asyncDispose](): Promise<void> {
     return this.close();
   }

@@ -12,7 +12,7 @@ interface PendingTimer {
  * get to run between them, so a test can drive the watchers step by step
  * without sleeping.
  *
- * @example
+ * @example Timers fire when the clock is ticked
  * ```ts
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -35,18 +35,53 @@ export class FakeClock implements Clock {
   /**
    * Creates a clock at `options.now` (default 0).
    *
+   * @example Starting at a given time
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new FakeClock().now(), 0);
+   * assert.equal(new FakeClock({ now: Date.parse("2025-01-01") }).now(), 1735689600000);
+   * ```
+   *
    * @param options Where time starts.
    */
-  constructor(options: { now?: number } = {}) {
-    this.#now = options.now ?? 0;
+  constructor(options?: { now?: number }) {
+    this.#now = options?.now ?? 0;
   }
 
-  /** The current fake time in milliseconds. */
+  /**
+   * The current fake time in milliseconds.
+   *
+   * @example Time moves only when ticked
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await clock.tick(1_500);
+   * assert.equal(clock.now(), 1_500);
+   * ```
+   */
   now(): number {
     return this.#now;
   }
 
-  /** Schedules `fn` at `now() + ms` (negative and NaN delays count as zero). */
+  /**
+   * Schedules `fn` at `now() + ms` (negative and NaN delays count as zero).
+   *
+   * @example A timer on fake time
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let fired = false;
+   * clock.setTimeout(() => fired = true, 100);
+   * await clock.tick(100);
+   * assert.equal(fired, true);
+   * ```
+   */
   setTimeout(fn: () => void, ms: number): TimerHandle {
     const handle = this.#nextHandle++;
     this.#timers.set(handle, {
@@ -58,17 +93,61 @@ export class FakeClock implements Clock {
     return handle;
   }
 
-  /** Cancels a pending timer. */
+  /**
+   * Cancels a pending timer.
+   *
+   * @example A cancelled timer never fires
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let fired = false;
+   * const handle = clock.setTimeout(() => fired = true, 100);
+   * clock.clearTimeout(handle);
+   * await clock.tick(1_000);
+   * assert.equal(fired, false);
+   * ```
+   */
   clearTimeout(handle: TimerHandle): void {
     this.#timers.delete(handle);
   }
 
-  /** How many timers are pending. */
+  /**
+   * How many timers are pending.
+   *
+   * @example Checking that code left no timer behind
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * clock.setTimeout(() => {}, 10);
+   * assert.equal(clock.pendingTimers, 1);
+   * await clock.tick(10);
+   * assert.equal(clock.pendingTimers, 0);
+   * ```
+   */
   get pendingTimers(): number {
     return this.#timers.size;
   }
 
-  /** When the earliest pending timer is due, or `undefined` when none is. */
+  /**
+   * When the earliest pending timer is due, or `undefined` when none is.
+   *
+   * @example When the next timer is due
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * assert.equal(clock.nextDue, undefined);
+   * clock.setTimeout(() => {}, 300);
+   * clock.setTimeout(() => {}, 200);
+   * assert.equal(clock.nextDue, 200);
+   * await clock.runAll();
+   * ```
+   */
   get nextDue(): number | undefined {
     let next: number | undefined;
     for (const t of this.#timers.values()) {
@@ -80,6 +159,19 @@ export class FakeClock implements Clock {
   /**
    * Moves time forward by `ms`, firing every timer that falls due on the way
    * in order, and letting promise chains settle after each one.
+   *
+   * @example Timers fire in order, promise chains settle between them
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const order: string[] = [];
+   * clock.setTimeout(() => order.push("b"), 20);
+   * clock.setTimeout(() => Promise.resolve().then(() => order.push("a then")), 10);
+   * await clock.tick(30);
+   * assert.deepEqual(order, ["a then", "b"]);
+   * ```
    *
    * @param ms How far to move.
    * @throws {RangeError} When `ms` is negative or not finite: time never
@@ -109,10 +201,26 @@ export class FakeClock implements Clock {
    * Fires timers one after another (moving time to each) until none is
    * pending or `maxTimers` have fired; for code that should go quiet.
    *
+   * @example Until the code goes quiet
+   * ```ts
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * let retries = 0;
+   * const retry = () => {
+   *   if (++retries < 3) clock.setTimeout(retry, 1_000 * retries);
+   * };
+   * clock.setTimeout(retry, 0);
+   * assert.equal(await clock.runAll(), 3);
+   * assert.equal(clock.now(), 3_000);
+   * ```
+   *
    * @param maxTimers Guard against code that reschedules forever.
    * @returns How many timers fired.
    */
-  async runAll(maxTimers = 10_000): Promise<number> {
+  async runAll(maxTimers?: number): Promise<number> {
+    if (maxTimers === undefined) maxTimers = 10_000;
     let fired = 0;
     while (fired < maxTimers) {
       const due = this.nextDue;
@@ -142,7 +250,7 @@ export class FakeClock implements Clock {
  * Lets pending promise chains (and in-process streams) run: a few turns of
  * the real event loop. This yields; it does not wait for time to pass.
  *
- * @example
+ * @example Letting resolved promises run
  * ```ts
  * import { settle } from "@haptic/k8s-watcher/testing";
  *
@@ -154,7 +262,8 @@ export class FakeClock implements Clock {
  *
  * @param turns How many event-loop turns to yield.
  */
-export async function settle(turns = 3): Promise<void> {
+export async function settle(turns?: number): Promise<void> {
+  if (turns === undefined) turns = 3;
   for (let i = 0; i < turns; i++) {
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
   }
@@ -164,7 +273,7 @@ export async function settle(turns = 3): Promise<void> {
  * Yields event-loop turns until `predicate` holds; throws after `maxTurns`
  * with `description` so a failing test says what it waited for.
  *
- * @example
+ * @example Waiting for a condition
  * ```ts
  * import { waitFor } from "@haptic/k8s-watcher/testing";
  *
@@ -178,9 +287,9 @@ export async function settle(turns = 3): Promise<void> {
  */
 export async function waitFor(
   predicate: () => boolean,
-  options: { maxTurns?: number; description?: string } = {},
+  options?: { maxTurns?: number; description?: string },
 ): Promise<void> {
-  const maxTurns = options.maxTurns ?? 1000;
+  const maxTurns = options?.maxTurns ?? 1000;
   for (let i = 0; i < maxTurns; i++) {
     if (predicate()) return;
     await new Promise<void>((resolve) => setTimeout(resolve, 0));
@@ -188,7 +297,7 @@ export async function waitFor(
   if (predicate()) return;
   throw new Error(
     `Condition not reached after ${maxTurns} event-loop turns: ${
-      options.description ?? predicate.toString()
+      options?.description ?? predicate.toString()
     }`,
   );
 }

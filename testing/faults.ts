@@ -4,7 +4,7 @@ import type { ResourceRef } from "./resources.ts";
  * Which requests a fault applies to. `any` covers every request, discovery
  * included, unless a `resource` narrows it.
  *
- * @example
+ * @example Matching watches only
  * ```ts
  * import type { FaultVerb } from "@haptic/k8s-watcher/testing";
  *
@@ -36,7 +36,7 @@ export type FaultVerb =
  * - `stall`: headers, then nothing until the client aborts or the server
  *   closes.
  *
- * @example
+ * @example Throttling, and a dropped stream
  * ```ts
  * import type { FaultAction } from "@haptic/k8s-watcher/testing";
  *
@@ -58,12 +58,20 @@ export type FaultAction =
   }
   | {
     kind: "drop";
-    /** Watch lines sent before the stream closes (default 0). */
+    /**
+     * Watch lines sent before the stream closes.
+     *
+     * @default {0}
+     */
     afterEvents?: number;
   }
   | {
     kind: "truncate";
-    /** Whole watch lines sent before the broken one (default 0). */
+    /**
+     * Whole watch lines sent before the broken one.
+     *
+     * @default {0}
+     */
     afterEvents?: number;
   }
   | { kind: "stall" };
@@ -74,7 +82,7 @@ export type FaultAction =
  * matching request until that much time has passed on the server's clock;
  * with both, until either runs out.
  *
- * @example
+ * @example The first two LISTs of configmaps
  * ```ts
  * import type { FaultMatch } from "@haptic/k8s-watcher/testing";
  *
@@ -82,11 +90,20 @@ export type FaultAction =
  * ```
  */
 export interface FaultMatch {
-  /** The kind of request (default `any`). */
+  /**
+   * The kind of request.
+   *
+   * @default {"any"}
+   */
   verb?: FaultVerb;
   /** Only requests for this resource. */
   resource?: ResourceRef;
-  /** How many matching requests it applies to. */
+  /**
+   * How many matching requests it applies to (once, unless `forMs` is
+   * given).
+   *
+   * @default {1}
+   */
   times?: number;
   /** How long it stays armed, in milliseconds of the server clock. */
   forMs?: number;
@@ -95,7 +112,7 @@ export interface FaultMatch {
 /**
  * A fault to inject with `FakeApiServer.injectFault`.
  *
- * @example
+ * @example Two 503s on LIST
  * ```ts
  * import { FakeApiServer, type Fault } from "@haptic/k8s-watcher/testing";
  *
@@ -110,7 +127,7 @@ export type Fault = FaultMatch & FaultAction;
  * An armed fault: how often it fired, whether it is still armed, and a way
  * to disarm it.
  *
- * @example
+ * @example Cancelling a fault
  * ```ts
  * import { FakeApiServer, type FaultHandle } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -127,6 +144,20 @@ export interface FaultHandle {
   readonly hits: number;
   /** Whether it will still answer a matching request. */
   readonly active: boolean;
-  /** Disarms it. */
+  /**
+   * Disarms it.
+   *
+   * @example Disarming a fault that has not fired
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * const fault = server.injectFault({ verb: "watch", kind: "drop" });
+   * fault.cancel();
+   * assert.equal(fault.active, false);
+   * assert.equal(fault.hits, 0);
+   * ```
+   */
   cancel(): void;
 }

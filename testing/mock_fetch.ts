@@ -13,7 +13,7 @@ let originalFetch: typeof fetch | undefined;
  * the fetch, and aborting later errors the body stream and ends the watch
  * on the server side.
  *
- * @example
+ * @example fetch answered by the fake server
  * ```ts
  * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";

@@ -2,7 +2,7 @@
  * One request the fake API server answered, as kept in
  * `FakeApiServer.requests`.
  *
- * @example
+ * @example What a LIST request looked like
  * ```ts
  * import { FakeApiServer, type RequestRecord } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";

@@ -32,9 +32,17 @@ export interface ResourceDefinition {
   kind: string;
   /** Whether objects live in a namespace. */
   namespaced: boolean;
-  /** Kind of the list (default `<kind>List`). */
+  /**
+   * Kind of the list.
+   *
+   * @default {`${kind}List`}
+   */
   listKind?: string;
-  /** Singular name (default the kind in lowercase). */
+  /**
+   * Singular name.
+   *
+   * @default {kind.toLowerCase()}
+   */
   singularName?: string;
   /** Short names, e.g. `["ing"]`. */
   shortNames?: string[];
@@ -52,13 +60,17 @@ export interface ResourceDefinition {
    * It is also bumped once when a delete first sets `deletionTimestamp` on
    * an object held by finalizers. `false`: no generation (ConfigMaps,
    * Secrets, Services, Leases, …).
+   *
+   * @default {true}
    */
   generation?: boolean | string[];
   /**
-   * Whether the type has a `status` subresource (default true). With one,
+   * Whether the type has a `status` subresource. With one,
    * `/status` answers and writes to the object itself leave `status`
    * alone over HTTP (and a create over HTTP drops it), as in Kubernetes.
    * Without one, `/status` is 404 and `status` is an ordinary field.
+   *
+   * @default {true}
    */
   statusSubresource?: boolean;
   /**
@@ -67,10 +79,12 @@ export interface ResourceDefinition {
    */
   selectableFields?: string[];
   /**
-   * Whether a PUT may leave `metadata.resourceVersion` out (default false,
-   * as for custom resources and Leases). When false, such an update is
+   * Whether a PUT may leave `metadata.resourceVersion` out (not for custom
+   * resources and Leases). When false, such an update is
    * refused with 422 Invalid ("must be specified for an update"), as the
    * API server does; a stale resourceVersion is always a 409 Conflict.
+   *
+   * @default {false}
    */
   allowUnconditionalUpdate?: boolean;
 }
@@ -78,7 +92,7 @@ export interface ResourceDefinition {
 /**
  * A {@linkcode ResourceDefinition} with every default filled in.
  *
- * @example
+ * @example The definition of pods, defaults filled in
  * ```ts
  * import { FakeApiServer, type ResourceInfo } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -96,7 +110,7 @@ export interface ResourceInfo extends Required<ResourceDefinition> {
 /**
  * The resources every {@linkcode FakeApiServer} serves from the start.
  *
- * @example
+ * @example Is a type served?
  * ```ts
  * import { builtinResources } from "@haptic/k8s-watcher/testing";
  * import assert from "node:assert/strict";
@@ -296,7 +310,7 @@ export const builtinResources: readonly ResourceDefinition[] = [
  * plural name (`pods`), a short name (`po`), a kind (`Pod`) or
  * `resource.group` (`ingresses.networking.k8s.io`).
  *
- * @example
+ * @example By name or by group, version and resource
  * ```ts
  * import type { ResourceRef } from "@haptic/k8s-watcher/testing";
  *

@@ -117,10 +117,34 @@ export class Watcher<T extends KubeObject = KubeObject>
   #store: StoreHandle<T>;
   #outlet: BatchOutlet;
   #source: SharedSource<T> | undefined;
+  #consumer: SourceConsumer<T>;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
    * until {@linkcode Watcher.start}.
+   *
+   * @example Typed, with one set of options for every watcher
+   * ```ts
+   * import {
+   *   consoleLogger,
+   *   FetchClient,
+   *   type KubeObject,
+   *   Watcher,
+   *   type WatcherOptions,
+   * } from "@haptic/k8s-watcher";
+   *
+   * interface Service extends KubeObject {
+   *   spec: { ports?: { port: number }[] };
+   * }
+   *
+   * const options: WatcherOptions = { logger: consoleLogger({ level: "warn" }) };
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const services = new Watcher<Service>({
+   *   gvr: { group: "", version: "v1", resource: "services" },
+   *   indexBy: ["metadata.namespace", "metadata.name"],
+   *   onChange: (store, batch) => console.log(store.size, batch.total),
+   * }, client, options); // nothing is requested until start()
+   * ```
    *
    * @param config What to watch and what to call.
    * @param client A `FetchClient` or any `RestClient`; never closed here.
@@ -133,9 +157,10 @@ export class Watcher<T extends KubeObject = KubeObject>
   constructor(
     config: WatcherConfig<T> & StoredForm<T>,
     client: RestClient,
-    options: WatcherOptions = {},
+    options?: WatcherOptions,
   ) {
     super();
+    if (options === undefined) options = {};
     checkConfigObject("Watcher", config, options);
     validatePositive("debounceInterval", config.debounceInterval);
     validatePositive("cacheTTL", config.cacheTTL);
@@ -291,9 +316,33 @@ export class Watcher<T extends KubeObject = KubeObject>
     });
   }
 
-  #consumer: SourceConsumer<T>;
-
-  /** The indexed store. Reads may return Promises with `storeType: "cached"`. */
+  /**
+   * The indexed store. Reads may return Promises with `storeType: "cached"`.
+   *
+   * @example Reading by index keys
+   * ```ts
+   * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * server.create("configmaps", { metadata: { name: "c", namespace: "blog" } });
+   * using _fetch = mockFetch(server);
+   * const watcher = new Watcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   indexBy: ["metadata.namespace", "metadata.name"],
+   *   onChange: () => {},
+   * }, new FetchClient({ server: server.url }));
+   * watcher.start();
+   * await watcher.waitForSync();
+   * assert.equal((await watcher.store.get("shop")).length, 2); // a key prefix
+   * assert.equal((await watcher.store.get("blog", "c"))[0].metadata.name, "c");
+   * assert.equal(watcher.store.size, 3);
+   * await watcher.stop();
+   * ```
+   */
   get store(): ReadableStore<T> {
     return this.#store;
   }
@@ -302,6 +351,34 @@ export class Watcher<T extends KubeObject = KubeObject>
    * Calls `onChange` now with what accumulated (possibly nothing), as the
    * seed's `ForceSync`. In a group: delivers the group's pending batches
    * now, when there are any.
+   *
+   * @example Delivering a batch without waiting for the interval
+   * ```ts
+   * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * const totals: number[] = [];
+   * const watcher = new Watcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   indexBy: ["metadata.name"],
+   *   debounceInterval: 60_000,
+   *   onChange: (_store, batch) => {
+   *     if (!batch.isInitialSync) totals.push(batch.total);
+   *   },
+   * }, new FetchClient({ server: server.url }));
+   * watcher.start();
+   * await watcher.waitForSync();
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * await waitFor(() => totals.length === 1); // the first change fires at once
+   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+   * await waitFor(() => watcher.health().events === 2); // held for a minute…
+   * await watcher.forceSync(); // …unless forced
+   * assert.deepEqual(totals, [1, 1]);
+   * await watcher.stop();
+   * ```
    *
    * @returns A promise that settles when that call has finished.
    */

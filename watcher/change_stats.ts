@@ -4,7 +4,7 @@ import type { ChangeStats } from "../types.ts";
  * The counts {@linkcode changeStats} builds a {@linkcode ChangeStats} from.
  * Missing counts are zero; `isInitialSync` defaults to `false`.
  *
- * @example
+ * @example The counts of an initial list
  * ```ts
  * import type { ChangeStatsInit } from "@haptic/k8s-watcher/watcher";
  *
@@ -12,20 +12,36 @@ import type { ChangeStats } from "../types.ts";
  * ```
  */
 export interface ChangeStatsInit {
-  /** Objects added to the store. Defaults to 0. */
+  /**
+   * Objects added to the store.
+   *
+   * @default {0}
+   */
   created?: number;
-  /** Objects replaced in the store. Defaults to 0. */
+  /**
+   * Objects replaced in the store.
+   *
+   * @default {0}
+   */
   modified?: number;
-  /** Objects removed from the store. Defaults to 0. */
+  /**
+   * Objects removed from the store.
+   *
+   * @default {0}
+   */
   deleted?: number;
-  /** Whether the batch belongs to the initial list. Defaults to `false`. */
+  /**
+   * Whether the batch belongs to the initial list.
+   *
+   * @default {false}
+   */
   isInitialSync?: boolean;
 }
 
 /**
  * Builds a frozen {@linkcode ChangeStats}, deriving `total` and `isEmpty`.
  *
- * @example
+ * @example Counts with a total
  * ```ts
  * import { changeStats } from "@haptic/k8s-watcher/watcher";
  * import assert from "node:assert/strict";
@@ -41,7 +57,8 @@ export interface ChangeStatsInit {
  * @returns The frozen statistics.
  * @throws {RangeError} When a count is negative, fractional or not a number.
  */
-export function changeStats(init: ChangeStatsInit = {}): ChangeStats {
+export function changeStats(init?: ChangeStatsInit): ChangeStats {
+  if (init === undefined) init = {};
   const created = count("created", init.created);
   const modified = count("modified", init.modified);
   const deleted = count("deleted", init.deleted);

@@ -7,7 +7,7 @@ import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
 /**
  * Options for {@linkcode Debouncer}.
  *
- * @example
+ * @example One call per two seconds at most
  * ```ts
  * import type { DebouncerOptions } from "@haptic/k8s-watcher/watcher";
  *
@@ -27,11 +27,24 @@ export interface DebouncerOptions {
    * {@linkcode Debouncer.stop} from inside it: they wait for this call.
    */
   onChange: (stats: ChangeStats) => void | Promise<void>;
-  /** When `true` (the default), nothing fires in sync mode except {@linkcode Debouncer.flush}. */
+  /**
+   * When `true`, nothing fires in sync mode except
+   * {@linkcode Debouncer.flush}.
+   *
+   * @default {true}
+   */
   suppressDuringSync?: boolean;
-  /** Time source. Defaults to {@linkcode systemClock}. */
+  /**
+   * Time source.
+   *
+   * @default {systemClock}
+   */
   clock?: Clock;
-  /** Where callback failures go. Defaults to {@linkcode consoleLogger}. */
+  /**
+   * Where callback failures go.
+   *
+   * @default {consoleLogger()}
+   */
   logger?: Logger;
 }
 
@@ -55,7 +68,7 @@ export interface DebouncerOptions {
  * refractory interval: the first change after the initial sync fires at
  * once too.
  *
- * @example
+ * @example Leading edge, then a batch per interval
  * ```ts
  * import { Debouncer } from "@haptic/k8s-watcher/watcher";
  * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -89,6 +102,27 @@ export class Debouncer {
   /**
    * Creates a debouncer; nothing fires until a change is recorded.
    *
+   * @example At most one call a second, on a fake clock
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.recordCreate();
+   * await clock.tick(0);
+   * assert.deepEqual(totals, [1]); // the leading edge fires at once
+   * await debouncer.stop();
+   * ```
+   *
    * @param options Interval, callback, sync behaviour, clock and logger.
    * @throws {RangeError} When `interval` is not a positive finite number.
    * @throws {TypeError} When `onChange` is not a function.
@@ -117,10 +151,32 @@ export class Debouncer {
   /**
    * Records `n` created objects.
    *
+   * @example Three objects at once
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.recordCreate(3);
+   * await clock.tick(0);
+   * assert.deepEqual(totals, [3]);
+   * await debouncer.stop();
+   * ```
+   *
    * @param n How many; a non-negative integer (0 records nothing).
    * @throws {RangeError} When `n` is negative or not an integer.
    */
-  recordCreate(n = 1): void {
+  recordCreate(n?: number): void {
+    if (n === undefined) n = 1;
     if (this.#ignore(n)) return;
     this.#counts.created += n;
     if (this.#scheduler.isSyncing) this.#initialCount += n;
@@ -130,10 +186,35 @@ export class Debouncer {
   /**
    * Records `n` modified objects.
    *
+   * @example Updates inside the interval are batched
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.recordUpdate(); // fires at once
+   * await clock.tick(0);
+   * debouncer.recordUpdate();
+   * debouncer.recordUpdate();
+   * await clock.tick(1_000);
+   * assert.deepEqual(totals, [1, 2]);
+   * await debouncer.stop();
+   * ```
+   *
    * @param n How many; a non-negative integer (0 records nothing).
    * @throws {RangeError} When `n` is negative or not an integer.
    */
-  recordUpdate(n = 1): void {
+  recordUpdate(n?: number): void {
+    if (n === undefined) n = 1;
     if (this.#ignore(n)) return;
     this.#counts.modified += n;
     this.#scheduler.changed();
@@ -142,10 +223,32 @@ export class Debouncer {
   /**
    * Records `n` deleted objects.
    *
+   * @example Counting deletes
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const deleted: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     deleted.push(stats.deleted);
+   *   },
+   * });
+   * debouncer.recordDelete(2);
+   * await clock.tick(0);
+   * assert.deepEqual(deleted, [2]);
+   * await debouncer.stop();
+   * ```
+   *
    * @param n How many; a non-negative integer (0 records nothing).
    * @throws {RangeError} When `n` is negative or not an integer.
    */
-  recordDelete(n = 1): void {
+  recordDelete(n?: number): void {
+    if (n === undefined) n = 1;
     if (this.#ignore(n)) return;
     this.#counts.deleted += n;
     this.#scheduler.changed();
@@ -159,6 +262,33 @@ export class Debouncer {
    * sync) opens no refractory interval: the first change after it fires at
    * once.
    *
+   * @example Holding back the initial list
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const calls: { total: number; initial: boolean }[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     calls.push({ total: stats.total, initial: stats.isInitialSync });
+   *   },
+   * });
+   * debouncer.setSyncMode(true);
+   * debouncer.recordCreate(100); // held back
+   * assert.deepEqual(calls, []);
+   * debouncer.setSyncMode(false); // fires at once, marked initial
+   * await clock.tick(0);
+   * assert.deepEqual(calls, [{ total: 100, initial: true }]);
+   * debouncer.recordUpdate(); // no interval opened: at once
+   * await clock.tick(0);
+   * assert.equal(calls.length, 2);
+   * await debouncer.stop();
+   * ```
+   *
    * @param syncing `true` while the initial list is loading.
    */
   setSyncMode(syncing: boolean): void {
@@ -166,7 +296,30 @@ export class Debouncer {
     this.#scheduler.setSyncMode(syncing);
   }
 
-  /** Whether sync mode is on. */
+  /**
+   * Whether sync mode is on.
+   *
+   * @example In and out of sync mode
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * assert.equal(debouncer.isSyncing, false);
+   * debouncer.setSyncMode(true);
+   * assert.equal(debouncer.isSyncing, true);
+   * await debouncer.stop();
+   * ```
+   */
   get isSyncing(): boolean {
     return this.#scheduler.isSyncing;
   }
@@ -174,6 +327,28 @@ export class Debouncer {
   /**
    * Objects created while in sync mode since it was last entered: the size
    * of the initial list once sync mode has been left.
+   *
+   * @example The size of the initial list
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.setSyncMode(true);
+   * debouncer.recordCreate(42);
+   * debouncer.setSyncMode(false);
+   * assert.equal(debouncer.initialCount, 42);
+   * await debouncer.stop();
+   * ```
    */
   get initialCount(): number {
     return this.#initialCount;
@@ -182,7 +357,7 @@ export class Debouncer {
   /**
    * Whether changes are waiting for the next call.
    *
-   * @example
+   * @example A change held back in sync mode
    * ```ts
    * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -205,6 +380,29 @@ export class Debouncer {
    * starts right after the running call ends. Resolves when it has ended.
    * Does nothing after {@linkcode stop}.
    *
+   * @example Forcing a call inside the interval
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.recordCreate(); // fires at once, opens the interval
+   * await clock.tick(0);
+   * debouncer.recordCreate(); // waits for the interval…
+   * await debouncer.flush(); // …unless flushed
+   * assert.deepEqual(totals, [1, 1]);
+   * await debouncer.stop();
+   * ```
+   *
    * @returns Resolves once the call has ended; never rejects.
    */
   flush(): Promise<void> {
@@ -216,7 +414,7 @@ export class Debouncer {
    * running call (if any) has ended; that call may have taken them already.
    * For a last delivery on shutdown.
    *
-   * @example
+   * @example Nothing pending, no call
    * ```ts
    * import { Debouncer } from "@haptic/k8s-watcher/watcher";
    * import { FakeClock } from "@haptic/k8s-watcher/testing";
@@ -241,6 +439,30 @@ export class Debouncer {
    * Accumulated changes are dropped: call {@linkcode flush} first to deliver
    * them. Idempotent.
    *
+   * @example Delivering the rest, then stopping
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.recordCreate();
+   * await clock.tick(0);
+   * debouncer.recordCreate(); // pending
+   * await debouncer.flush(); // stop() alone would drop it
+   * await debouncer.stop();
+   * debouncer.recordCreate(); // ignored
+   * assert.deepEqual(totals, [1, 1]);
+   * ```
+   *
    * @returns Resolves once no call is running; never rejects.
    */
   stop(): Promise<void> {
@@ -250,6 +472,27 @@ export class Debouncer {
   /**
    * Resolves when no call is running and none is scheduled. Changes held
    * back by sync mode do not count as scheduled.
+   *
+   * @example Waiting for an async callback
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * let done = 0;
+   * const debouncer = new Debouncer({
+   *   interval: 1_000,
+   *   clock: new FakeClock(),
+   *   onChange: async () => {
+   *     await Promise.resolve();
+   *     done++;
+   *   },
+   * });
+   * debouncer.recordCreate();
+   * await debouncer.idle();
+   * assert.equal(done, 1);
+   * await debouncer.stop();
+   * ```
    *
    * @returns Resolves once idle; never rejects.
    */

@@ -50,7 +50,7 @@ import {
  *
  * @typeParam T The watched object's type.
  *
- * @example
+ * @example Watching one Secret
  * ```ts
  * import { FetchClient, SingleWatcher } from "@haptic/k8s-watcher";
  * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
@@ -93,6 +93,20 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
    * Checks the configuration; nothing is requested until
    * {@linkcode SingleWatcher.start}.
    *
+   * @example A ConfigMap, status-only writes included
+   * ```ts
+   * import { FetchClient, SingleWatcher } from "@haptic/k8s-watcher";
+   *
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const settings = new SingleWatcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   namespace: "haptic",
+   *   name: "settings",
+   *   skip: "none",
+   *   onChange: (cm) => console.log(cm ? "settings changed" : "settings deleted"),
+   * }, client); // nothing is requested until start()
+   * ```
+   *
    * @param config The object to watch and what to call.
    * @param client A `FetchClient` or any `RestClient`; never closed here.
    * @param options Logger, clock and jitter source.
@@ -101,9 +115,10 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
   constructor(
     config: SingleWatcherConfig<T>,
     client: RestClient,
-    options: WatcherOptions = {},
+    options?: WatcherOptions,
   ) {
     super();
+    if (options === undefined) options = {};
     checkConfigObject("SingleWatcher", config, options);
     if (typeof config.onChange !== "function") {
       throw new WatcherConfigError("onChange", "must be a function");
@@ -154,7 +169,33 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
     });
   }
 
-  /** The object as last seen, or `null` when absent (or not yet synced). */
+  /**
+   * The object as last seen, or `null` when absent (or not yet synced).
+   *
+   * @example The object as last seen
+   * ```ts
+   * import { FetchClient, SingleWatcher } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * const watcher = new SingleWatcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   namespace: "haptic",
+   *   name: "settings",
+   *   onChange: () => {},
+   * }, new FetchClient({ server: server.url }));
+   * watcher.start();
+   * assert.equal(await watcher.waitForSync(), 0);
+   * const before = watcher.current;
+   * assert.equal(before, null); // absent
+   * server.create("configmaps", { metadata: { name: "settings", namespace: "haptic" }, data: { mode: "fast" } });
+   * await waitFor(() => watcher.current !== null);
+   * assert.deepEqual(watcher.current?.data, { mode: "fast" });
+   * await watcher.stop();
+   * ```
+   */
   get current(): T | null {
     return this.#current;
   }

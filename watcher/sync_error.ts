@@ -4,7 +4,7 @@
  * failed, `cause` is that failure (a 403, a missing CRD, …), and the message
  * says so.
  *
- * @example
+ * @example A sync that did not come
  * ```ts
  * import { WatcherSyncError } from "@haptic/k8s-watcher";
  *
@@ -18,6 +18,16 @@ export class WatcherSyncError extends Error {
 
   /**
    * Creates the error; the message names the resource and the last failure.
+   *
+   * @example A timed-out wait with the loop's last failure
+   * ```ts
+   * import { WatcherSyncError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new WatcherSyncError("ingresses", "the wait was aborted", new Error("403 Forbidden"));
+   * assert.equal(err.resource, "ingresses");
+   * assert.match(err.message, /403 Forbidden/);
+   * ```
    *
    * @param resource The resource that did not sync.
    * @param why Why the wait ended.

@@ -45,7 +45,11 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
   gvr: Gvr;
   /** JSONPath expressions whose values form each object's index keys. */
   indexBy: string[];
-  /** JSONPath expressions removed from objects before they are stored. */
+  /**
+   * JSONPath expressions removed from objects before they are stored.
+   *
+   * @default {[]}
+   */
   ignoreFields?: string[];
   /**
    * Reshapes (or drops) each object before it is stored: runs after
@@ -63,7 +67,11 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
   fieldSelector?: string;
   /** Server-side label selector, as a string or a `metav1.LabelSelector` object. */
   labelSelector?: string | LabelSelectorObject;
-  /** Namespace to watch; `""` or absent watches all namespaces. */
+  /**
+   * Namespace to watch; `""` or absent watches all namespaces.
+   *
+   * @default {""}
+   */
   namespace?: string;
   /**
    * Several namespaces, each with its own list-then-watch (its own
@@ -122,7 +130,11 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
    * @default {true}
    */
   shared?: boolean;
-  /** Watch the client's `defaultNamespace` (ignored when `namespace` is set). */
+  /**
+   * Watch the client's `defaultNamespace` (ignored when `namespace` is set).
+   *
+   * @default {false}
+   */
   namespacedWatch?: boolean;
   /**
    * Called with each debounced batch: the counts and the objects created,
@@ -196,7 +208,7 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
  * callbacks receive the current object, or `null` once it was deleted or
  * when it does not exist.
  *
- * @example
+ * @example Credentials in a Secret
  * ```ts
  * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
  *
@@ -224,7 +236,11 @@ export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
   onChange: (obj: T | null) => void | Promise<void>;
   /** Called once with the state at the initial sync (`null` when absent). */
   onSyncComplete?: (obj: T | null) => void | Promise<void>;
-  /** How the first state is loaded. Defaults to `"list"`. */
+  /**
+   * How the first state is loaded.
+   *
+   * @default {"list"}
+   */
   initialList?: InitialListMode;
   /**
    * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
@@ -234,7 +250,7 @@ export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
    */
   metadataOnly?: boolean;
   /**
-   * Which updates `onChange` is not called for. Defaults to `"statusOnly"`.
+   * Which updates `onChange` is not called for.
    *
    * - `"statusOnly"`: skip a status-only write: same uid and same positive
    *   `metadata.generation`, and no difference outside `status`,
@@ -250,6 +266,8 @@ export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
    *
    * In both modes an event whose resourceVersion equals the current one
    * (the same object seen again, e.g. after a relist) is not a change.
+   *
+   * @default {"statusOnly"}
    */
   skip?: "statusOnly" | "none";
 }
@@ -308,7 +326,7 @@ export interface WatcherOptions {
  * is unusable; `field` names the offending option. A `TypeError`, as for
  * any unusable argument.
  *
- * @example
+ * @example An empty resource name
  * ```ts
  * import { Watcher, WatcherConfigError } from "@haptic/k8s-watcher";
  * import assert from "node:assert/strict";
@@ -325,6 +343,16 @@ export class WatcherConfigError extends TypeError {
 
   /**
    * Creates the error; the message names the option.
+   *
+   * @example Naming the option
+   * ```ts
+   * import { WatcherConfigError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new WatcherConfigError("debounceInterval", "must be a positive number");
+   * assert.equal(err.field, "debounceInterval");
+   * assert.ok(err instanceof TypeError);
+   * ```
    *
    * @param field The option that was wrong.
    * @param message What was wrong with it.

@@ -4,7 +4,7 @@ import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
  * A snapshot of a watcher's state, for health endpoints: the same for the
  * bulk `Watcher` and the `SingleWatcher`.
  *
- * @example
+ * @example A readiness check
  * ```ts
  * import type { WatcherHealth } from "@haptic/k8s-watcher";
  *

@@ -34,6 +34,15 @@ export class WatcherStoppedError extends Error {
   /**
    * Creates the error; the message names the resource.
    *
+   * @example Naming the resource
+   * ```ts
+   * import { WatcherStoppedError } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const err = new WatcherStoppedError("ingresses.networking.k8s.io");
+   * assert.equal(err.resource, "ingresses.networking.k8s.io");
+   * ```
+   *
    * @param resource The watched resource.
    */
   constructor(resource: string) {
