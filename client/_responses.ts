@@ -1,5 +1,6 @@
 import { ApiError, type KubeStatus } from "./api_error.ts";
 import { parseRetryAfter } from "./_retry_after.ts";
+import { concatBytes } from "../_concat_bytes.ts";
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** How much of an unexpected body errors quote. */
@@ -82,11 +83,5 @@ async function readPrefix(response: Response, limit: number): Promise<string> {
     await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return new TextDecoder().decode(bytes.subarray(0, limit));
+  return new TextDecoder().decode(concatBytes(chunks).subarray(0, limit));
 }

@@ -6,6 +6,7 @@
  */
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
+import { concatBytes } from "../_concat_bytes.ts";
 
 /** The runtime this module runs on. */
 export type RuntimeName = "deno" | "node" | "bun";
@@ -220,8 +221,8 @@ function runNode(command: string, options: RunOptions): Promise<ProcessOutput> {
       }
       resolve({
         code: code ?? -1,
-        stdout: concat(stdout),
-        stderr: concat(stderr),
+        stdout: concatBytes(stdout),
+        stderr: concatBytes(stderr),
       });
     });
   });
@@ -253,15 +254,4 @@ export function runSync(
     if (isNotFound(error)) throw new CommandNotFoundError(command);
     throw error;
   }
-}
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const size = chunks.reduce((sum, chunk) => sum + chunk.byteLength, 0);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return bytes;
 }

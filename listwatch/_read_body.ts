@@ -6,6 +6,7 @@
  * @module
  */
 import { MalformedListError } from "./list_watch_errors.ts";
+import { concatBytes } from "../_concat_bytes.ts";
 
 /** Options of {@linkcode readJsonBody}. */
 export interface ReadJsonBodyOptions {
@@ -55,7 +56,6 @@ export async function readJsonBody(
   const cancel = () => void reader.cancel(signal.reason).catch(() => {});
   signal.addEventListener("abort", cancel, { once: true });
   const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
     signal.throwIfAborted();
     while (true) {
@@ -64,7 +64,6 @@ export async function readJsonBody(
       if (done) break;
       onBytes();
       chunks.push(value);
-      size += value.byteLength;
     }
   } catch (error) {
     await reader.cancel(error).catch(() => {});
@@ -73,7 +72,7 @@ export async function readJsonBody(
     signal.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
-  return parse(concat(chunks, size), options.path);
+  return parse(concatBytes(chunks), options.path);
 }
 
 function parse(bytes: Uint8Array, path: string): unknown {
@@ -89,15 +88,4 @@ function parse(bytes: Uint8Array, path: string): unknown {
       `its body is not JSON: ${JSON.stringify(preview)}`,
     );
   }
-}
-
-function concat(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const all = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    all.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return all;
 }
