@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
+import { parseJson } from "../_parse_json.ts";
 import {
   ApiConnectionError,
   KubeConfigError,
@@ -650,7 +651,7 @@ export class FetchClient implements RestClient, Disposable {
     if (!opts.expectJson) return bytes;
     const text = new TextDecoder().decode(bytes);
     try {
-      return JSON.parse(text);
+      return parseJson(text);
     } catch (cause) {
       throw new ResponseDecodeError({
         code: response.status,

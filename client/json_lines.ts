@@ -5,6 +5,8 @@
  * @module
  */
 
+import { parseJson } from "../_parse_json.ts";
+
 const NEWLINE = 0x0a;
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 const PREVIEW_CHARS = 200;
@@ -257,7 +259,7 @@ function parseLine(
   kind: JsonLinesErrorKind,
 ): unknown | typeof SKIP {
   try {
-    return JSON.parse(line);
+    return parseJson(line);
   } catch (cause) {
     // Checked only after a failed parse, to keep the common path short.
     if (line.trim() === "") return SKIP;

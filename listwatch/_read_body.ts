@@ -7,6 +7,7 @@
  */
 import { MalformedListError } from "./list_watch_errors.ts";
 import { concatBytes } from "../_concat_bytes.ts";
+import { parseJson } from "../_parse_json.ts";
 
 /** Options of {@linkcode readJsonBody}. */
 export interface ReadJsonBodyOptions {
@@ -78,7 +79,7 @@ export async function readJsonBody(
 function parse(bytes: Uint8Array, path: string): unknown {
   const text = new TextDecoder().decode(bytes);
   try {
-    return JSON.parse(text);
+    return parseJson(text);
   } catch {
     const preview = text.length > PREVIEW_CHARS
       ? `${text.slice(0, PREVIEW_CHARS)}…`
