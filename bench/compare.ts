@@ -200,9 +200,14 @@ const fresh: Report = {
 // --scale-only: the other sections come from the last full run.
 const report: Report = scaleOnly
   ? await (async () => {
-    const stored = JSON.parse(
-      await Deno.readTextFile(new URL("results.json", outDir)),
-    ) as Report;
+    const file = new URL("results.json", outDir);
+    const text = await Deno.readTextFile(file).catch((error) => {
+      throw new Error(
+        `--scale-only keeps the other sections of ${file.pathname}, which cannot be read: run once without it first`,
+        { cause: error },
+      );
+    });
+    const stored = JSON.parse(text) as Report;
     return {
       ...stored,
       config: { ...stored.config, scale: fresh.config.scale },
