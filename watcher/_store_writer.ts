@@ -218,15 +218,27 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
 
   /**
    * Takes over an initial list already under way into the store (a view
-   * seeded with its first pages): later pages go in directly, and the list
-   * end counts only what they added.
+   * seeded with its first pages): later pages go in directly. The seeded
+   * objects of its scope count as added by this list, so that the list's
+   * end counts them, and a restarted list takes them out uncounted.
    */
   continueDirect(): void {
     this.#staged = [];
     this.#kept = new Set();
     this.#paths.reset();
     this.#direct = true;
-    this.#directCount = 0;
+    this.#directCount = this.#scopeSize();
+  }
+
+  /** How many objects of this writer's scope the store holds. */
+  #scopeSize(): number {
+    const scope = this.#scope;
+    if (scope === undefined) return this.#store.size;
+    let size = 0;
+    for (const [namespace] of this.#store.identities()) {
+      if (namespace === scope) size++;
+    }
+    return size;
   }
 
   #addDirectly(obj: T, keys: string[]): void {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
+import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RequestOptions } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
@@ -344,5 +345,106 @@ Deno.test("A watcher joining while the initial list is under way syncs with the 
     "a/cm-0",
     "a/cm-1",
     "a/cm-2",
+  ]);
+});
+
+Deno.test("A watcher that joined mid-list syncs with the restarted list when the continue token expires", async () => {
+  await using f = new Fixture();
+  // The second page waits until released, then answers 410 (the continue
+  // token expired): the initial list starts again from the first page.
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  let held = false;
+  const client = {
+    performRequest: async (opts: RequestOptions) => {
+      if (opts.querystring?.has("continue") && !held) {
+        held = true;
+        await released;
+        throw new ApiError({
+          code: 410,
+          status: { reason: "Expired", message: "continue token expired" },
+          method: "GET",
+          path: "/api/v1/configmaps",
+        });
+      }
+      return f.client.performRequest(opts as never);
+    },
+  } as unknown as FetchClient;
+  const first = f.watcher({ pageSize: 2 }, client);
+  start(first);
+  await waitFor(() => held, { description: "the second page requested" });
+  const sameView = f.watcher({ pageSize: 2 }, client);
+  const onlyA = f.watcher(
+    { pageSize: 2, fieldSelector: "metadata.namespace=a" },
+    client,
+  );
+  start(sameView);
+  start(onlyA);
+  // Gone before the list starts again: no one may count or keep it.
+  f.server.delete(CONFIGMAPS, "a", "cm-0");
+  release();
+  const synced = Promise.all(
+    [first, sameView, onlyA].map((c) => c.watcher.waitForSync()),
+  );
+  assert.deepEqual(await synced, [5, 5, 2]);
+  await waitFor(() => onlyA.syncs.length === 1 && sameView.syncs.length === 1);
+  assert.deepEqual([first, sameView, onlyA].map((c) => c.batches[0]), [
+    "initial +5() ~0() -0()",
+    "initial +5() ~0() -0()",
+    "initial +2() ~0() -0()",
+  ]);
+  for (const c of [first, sameView]) {
+    assert.equal(contents(c).some((s) => s.startsWith("a/cm-0@")), false);
+    assert.equal(contents(c).length, 5);
+  }
+  assert.deepEqual(contents(onlyA).map((s) => s.split("@")[0]), [
+    "a/cm-1",
+    "a/cm-2",
+  ]);
+});
+
+Deno.test("With namespaces, a mid-list joiner counts only what the restarted namespace lists again", async () => {
+  await using f = new Fixture();
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  let held = false;
+  const client = {
+    performRequest: async (opts: RequestOptions) => {
+      if (
+        opts.querystring?.has("continue") && opts.path.includes("/b/") &&
+        !held
+      ) {
+        held = true;
+        await released;
+        throw new ApiError({
+          code: 410,
+          status: { reason: "Expired", message: "continue token expired" },
+        });
+      }
+      return f.client.performRequest(opts as never);
+    },
+  } as unknown as FetchClient;
+  const config = { pageSize: 2, namespaces: ["a", "b"] };
+  const first = f.watcher(config, client);
+  start(first);
+  await waitFor(() => held, { description: "b's second page requested" });
+  const joiner = f.watcher(
+    { ...config, fieldSelector: "metadata.name!=cm-2" },
+    client,
+  );
+  start(joiner);
+  f.server.delete(CONFIGMAPS, "b", "cm-0");
+  release();
+  assert.equal(await first.watcher.waitForSync(), 5);
+  assert.equal(await joiner.watcher.waitForSync(), 3);
+  await waitFor(() => joiner.syncs.length === 1);
+  assert.deepEqual([first, joiner].map((c) => c.batches[0]), [
+    "initial +5() ~0() -0()",
+    "initial +3() ~0() -0()",
+  ]);
+  assert.deepEqual(contents(joiner).map((s) => s.split("@")[0]), [
+    "a/cm-0",
+    "a/cm-1",
+    "b/cm-1",
   ]);
 });
