@@ -112,6 +112,41 @@ function contents(c: Consumer): string[] {
   ).sort();
 }
 
+/**
+ * A client in front of the fixture's whose first continued LIST (of a path
+ * containing `pathPart`, when given) waits until `release()`, then goes on,
+ * or with `expire` answers 410 as for an expired continue token: the loop
+ * lists again from the first page.
+ */
+function holdingClient(
+  f: Fixture,
+  options: { expire?: boolean; pathPart?: string } = {},
+): { client: FetchClient; reached: Promise<void>; release: () => void } {
+  let release!: () => void;
+  const released = new Promise<void>((r) => release = r);
+  let held = false;
+  const client = {
+    performRequest: async (opts: RequestOptions) => {
+      if (
+        !held && opts.querystring?.has("continue") &&
+        opts.path.includes(options.pathPart ?? "")
+      ) {
+        held = true;
+        await released;
+        if (options.expire) {
+          throw new ApiError({
+            code: 410,
+            status: { reason: "Expired", message: "continue token expired" },
+          });
+        }
+      }
+      return f.client.performRequest(opts as never);
+    },
+  } as unknown as FetchClient;
+  const reached = waitFor(() => held, { description: "a page held" });
+  return { client, reached, release };
+}
+
 Deno.test("Watchers of one form share one LIST+WATCH and each sees what it would see alone", async () => {
   await using f = new Fixture();
   const onlyA = { fieldSelector: "metadata.namespace=a" };
@@ -308,21 +343,10 @@ Deno.test("shared must be a boolean", () => {
 Deno.test("A watcher joining while the initial list is under way syncs with the whole list", async () => {
   await using f = new Fixture();
   // The second page waits until released: the joiners start mid-list.
-  let release!: () => void;
-  const released = new Promise<void>((r) => release = r);
-  let held = false;
-  const client = {
-    performRequest: async (opts: RequestOptions) => {
-      if (opts.querystring?.has("continue") && !held) {
-        held = true;
-        await released;
-      }
-      return f.client.performRequest(opts as never);
-    },
-  } as unknown as FetchClient;
+  const { client, reached, release } = holdingClient(f);
   const first = f.watcher({ pageSize: 2 }, client);
   start(first);
-  await waitFor(() => held, { description: "the second page requested" });
+  await reached;
   const sameView = f.watcher({ pageSize: 2 }, client);
   const onlyA = f.watcher(
     { pageSize: 2, fieldSelector: "metadata.namespace=a" },
@@ -350,29 +374,12 @@ Deno.test("A watcher joining while the initial list is under way syncs with the 
 
 Deno.test("A watcher that joined mid-list syncs with the restarted list when the continue token expires", async () => {
   await using f = new Fixture();
-  // The second page waits until released, then answers 410 (the continue
-  // token expired): the initial list starts again from the first page.
-  let release!: () => void;
-  const released = new Promise<void>((r) => release = r);
-  let held = false;
-  const client = {
-    performRequest: async (opts: RequestOptions) => {
-      if (opts.querystring?.has("continue") && !held) {
-        held = true;
-        await released;
-        throw new ApiError({
-          code: 410,
-          status: { reason: "Expired", message: "continue token expired" },
-          method: "GET",
-          path: "/api/v1/configmaps",
-        });
-      }
-      return f.client.performRequest(opts as never);
-    },
-  } as unknown as FetchClient;
+  // The second page waits, then its continue token has expired: the
+  // initial list starts again from the first page.
+  const { client, reached, release } = holdingClient(f, { expire: true });
   const first = f.watcher({ pageSize: 2 }, client);
   start(first);
-  await waitFor(() => held, { description: "the second page requested" });
+  await reached;
   const sameView = f.watcher({ pageSize: 2 }, client);
   const onlyA = f.watcher(
     { pageSize: 2, fieldSelector: "metadata.namespace=a" },
@@ -405,29 +412,15 @@ Deno.test("A watcher that joined mid-list syncs with the restarted list when the
 
 Deno.test("With namespaces, a mid-list joiner counts only what the restarted namespace lists again", async () => {
   await using f = new Fixture();
-  let release!: () => void;
-  const released = new Promise<void>((r) => release = r);
-  let held = false;
-  const client = {
-    performRequest: async (opts: RequestOptions) => {
-      if (
-        opts.querystring?.has("continue") && opts.path.includes("/b/") &&
-        !held
-      ) {
-        held = true;
-        await released;
-        throw new ApiError({
-          code: 410,
-          status: { reason: "Expired", message: "continue token expired" },
-        });
-      }
-      return f.client.performRequest(opts as never);
-    },
-  } as unknown as FetchClient;
+  // Namespace b's second page waits, then its continue token has expired.
+  const { client, reached, release } = holdingClient(f, {
+    expire: true,
+    pathPart: "/namespaces/b/",
+  });
   const config = { pageSize: 2, namespaces: ["a", "b"] };
   const first = f.watcher(config, client);
   start(first);
-  await waitFor(() => held, { description: "b's second page requested" });
+  await reached;
   const joiner = f.watcher(
     { ...config, fieldSelector: "metadata.name!=cm-2" },
     client,
