@@ -147,6 +147,31 @@ function holdingClient(
   return { client, reached, release };
 }
 
+/**
+ * A watcher listing in pages of 2, and two that start while its second
+ * page is held (see {@linkcode holdingClient}): one with the same view,
+ * one selecting namespace `a` only.
+ */
+async function joinMidList(
+  f: Fixture,
+  options: { expire?: boolean } = {},
+): Promise<
+  { first: Consumer; sameView: Consumer; onlyA: Consumer; release: () => void }
+> {
+  const { client, reached, release } = holdingClient(f, options);
+  const first = f.watcher({ pageSize: 2 }, client);
+  start(first);
+  await reached;
+  const sameView = f.watcher({ pageSize: 2 }, client);
+  const onlyA = f.watcher(
+    { pageSize: 2, fieldSelector: "metadata.namespace=a" },
+    client,
+  );
+  start(sameView);
+  start(onlyA);
+  return { first, sameView, onlyA, release };
+}
+
 Deno.test("Watchers of one form share one LIST+WATCH and each sees what it would see alone", async () => {
   await using f = new Fixture();
   const onlyA = { fieldSelector: "metadata.namespace=a" };
@@ -342,18 +367,7 @@ Deno.test("shared must be a boolean", () => {
 
 Deno.test("A watcher joining while the initial list is under way syncs with the whole list", async () => {
   await using f = new Fixture();
-  // The second page waits until released: the joiners start mid-list.
-  const { client, reached, release } = holdingClient(f);
-  const first = f.watcher({ pageSize: 2 }, client);
-  start(first);
-  await reached;
-  const sameView = f.watcher({ pageSize: 2 }, client);
-  const onlyA = f.watcher(
-    { pageSize: 2, fieldSelector: "metadata.namespace=a" },
-    client,
-  );
-  start(sameView);
-  start(onlyA);
+  const { first, sameView, onlyA, release } = await joinMidList(f);
   release();
   assert.equal(await first.watcher.waitForSync(), 6);
   assert.equal(await sameView.watcher.waitForSync(), 6);
@@ -374,19 +388,11 @@ Deno.test("A watcher joining while the initial list is under way syncs with the 
 
 Deno.test("A watcher that joined mid-list syncs with the restarted list when the continue token expires", async () => {
   await using f = new Fixture();
-  // The second page waits, then its continue token has expired: the
-  // initial list starts again from the first page.
-  const { client, reached, release } = holdingClient(f, { expire: true });
-  const first = f.watcher({ pageSize: 2 }, client);
-  start(first);
-  await reached;
-  const sameView = f.watcher({ pageSize: 2 }, client);
-  const onlyA = f.watcher(
-    { pageSize: 2, fieldSelector: "metadata.namespace=a" },
-    client,
-  );
-  start(sameView);
-  start(onlyA);
+  // The held page's continue token has expired: the initial list starts
+  // again from the first page.
+  const { first, sameView, onlyA, release } = await joinMidList(f, {
+    expire: true,
+  });
   // Gone before the list starts again: no one may count or keep it.
   f.server.delete(CONFIGMAPS, "a", "cm-0");
   release();
