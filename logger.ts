@@ -53,7 +53,9 @@ export interface ConsoleLoggerOptions {
  * A logger that writes one line per message, with its fields as JSON,
  * dropping messages below `level`. Every level goes to stderr (through
  * `console.error`) unless `write` says otherwise, so logs never mix with
- * what a tool prints on stdout.
+ * what a tool prints on stdout. Errors show as their name and message,
+ * BigInts as their digits; a field JSON cannot encode (a cycle, a throwing
+ * `toJSON`) is described as `"[not JSON: …]"` instead of throwing.
  *
  * @example Warnings and errors only
  * ```ts
@@ -98,7 +100,7 @@ export function consoleLogger(options?: ConsoleLoggerOptions): Logger {
     if (LEVELS.indexOf(level) < min) return () => {};
     return (message: string, fields?: Record<string, unknown>) => {
       const suffix = fields && Object.keys(fields).length > 0
-        ? " " + JSON.stringify(fields, errorReplacer)
+        ? " " + encodeFields(fields)
         : "";
       write(`${level.toUpperCase()} ${message}${suffix}`);
     };
@@ -128,7 +130,34 @@ export const silentLogger: Logger = {
   error: () => {},
 };
 
-/** Errors stringify to `{}` by default; show their message instead. */
-function errorReplacer(_key: string, value: unknown): unknown {
-  return value instanceof Error ? `${value.name}: ${value.message}` : value;
+/**
+ * Errors stringify to `{}` by default: show their message instead. BigInts
+ * make `JSON.stringify` throw: show their digits.
+ */
+function replacer(_key: string, value: unknown): unknown {
+  if (value instanceof Error) return `${value.name}: ${value.message}`;
+  return typeof value === "bigint" ? String(value) : value;
+}
+
+/**
+ * The fields as JSON. A field JSON cannot encode (a cycle, a throwing
+ * `toJSON`) is described instead: logging must not throw at its caller.
+ */
+function encodeFields(fields: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(fields, replacer);
+  } catch {
+    const described: Record<string, unknown> = {};
+    for (const [key, value] of Object.entries(fields)) {
+      try {
+        JSON.stringify(value, replacer);
+        described[key] = value;
+      } catch (error) {
+        described[key] = `[not JSON: ${
+          error instanceof Error ? error.message : String(error)
+        }]`;
+      }
+    }
+    return JSON.stringify(described, replacer);
+  }
 }

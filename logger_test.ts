@@ -83,3 +83,26 @@ Deno.test("silentLogger drops everything", async () => {
   assert.equal(stdout + stderr, "");
   silentLogger.debug("still nothing");
 });
+
+Deno.test("consoleLogger describes fields JSON cannot encode instead of throwing", () => {
+  const lines: string[] = [];
+  const logger = consoleLogger({ write: (line) => lines.push(line) });
+  const cycle: Record<string, unknown> = { name: "a" };
+  cycle.self = cycle;
+  logger.warn("Odd fields", {
+    count: 3,
+    version: 12n,
+    cycle,
+    broken: {
+      toJSON: () => {
+        throw new Error("no JSON here");
+      },
+    },
+  });
+  assert.equal(lines.length, 1);
+  const fields = JSON.parse(lines[0].slice("WARN Odd fields ".length));
+  assert.equal(fields.count, 3);
+  assert.equal(fields.version, "12");
+  assert.match(fields.cycle, /^\[not JSON: .*circular/i);
+  assert.equal(fields.broken, "[not JSON: no JSON here]");
+});
