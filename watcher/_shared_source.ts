@@ -46,6 +46,12 @@ export interface SourceSettings {
   clock: Clock | undefined;
   random: (() => number) | undefined;
   logger: Logger;
+  /**
+   * The field selector of every consumer, when its stored copies may not
+   * answer it as the objects sent would (`_selection_rule.ts`): the source
+   * then keeps only the objects it chose, as sent.
+   */
+  preselect?: FieldSelector | undefined;
 }
 
 /** A consumer's own half of a view, built when it makes a new view. */
@@ -329,24 +335,39 @@ export class SharedSource<T extends KubeObject> {
     return last;
   }
 
-  /** A new view: the current objects, and the lists being received. */
+  /**
+   * A new view: each loop's writer seeded with the current objects of its
+   * namespace, then joined to the list that loop is receiving, if any. A
+   * loop at rest warns about the seeded objects' paths now, as its last
+   * list did; a list under way warns at its end.
+   */
   #fill(view: View<T>): void {
-    if (this.#objects.size > 0) {
-      const all = this.#objects;
-      view.writers[0].seed(
-        (function* () {
+    const selectStored = this.#settings.preselect === undefined;
+    const scoped = this.#loops.length > 1;
+    const all = this.#objects;
+    for (const loop of this.#loops) {
+      const writer = view.writers[loop.index];
+      const seeded = writer.seed(
+        scoped ? all.get(loop.namespace)?.values() ?? [] : (function* () {
           for (const names of all.values()) yield* names.values();
         })(),
+        selectStored,
       );
-    }
-    for (const loop of this.#loops) {
-      if (loop.listing) {
-        // An initial list under way is in `#objects`, so seeded already.
-        const writer = view.writers[loop.index];
-        if (loop.listed) writer.stageStored(loop.staged, loop.kept);
-        else writer.continueDirect();
+      if (!loop.listing) {
+        if (loop.listed) writer.reportSeed();
+      } else if (loop.listed) {
+        writer.stageStored(loop.staged, loop.kept, selectStored);
+      } else {
+        // An initial list under way is in `#objects`: seeded already.
+        writer.continueDirect(seeded);
       }
     }
+  }
+
+  /** Whether the source keeps `sent` (see `SourceSettings.preselect`). */
+  #keeps(sent: KubeObject): boolean {
+    const preselect = this.#settings.preselect;
+    return preselect === undefined || preselect.matches(sent);
   }
 
   #page(loop: Loop<T>, page: ListPage): void {
@@ -374,15 +395,14 @@ export class SharedSource<T extends KubeObject> {
       if (out === SKIPPED) {
         const { namespace = "", name } = items[i].metadata;
         loop.kept.add(`${namespace}/${name}`);
-      } else if (out === undefined) {
+      } else if (out === undefined || !sharable || !this.#keeps(items[i])) {
         continue;
       } else if (initial) {
-        if (!sharable) continue;
         const { namespace = "", name = "" } = out.metadata;
         let names = objects.get(namespace);
         if (names === undefined) objects.set(namespace, names = new Map());
         names.set(name, out);
-      } else if (sharable) {
+      } else {
         staged.push(out);
       }
     }
@@ -451,7 +471,7 @@ export class SharedSource<T extends KubeObject> {
       if (type !== "DELETED") prepared = this.#preparer.prepare(raw);
       if (prepared !== SKIPPED && this.#sharable) {
         let names = this.#objects.get(namespace);
-        if (prepared === undefined) {
+        if (prepared === undefined || !this.#keeps(raw)) {
           if (names?.delete(name) && names.size === 0) {
             this.#objects.delete(namespace);
           }

@@ -119,8 +119,8 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
   /**
    * Stages one page whose items were prepared already (`prepared[i]` is
    * what the preparer made of `page.items[i]`); selection looks at the
-   * item as received. A `first` page drops what an unfinished earlier list
-   * left.
+   * item as sent (`_selection_rule.ts`). A `first` page drops what an
+   * unfinished earlier list left.
    */
   stagePrepared(
     page: ListPage,
@@ -128,66 +128,93 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     initial = false,
   ): void {
     if (page.first) this.#restartList(initial);
-    const staged = this.#staged;
-    const selector = this.#selector;
-    const paths = this.#paths;
     const items = page.items;
     for (let i = 0; i < items.length; i++) {
       const raw = items[i];
-      paths.listed++;
-      if (selector !== undefined) {
-        paths.checkSelector(raw);
-        if (!selector.matches(raw)) continue;
-      }
+      if (!this.#listedSelected(raw)) continue;
       const obj = prepared[i];
       if (obj === SKIPPED) {
         const { namespace = "", name } = raw.metadata;
         this.#kept.add(`${namespace}/${name}`);
         continue;
       }
-      if (obj === undefined) continue;
-      paths.keyed++;
-      const keys = this.#keysOf(obj, false);
-      if (keys === undefined) continue;
-      if (this.#direct) this.#addDirectly(obj, keys);
-      else staged.push({ obj, keys });
+      if (obj !== undefined) this.#stage(obj);
     }
     this.#note({ kind: "listProgress", listed: page.listedSoFar });
   }
 
   /**
    * Stages the part of a list received before this writer existed (a view
-   * made while its source was listing): stored copies, selected as stored,
-   * and the identities `transform` threw for.
+   * made while its source was listing): stored copies, and the identities
+   * `transform` threw for. With `selectStored`, the stored copies answer
+   * the selector as the objects sent would; without, the source kept only
+   * what this writer's selector chose (`_selection_rule.ts`).
    */
-  stageStored(objs: Iterable<T>, kept: Iterable<string>): void {
+  stageStored(
+    objs: Iterable<T>,
+    kept: Iterable<string>,
+    selectStored: boolean,
+  ): void {
     this.#restartList(false);
-    const selector = this.#selector;
-    const paths = this.#paths;
     for (const obj of objs) {
-      paths.listed++;
-      if (selector !== undefined && !selector.matches(obj)) continue;
-      paths.keyed++;
-      const keys = this.#keysOf(obj, false);
-      if (keys === undefined) continue;
-      if (this.#direct) this.#addDirectly(obj, keys);
-      else this.#staged.push({ obj, keys });
+      if (this.#listedSelected(selectStored ? obj : undefined)) {
+        this.#stage(obj);
+      }
     }
     for (const id of kept) this.#kept.add(id);
   }
 
   /**
-   * Fills the store with stored copies, selected as stored, recording
-   * nothing: the view made for a consumer that joins a running source.
+   * Fills the store with stored copies, recording nothing: the view made
+   * for a consumer that joins a running source. Selects as `stageStored`
+   * does, and counts the paths as a list does (`reportSeed` warns as a
+   * list's end would).
+   *
+   * @returns How many objects went into the store.
    */
-  seed(objs: Iterable<T>): void {
-    const selector = this.#selector;
+  seed(objs: Iterable<T>, selectStored: boolean): number {
+    this.#paths.reset();
     const store = this.#store;
+    const before = store.size;
     for (const obj of objs) {
-      if (selector !== undefined && !selector.matches(obj)) continue;
-      const keys = this.#indexer.extractKeys(obj);
+      if (!this.#listedSelected(selectStored ? obj : undefined)) continue;
+      this.#paths.keyed++;
+      const keys = this.#keysOf(obj, false);
       if (keys !== undefined) store.add(obj, keys);
     }
+    return store.size - before;
+  }
+
+  /** Warns about the seeded objects as the end of a list would. */
+  reportSeed(): void {
+    for (const note of this.#paths.report()) this.#note(note);
+  }
+
+  /**
+   * Whether a listed object is selected, counted into the path census:
+   * `sent` is the object as sent (or a stored copy that answers the same);
+   * `undefined` when the source selected it already.
+   */
+  #listedSelected(sent: KubeObject | undefined): boolean {
+    const paths = this.#paths;
+    paths.listed++;
+    const selector = this.#selector;
+    if (selector === undefined) return true;
+    if (sent === undefined) {
+      paths.selectorSeenElsewhere();
+      return true;
+    }
+    paths.checkSelector(sent);
+    return selector.matches(sent);
+  }
+
+  /** Keys a selected list item and stages it (or stores it, when direct). */
+  #stage(obj: T): void {
+    this.#paths.keyed++;
+    const keys = this.#keysOf(obj, false);
+    if (keys === undefined) return;
+    if (this.#direct) this.#addDirectly(obj, keys);
+    else this.#staged.push({ obj, keys });
   }
 
   /**
@@ -218,27 +245,16 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
 
   /**
    * Takes over an initial list already under way into the store (a view
-   * seeded with its first pages): later pages go in directly. The seeded
-   * objects of its scope count as added by this list, so that the list's
-   * end counts them, and a restarted list takes them out uncounted.
+   * seeded with its first pages): later pages go in directly. The `seeded`
+   * objects count as added by this list, so that the list's end counts
+   * them (and warns about their paths with the rest), and a restarted list
+   * takes them out uncounted.
    */
-  continueDirect(): void {
+  continueDirect(seeded: number): void {
     this.#staged = [];
     this.#kept = new Set();
-    this.#paths.reset();
     this.#direct = true;
-    this.#directCount = this.#scopeSize();
-  }
-
-  /** How many objects of this writer's scope the store holds. */
-  #scopeSize(): number {
-    const scope = this.#scope;
-    if (scope === undefined) return this.#store.size;
-    let size = 0;
-    for (const [namespace] of this.#store.identities()) {
-      if (namespace === scope) size++;
-    }
-    return size;
+    this.#directCount = seeded;
   }
 
   #addDirectly(obj: T, keys: string[]): void {
@@ -449,6 +465,12 @@ class PathCensus {
     this.#missing.fill(0);
     this.#selectorSeen.fill(false);
     this.#selectorUnseen = this.#selectorPaths.length;
+  }
+
+  /** The selector's paths count as seen (a source selected on them). */
+  selectorSeenElsewhere(): void {
+    this.#selectorSeen.fill(true);
+    this.#selectorUnseen = 0;
   }
 
   /** Notes which selector paths `raw` has, until each was seen once. */

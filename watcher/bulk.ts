@@ -26,6 +26,7 @@ import {
 } from "./_shared_source.ts";
 import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
+import { selectsOnlyAsSent } from "./_selection_rule.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
@@ -195,6 +196,13 @@ export class Watcher<T extends KubeObject = KubeObject>
       )
       : undefined;
     const sharable = config.shared !== false && storeType === "memory";
+    const preselect = selectsOnlyAsSent(
+        fieldSelector,
+        indexer.ignoreFields,
+        config.transform,
+      )
+      ? fieldSelector
+      : undefined;
     let what = "";
     let preparer!: ObjectPreparer<T>;
     const core = this.#core = new WatcherCore(
@@ -224,6 +232,7 @@ export class Watcher<T extends KubeObject = KubeObject>
           clock: options.clock,
           random: options.random,
           logger,
+          preselect,
         };
         const key = JSON.stringify([
           config.gvr.group,
@@ -240,6 +249,7 @@ export class Watcher<T extends KubeObject = KubeObject>
           identity(options.clock),
           identity(options.logger),
           identity(options.random),
+          preselect === undefined ? null : String(preselect),
         ]);
         const make = (): SharedSource<T> => {
           const source: SharedSource<T> = new SharedSource<T>(

@@ -1,0 +1,67 @@
+/**
+ * The one rule for what selection and keys read, for every path an object
+ * takes into a store (a first consumer's list, a late joiner's view, a
+ * consumer joining mid-relist, an unshared watcher, a relist, an event):
+ *
+ * - a client-side **field selector** reads the object as the server sent
+ *   it (in its metadata-only form with `metadataOnly`), before
+ *   `ignoreFields` and `transform`: trimming what is stored never changes
+ *   what is selected;
+ * - **index keys** read the stored copy, after `ignoreFields` and
+ *   `transform`: what the store is queried by is what it holds.
+ *
+ * A shared source keeps only stored copies, so a view made for a consumer
+ * that joins late can select on them only where they answer as the sent
+ * object would. Where they may not (a `transform`, or an `ignoreFields`
+ * path under or above a selector path), the selector becomes part of the
+ * source's form: only consumers with that selector share the source, and
+ * the source keeps only the objects the selector chose, as sent.
+ *
+ * @module
+ */
+import type { FieldSelector } from "../indexer/field_selector.ts";
+import { JsonPath } from "../indexer/jsonpath.ts";
+import { mayCover } from "../indexer/_prune.ts";
+
+/**
+ * Whether `selector` may answer differently on a stored copy than on the
+ * object as sent, given what preparation removes or rewrites.
+ */
+export function selectsOnlyAsSent(
+  selector: FieldSelector | undefined,
+  ignoreFields: readonly string[],
+  transform: unknown,
+): boolean {
+  if (selector === undefined || selector.isEmpty) return false;
+  if (transform !== undefined) return true;
+  const removed = ignoreFields.map((e) => new JsonPath(e).segments);
+  return selector.terms.some(({ path }) =>
+    removed.some((r) =>
+      mayCover(r, path.segments) || mayCover(path.segments, r) ||
+      // `a['0']` and `a[0]` may name the same field: say they may meet.
+      mixesKeyAndIndex(r, path.segments)
+    )
+  );
+}
+
+function mixesKeyAndIndex(
+  a: JsonPath["segments"],
+  b: JsonPath["segments"],
+): boolean {
+  const n = Math.min(a.length, b.length);
+  let mixed = false;
+  for (let i = 0; i < n; i++) {
+    const x = a[i], y = b[i];
+    if (x.kind === "wildcard" || y.kind === "wildcard") continue;
+    if (x.kind === y.kind) {
+      if (x.kind === "key" && x.key !== (y as typeof x).key) return false;
+      if (x.kind === "index" && x.index !== (y as typeof x).index) return false;
+      continue;
+    }
+    const key = x.kind === "key" ? x.key : (y as { key: string }).key;
+    const index = x.kind === "index" ? x.index : (y as { index: number }).index;
+    if (key !== String(index)) return false;
+    mixed = true;
+  }
+  return mixed;
+}
