@@ -25,6 +25,16 @@ export interface BatchOutlet {
   idle(): Promise<void>;
   /** Delivers what is pending when `deliver`, then falls silent. */
   shutdown(deliver: boolean): Promise<void>;
+  /**
+   * Holds the batch back (it goes on recording) until the returned
+   * function is called: while the watcher's `onSyncComplete` runs, as a
+   * watcher alone receives nothing then (its loop waits for it).
+   */
+  hold(): () => void;
+  /** Delivers nothing from now on (stopped from inside a callback). */
+  silence(): void;
+  /** Whose callbacks deliver the batch besides the watcher's: its group. */
+  readonly callbackOwners: readonly object[];
 }
 
 /** Batches to the watcher's own debounced `onChange`. */
@@ -39,24 +49,39 @@ export function ownOutlet<T extends KubeObject>(
   },
 ): BatchOutlet {
   const { logger } = options;
+  const hold = new Hold(builder);
   const scheduler = new DebounceScheduler<ChangeBatch<T>>({
     interval: options.interval,
-    pending: builder,
+    pending: {
+      get isEmpty() {
+        return builder.isEmpty || hold.holds;
+      },
+      take: (initial) => hold.taken(builder.take(initial)),
+    },
     onChange: options.onChange,
     suppressDuringSync: options.suppressDuringSync,
     clock: options.clock,
     onFailure: (error, batch) =>
       write(logger, changeCallbackFailedLine(error, batch)),
   });
-  builder.onRecord = scheduler.changed;
+  builder.onRecord = () => {
+    if (!hold.holds) scheduler.changed();
+  };
   return {
-    setSyncMode: (syncing) => scheduler.setSyncMode(syncing),
+    setSyncMode: (syncing) => {
+      hold.setSyncMode(syncing);
+      scheduler.setSyncMode(syncing);
+    },
     flush: () => scheduler.flush(),
     idle: () => scheduler.idle(),
     async shutdown(deliver) {
+      hold.release();
       if (deliver) await scheduler.flushPending();
       await scheduler.stop();
     },
+    hold: () => hold.begin(scheduler.changed),
+    silence: () => void scheduler.stop(),
+    callbackOwners: [],
   };
 }
 
@@ -68,20 +93,22 @@ export function groupOutlet<T extends KubeObject>(
 ): BatchOutlet {
   let syncing = false;
   let batchInitial = false;
+  const hold = new Hold(builder);
   const link: GroupLink = attachSource<ChangeBatch<T>>(member, {
     get isEmpty() {
-      return builder.isEmpty || (syncing && suppressDuringSync);
+      return builder.isEmpty || hold.holds || (syncing && suppressDuringSync);
     },
     get isInitial() {
       return batchInitial || syncing;
     },
     take() {
-      const batch = builder.take(batchInitial || syncing);
+      const batch = hold.taken(builder.take(batchInitial || syncing));
       batchInitial = false;
       return batch;
     },
   });
   builder.onRecord = () => {
+    if (hold.holds) return;
     if (syncing) {
       batchInitial = true;
       if (suppressDuringSync) return;
@@ -91,14 +118,67 @@ export function groupOutlet<T extends KubeObject>(
   return {
     setSyncMode(next) {
       if (next === syncing) return;
+      hold.setSyncMode(next);
       syncing = next;
       if (!next && !builder.isEmpty) void link.deliverNow();
     },
     flush: () => link.flush(),
     idle: () => link.idle(),
     async shutdown(deliver) {
+      hold.release();
       if (deliver) await link.flush();
       link.detach();
     },
+    hold: () => hold.begin(() => link.changed()),
+    silence: () => link.detach(),
+    callbackOwners: [link.group],
   };
+}
+
+/**
+ * A batch held back while `onSyncComplete` runs (see `BatchOutlet.hold`).
+ * The initial-sync batch pending when sync mode ends still goes out: it
+ * comes before `onSyncComplete`.
+ */
+class Hold {
+  #builder: { readonly isEmpty: boolean };
+  #held = false;
+  #initialDue = false;
+  #onRelease: (() => void) | undefined;
+
+  constructor(builder: { readonly isEmpty: boolean }) {
+    this.#builder = builder;
+  }
+
+  /** Whether changes are held back now. */
+  get holds(): boolean {
+    return this.#held && !this.#initialDue;
+  }
+
+  /** Holds until the returned function runs, which calls `changed`. */
+  begin(changed: () => void): () => void {
+    this.#held = true;
+    this.#onRelease = changed;
+    return () => this.release();
+  }
+
+  /** Lets changes through again, scheduling what was held. */
+  release(): void {
+    if (!this.#held) return;
+    this.#held = false;
+    const changed = this.#onRelease!;
+    this.#onRelease = undefined;
+    if (!this.#builder.isEmpty) changed();
+  }
+
+  /** Leaving sync mode: what is pending is the initial batch, let through. */
+  setSyncMode(syncing: boolean): void {
+    if (!syncing) this.#initialDue = !this.#builder.isEmpty;
+  }
+
+  /** The batch was taken: the initial batch, if due, has gone. */
+  taken<B>(batch: B): B {
+    this.#initialDue = false;
+    return batch;
+  }
 }

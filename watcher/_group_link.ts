@@ -30,6 +30,8 @@ export interface GroupLink {
   idle(): Promise<void>;
   /** Stops taking from this source. */
   detach(): void;
+  /** The group, whose `onChange` a member watcher's stop must not wait for. */
+  readonly group: object;
 }
 
 type Attach = (source: GroupSource<never>) => GroupLink;

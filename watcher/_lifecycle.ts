@@ -1,3 +1,19 @@
+/**
+ * How a lifecycle knows a `stop()` comes from inside one of its watcher's
+ * callbacks, and makes the watcher fall silent at once for it.
+ */
+export interface InsideCallback {
+  /** Whether the running code is inside one of the watcher's callbacks. */
+  now(): boolean;
+  /** No callback may start from now on; pending changes are dropped. */
+  silence(): void;
+}
+
+const done: Promise<void> = Promise.resolve();
+
+/** For an owner whose callbacks do not call its `stop()` (the elector's). */
+const neverInside: InsideCallback = { now: () => false, silence() {} };
+
 /** Where a watcher is in its one life. */
 export type LifecycleState = "idle" | "running" | "stopped";
 
@@ -17,15 +33,18 @@ export class Lifecycle {
   #stopping: Promise<void> | undefined;
 
   #stoppedError: () => Error;
+  #inside: InsideCallback;
 
   constructor(
     run: (signal: AbortSignal) => Promise<void>,
     shutdown: () => Promise<void>,
     stoppedError: () => Error,
+    inside: InsideCallback = neverInside,
   ) {
     this.#run = run;
     this.#shutdown = shutdown;
     this.#stoppedError = stoppedError;
+    this.#inside = inside;
   }
 
   /** `idle` before `start`, `running` until `stop`, then `stopped`. */
@@ -54,6 +73,11 @@ export class Lifecycle {
       await this.#loopDone;
       await this.#shutdown();
     })();
-    return this.#stopping;
+    if (!this.#inside.now()) return this.#stopping;
+    // Called from inside one of the watcher's callbacks, which the stop
+    // would wait for: nothing may start from now on, and the rest of the
+    // stop completes once that callback has returned.
+    this.#inside.silence();
+    return done;
   }
 }

@@ -73,6 +73,11 @@ export interface SourceConsumer<T extends KubeObject> {
   readonly recorder: ChangeRecorder<T>;
   /** Joined `store` (its view's). */
   joined(store: Store<T>): void;
+  /**
+   * Left a view that others go on writing: the consumer keeps what it
+   * held (a stopped watcher's view is no longer kept up to date).
+   */
+  leftShared(store: Store<T>): void;
   /** Every loop has listed: the consumer's initial sync (once). */
   sourceSynced(): Promise<void> | undefined;
 }
@@ -267,6 +272,7 @@ export class SharedSource<T extends KubeObject> {
       this.#viewList = [...this.#views.values()];
     } else {
       view.rewire();
+      consumer.leftShared(view.store);
     }
     if (this.#members.size > 0) return done;
     this.#onClose();

@@ -21,6 +21,7 @@ import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "./_lifecycle.ts";
 import { runGuarded } from "./_run_guarded.ts";
 import { checkOptionNames, validateClient } from "./_validate.ts";
+import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
 
 /** The configuration both watchers have. */
 export interface CoreConfig {
@@ -72,6 +73,13 @@ export interface CoreParts {
   shutdown: () => Promise<void>;
   /** How many objects the watcher holds. */
   objects: () => number;
+  /**
+   * Stopped from inside a callback: no callback may start from now on,
+   * and nothing pending is delivered.
+   */
+  silence: () => void;
+  /** Others whose callbacks this watcher's stop must not wait for (its group). */
+  callbackOwners?: readonly object[];
 }
 
 /** Each watcher's core, found by the shared methods of `WatcherBase`. */
@@ -117,6 +125,7 @@ export class WatcherCore<T> {
   #sync: SyncWaiters<T>;
   #lifecycle: Lifecycle;
   #parts: CoreParts | undefined;
+  #owner: object;
 
   /**
    * @param owner The watcher this core serves.
@@ -137,6 +146,7 @@ export class WatcherCore<T> {
     describe: (gvr: Gvr) => string,
   ) {
     this.logger = logger;
+    this.#owner = owner;
     this.#feed = feed();
     validateClient(client);
     if (
@@ -155,6 +165,11 @@ export class WatcherCore<T> {
       },
       () => this.#shutdown(),
       () => new WatcherStoppedError(this.what),
+      {
+        now: () =>
+          insideCallbackOf(owner, ...this.#parts?.callbackOwners ?? []),
+        silence: () => this.#parts?.silence(),
+      },
     );
   }
 
@@ -213,7 +228,11 @@ export class WatcherCore<T> {
    * does not escape.
    */
   guarded(name: string, callback: () => unknown): Promise<void> | undefined {
-    return runGuarded(callback, this.logger, `${name} for ${this.what} failed`);
+    return runAsCallbackOf(
+      this.#owner,
+      () =>
+        runGuarded(callback, this.logger, `${name} for ${this.what} failed`),
+    );
   }
 
   async #shutdown(): Promise<void> {

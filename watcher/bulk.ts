@@ -27,6 +27,7 @@ import {
 import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { selectsOnlyAsSent } from "./_selection_rule.ts";
+import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
@@ -119,6 +120,8 @@ export class Watcher<T extends KubeObject = KubeObject>
   #outlet: BatchOutlet;
   #source: SharedSource<T> | undefined;
   #consumer: SourceConsumer<T>;
+  /** The initial sync under way or done: the batch, then onSyncComplete. */
+  #syncing: Promise<void> | undefined;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -299,7 +302,8 @@ export class Watcher<T extends KubeObject = KubeObject>
       )
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
-        onChange: (batch) => config.onChange!(store, batch),
+        onChange: (batch) =>
+          runAsCallbackOf(this, () => config.onChange!(store, batch)),
         suppressDuringSync,
         clock: options.clock,
         logger,
@@ -317,12 +321,17 @@ export class Watcher<T extends KubeObject = KubeObject>
       joined: (view) => {
         store.target = view;
       },
-      sourceSynced: () => this.#completeSync(),
+      leftShared: (view) => {
+        store.target = copyOf(view, indexer, keyCount);
+      },
+      sourceSynced: () => this.#syncing ??= this.#completeSync(),
     };
     core.connect({
       beforeRun: () => this.#outlet.setSyncMode(true),
       shutdown: () => this.#shutdown(),
       objects: () => store.size,
+      silence: () => this.#outlet.silence(),
+      callbackOwners: this.#outlet.callbackOwners,
     });
   }
 
@@ -406,6 +415,9 @@ export class Watcher<T extends KubeObject = KubeObject>
         source.join(this.#consumer);
         await aborted(signal);
         await source.leave(this.#consumer);
+        // A source others still read does not wait for this consumer's
+        // onSyncComplete; its stop does, as a watcher alone does.
+        await this.#syncing;
       },
       get lastError() {
         return current?.lastError;
@@ -444,6 +456,10 @@ export class Watcher<T extends KubeObject = KubeObject>
   async #completeSync(): Promise<void> {
     if (this.#core.synced) return;
     const count = this.#store.size;
+    // Until onSyncComplete settles, later changes wait in the batch: a
+    // watcher alone receives none then (its loop waits), and one that
+    // joined a running stream must not either.
+    const release = this.#outlet.hold();
     this.#outlet.setSyncMode(false);
     this.#core.synchronized(count);
     this.#core.logger.info("Initial sync complete", {
@@ -460,6 +476,7 @@ export class Watcher<T extends KubeObject = KubeObject>
         () => onSyncComplete(this.#store, count),
       );
     }
+    release();
   }
 }
 
@@ -474,6 +491,20 @@ type StoredForm<T> = PartialObjectMetadata extends T ? unknown
   };
 
 /** Names the watched thing, for messages. */
+/** A memory store holding what `store` holds, keyed alike. */
+function copyOf<T extends KubeObject>(
+  store: Store<T>,
+  indexer: Indexer,
+  keyCount: number,
+): Store<T> {
+  const copy = new MemoryStore<T>({ keyCount });
+  // A shared view is a memory store: its list is an array.
+  for (const obj of store.list() as T[]) {
+    copy.add(obj, indexer.extractKeys(obj)!);
+  }
+  return copy;
+}
+
 function describe(gvr: Gvr): string {
   return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
 }

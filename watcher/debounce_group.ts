@@ -7,6 +7,9 @@ import {
   type GroupSource,
   registerMember,
 } from "./_group_link.ts";
+import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
+
+const done: Promise<void> = Promise.resolve();
 
 /**
  * Options for {@linkcode DebounceGroup}.
@@ -375,8 +378,11 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * @returns Resolves once the last call has ended; never rejects.
    */
   stop(): Promise<void> {
-    this.#stopping ??= this.#stop();
-    return this.#stopping;
+    if (!insideCallbackOf(this)) return this.#stopping ??= this.#stop();
+    // From inside onChange, which a delivery would wait for: deliver
+    // nothing more, and let the running call end by itself.
+    this.#stopping ??= this.#scheduler.stop();
+    return done;
   }
 
   /**
@@ -435,6 +441,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
       detach: () => {
         if (pending.sources.get(name) === source) pending.sources.delete(name);
       },
+      group: this,
     };
   }
 
@@ -444,7 +451,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
     if (batches.size === 0) return;
     let result: void | Promise<void>;
     try {
-      result = this.#onChange(batches);
+      result = runAsCallbackOf(this, () => this.#onChange(batches));
     } catch (error) {
       this.#report(error, batches);
       return;

@@ -166,6 +166,9 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
     this.#core.connect({
       shutdown: () => this.#shutdown(),
       objects: () => this.#current === null ? 0 : 1,
+      silence: () => {
+        this.#stopped = true;
+      },
     });
   }
 
