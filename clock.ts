@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { MAX_TIMER_MS } from "./_duration.ts";
 
 /**
  * An opaque timer handle returned by {@linkcode Clock.setTimeout}.
@@ -68,7 +69,10 @@ export interface Clock {
    * ```
    *
    * @param fn What to call.
-   * @param ms The delay in milliseconds.
+   * @param ms The delay in milliseconds. It may be longer than the global
+   * `setTimeout` can wait (2³¹−1 ms, which it fires after 1 ms): a server's
+   * `Retry-After`, another replica's lease duration. `systemClock` waits it
+   * whole; a clock of your own must too.
    * @returns A handle for {@linkcode Clock.clearTimeout}.
    */
   setTimeout(fn: () => void, ms: number): TimerHandle;
@@ -104,7 +108,33 @@ export interface Clock {
  */
 export const systemClock: Clock = {
   now: () => Date.now(),
-  setTimeout: (fn, ms) => setTimeout(fn, ms),
-  clearTimeout: (handle) =>
-    clearTimeout(handle as ReturnType<typeof setTimeout>),
+  setTimeout: (fn, ms) =>
+    ms > MAX_TIMER_MS ? new LongTimer(fn, ms) : setTimeout(fn, ms),
+  clearTimeout: (handle) => {
+    if (handle instanceof LongTimer) handle.clear();
+    else clearTimeout(handle as ReturnType<typeof setTimeout>);
+  },
 };
+
+/**
+ * A delay longer than the global timers can wait, waited in steps of at
+ * most `MAX_TIMER_MS`: past it, `setTimeout` fires after 1 ms (Deno, Node
+ * and Bun keep the delay in 32 bits).
+ */
+class LongTimer {
+  #id: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(fn: () => void, ms: number) {
+    let left = ms;
+    const step = () => {
+      const wait = Math.min(left, MAX_TIMER_MS);
+      left -= wait;
+      this.#id = setTimeout(left > 0 ? step : fn, wait);
+    };
+    step();
+  }
+
+  clear(): void {
+    clearTimeout(this.#id);
+  }
+}

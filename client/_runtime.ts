@@ -161,19 +161,25 @@ function isNotFound(error: unknown): boolean {
     (error as { code?: unknown })?.code === "ENOENT";
 }
 
-/** Runs a process to its end; the command is looked up on `env.PATH`. */
+/**
+ * Runs a process to its end; the command is looked up on `env.PATH`.
+ *
+ * When `signal` aborts, the promise rejects with its reason at once: the
+ * process and every process it started are killed (POSIX: it runs in a
+ * process group of its own, ended as a whole), and the pipes are let go of
+ * even when a process that survived still holds them. Waiting for the pipes
+ * to close, as `Deno.Command#output()` does, would wait for a grandchild
+ * (`sh -c 'sleep 600'`) long after the deadline.
+ */
 export async function run(
   command: string,
   options: RunOptions,
 ): Promise<ProcessOutput> {
   options.signal?.throwIfAborted();
   try {
-    if (runtimeName === "deno") {
-      const output = await denoCommand(command, options).output();
-      options.signal?.throwIfAborted();
-      return fromDeno(output);
-    }
-    return await runNode(command, options);
+    return await (runtimeName === "deno"
+      ? runDeno(command, options)
+      : runNode(command, options));
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (isNotFound(error)) throw new CommandNotFoundError(command);
@@ -181,42 +187,130 @@ export async function run(
   }
 }
 
-function denoCommand(command: string, options: RunOptions): Deno.Command {
-  return new Deno.Command(command, {
+/** Process groups are POSIX; on Windows only the process itself is killed. */
+function ownGroup(): boolean {
+  const os = runtimeName === "deno" ? Deno.build.os : nodeProcess().platform;
+  return os !== "windows" && os !== "win32";
+}
+
+/**
+ * Kills the process group led by `pid` (the process was started in a new
+ * session, so it leads one), or `kill()` the process itself when there is
+ * no group to end (Windows, or a runtime that ignored the request).
+ */
+function killGroup(pid: number | undefined, kill: () => void): void {
+  if (pid !== undefined && ownGroup()) {
+    try {
+      if (runtimeName === "deno") Deno.kill(-pid, "SIGKILL");
+      else (nodeProcess() as unknown as NodeKill).kill(-pid, "SIGKILL");
+      return;
+    } catch {
+      // No such group: fall through to the process itself.
+    }
+  }
+  try {
+    kill();
+  } catch {
+    // It exited already.
+  }
+}
+
+interface NodeKill {
+  kill(pid: number, signal: string): void;
+}
+
+/** Reads a stream to its end, or to `cancel()`: what arrived until then. */
+function collect(stream: ReadableStream<Uint8Array>): {
+  bytes: Promise<Uint8Array>;
+  cancel: () => void;
+} {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  const bytes = (async () => {
+    try {
+      while (true) {
+        const { done, value } = await reader.read();
+        if (done) return concatBytes(chunks);
+        chunks.push(value);
+      }
+    } finally {
+      reader.releaseLock();
+    }
+  })();
+  return {
+    bytes,
+    cancel: () => {
+      reader.cancel().catch(() => {});
+    },
+  };
+}
+
+async function runDeno(
+  command: string,
+  options: RunOptions,
+): Promise<ProcessOutput> {
+  const child = new Deno.Command(command, {
     args: options.args,
     env: options.env,
     clearEnv: true,
     stdin: "null",
     stdout: "piped",
     stderr: "piped",
-    signal: options.signal,
-  });
-}
-
-function fromDeno(output: Deno.CommandOutput): ProcessOutput {
-  return {
-    code: output.signal ? -1 : output.code,
-    stdout: output.stdout,
-    stderr: output.stderr,
+    // A new session, hence a process group to kill whole (setsid).
+    detached: ownGroup(),
+  }).spawn();
+  const stdout = collect(child.stdout);
+  const stderr = collect(child.stderr);
+  const signal = options.signal;
+  const abort = () => {
+    killGroup(child.pid, () => child.kill("SIGKILL"));
+    stdout.cancel();
+    stderr.cancel();
   };
+  signal?.addEventListener("abort", abort, { once: true });
+  try {
+    // The direct child dies at the kill; awaiting its status reaps it.
+    const [status, out, err] = await Promise.all([
+      child.status,
+      stdout.bytes,
+      stderr.bytes,
+    ]);
+    signal?.throwIfAborted();
+    return { code: status.signal ? -1 : status.code, stdout: out, stderr: err };
+  } finally {
+    signal?.removeEventListener("abort", abort);
+  }
 }
 
 function runNode(command: string, options: RunOptions): Promise<ProcessOutput> {
   const { spawn } = nodeBuiltin<typeof NodeChildProcess>("node:child_process");
+  const signal = options.signal;
   return new Promise((resolve, reject) => {
     const child = spawn(command, options.args, {
       env: options.env,
       stdio: ["ignore", "pipe", "pipe"],
-      signal: options.signal,
+      // A new session, hence a process group to kill whole (setsid).
+      detached: ownGroup(),
     });
+    const abort = () => {
+      killGroup(child.pid, () => child.kill("SIGKILL"));
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      reject(signal!.reason);
+    };
+    signal?.addEventListener("abort", abort, { once: true });
     const stdout: Uint8Array[] = [];
     const stderr: Uint8Array[] = [];
     child.stdout!.on("data", (chunk: Uint8Array) => stdout.push(chunk));
     child.stderr!.on("data", (chunk: Uint8Array) => stderr.push(chunk));
-    child.on("error", reject);
+    child.on("error", (error) => {
+      signal?.removeEventListener("abort", abort);
+      reject(error);
+    });
     child.on("close", (code: number | null) => {
-      if (options.signal?.aborted) {
-        reject(options.signal.reason);
+      signal?.removeEventListener("abort", abort);
+      if (signal?.aborted) {
+        reject(signal.reason);
         return;
       }
       resolve({
@@ -235,7 +329,19 @@ export function runSync(
 ): ProcessOutput {
   try {
     if (runtimeName === "deno") {
-      return fromDeno(denoCommand(command, options).outputSync());
+      const output = new Deno.Command(command, {
+        args: options.args,
+        env: options.env,
+        clearEnv: true,
+        stdin: "null",
+        stdout: "piped",
+        stderr: "piped",
+      }).outputSync();
+      return {
+        code: output.signal ? -1 : output.code,
+        stdout: output.stdout,
+        stderr: output.stderr,
+      };
     }
     const { spawnSync } = nodeBuiltin<typeof NodeChildProcess>(
       "node:child_process",

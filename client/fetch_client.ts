@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from "../clock.ts";
 import { parseJson } from "../_parse_json.ts";
+import { durationProblem } from "../_duration.ts";
 import {
   ApiConnectionError,
   KubeConfigError,
@@ -78,7 +79,8 @@ export interface FetchClientOptions {
   env?: Record<string, string | undefined>;
   /**
    * How long an exec credential plugin may run before it is stopped and
-   * the request fails, in ms on `clock`.
+   * the request fails, in ms on `clock`: positive, at most 2³¹−1 (the
+   * longest a timer can wait).
    *
    * @default {60000}
    */
@@ -203,10 +205,17 @@ export class FetchClient implements RestClient, Disposable {
    * @param config The server, credentials and TLS material.
    * @param options Clock, token refresh interval and source description.
    * @throws {KubeConfigError} When the server URL, token or PEM data is
-   * unusable, or a client certificate comes without its key.
+   * unusable, a client certificate comes without its key, or
+   * `execTimeoutMs` is not a positive number of milliseconds up to 2³¹−1.
    */
   constructor(config: FetchClientConfig, options?: FetchClientOptions) {
     if (options === undefined) options = {};
+    if (options.execTimeoutMs !== undefined) {
+      const problem = durationProblem(options.execTimeoutMs);
+      if (problem !== undefined) {
+        throw new KubeConfigError(`execTimeoutMs ${problem}`);
+      }
+    }
     let url: URL;
     try {
       url = new URL(config.server);

@@ -325,6 +325,69 @@ Deno.test("an exec plugin that hangs is stopped after the timeout", async () => 
   });
 });
 
+/** The pid the plugin wrote to `dir/sleep.pid`, once written whole. */
+function sleepPid(dir: string): number | undefined {
+  try {
+    const text = Deno.readTextFileSync(`${dir}/sleep.pid`);
+    return text.endsWith("\n") ? Number(text) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** True while `pid` runs: a process that exited and awaits its reaping does not. */
+function running(pid: number): boolean {
+  if (Deno.build.os === "linux") {
+    try {
+      const stat = Deno.readTextFileSync(`/proc/${pid}/stat`);
+      return !/^[ZX]/.test(stat.slice(stat.lastIndexOf(")") + 2));
+    } catch {
+      return false;
+    }
+  }
+  return new Deno.Command("kill", { args: ["-0", String(pid)], stderr: "null" })
+    .outputSync().success;
+}
+
+Deno.test("an exec plugin's timeout holds while a process it started keeps its output open", async () => {
+  await withDir(async (dir) => {
+    // The shell waits for sleep, which holds the plugin's stdout and stderr:
+    // ending the shell alone leaves them open for 30 s.
+    await writePlugin(dir, `sleep 30 &\necho $! > "$DIR/sleep.pid"\nwait`);
+    using _server = stubServer();
+    const clock = new FakeClock({ now: START });
+    using c = client(dir, {}, { clock, execTimeoutMs: 300 });
+    let settled = 0;
+    const requests = [get(c), get(c)].map((request) =>
+      failure(request).finally(() => settled++)
+    );
+    await waitFor(() => sleepPid(dir) !== undefined, {
+      maxTurns: 20_000,
+      description: "the plugin started sleep",
+    });
+    const pid = sleepPid(dir)!;
+    try {
+      await clock.tick(300);
+      await waitFor(() => settled === 2, {
+        maxTurns: 2_000,
+        description: "both requests failed at the timeout, sleep still running",
+      });
+    } finally {
+      if (settled < 2) Deno.kill(pid, "SIGKILL");
+      await Promise.all(requests);
+    }
+    for (const error of await Promise.all(requests)) {
+      assert.ok(error instanceof KubeConfigError, String(error));
+      assert.match(error.message, /did not finish within 300 ms/);
+    }
+    if (Deno.build.os !== "windows") {
+      await waitFor(() => !running(pid), {
+        description: "the process the plugin started was ended with it",
+      });
+    }
+  });
+});
+
 Deno.test("a kubeconfig exec command with a path is relative to the kubeconfig", async () => {
   await withDir(async (dir) => {
     await Deno.writeTextFile(

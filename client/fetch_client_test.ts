@@ -646,3 +646,25 @@ Deno.test("FetchClient stream of JSON lines: cancelling it while a read waits ca
   assert.deepEqual(await pending, { done: true, value: undefined });
   assert.match(String(await bodyCancelled.promise), /enough/);
 });
+
+Deno.test("FetchClient rejects an execTimeoutMs a timer cannot wait, naming it", () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms; 0 or NaN fired at once.
+  const cases: [number, RegExp][] = [
+    [
+      2 ** 31,
+      /^execTimeoutMs must be at most 2147483647 ms \(2³¹−1\), got 2147483648$/,
+    ],
+    [0, /^execTimeoutMs must be a positive number of milliseconds, got 0$/],
+    [NaN, /^execTimeoutMs must be a positive number of milliseconds, got NaN$/],
+  ];
+  for (const [execTimeoutMs, message] of cases) {
+    assert.throws(
+      () => new FetchClient({ server: SERVER }, { execTimeoutMs }),
+      (err) => err instanceof KubeConfigError && message.test(err.message),
+      String(execTimeoutMs),
+    );
+  }
+  using _accepted = new FetchClient({ server: SERVER }, {
+    execTimeoutMs: 2 ** 31 - 1,
+  });
+});

@@ -1,3 +1,4 @@
+import { durationProblem } from "../_duration.ts";
 import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
 
 /**
@@ -15,15 +16,15 @@ export interface Timings {
   retryPeriodMs: number;
 }
 
-/** Checks that the three timings are positive and ordered safely. */
+/**
+ * Checks that the three timings are positive, no longer than a timer can
+ * wait (2³¹−1 ms), and ordered safely.
+ */
 export function validateTimings(timings: Timings): void {
   for (const field of Object.keys(timings) as (keyof Timings)[]) {
-    const value = timings[field];
-    if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-      throw new LeaderElectionConfigError(
-        field,
-        `must be a positive number of milliseconds, got ${String(value)}`,
-      );
+    const problem = durationProblem(timings[field]);
+    if (problem !== undefined) {
+      throw new LeaderElectionConfigError(field, problem);
     }
   }
   const { leaseDurationMs, renewDeadlineMs, retryPeriodMs } = timings;

@@ -73,6 +73,35 @@ Deno.test("LeaderElector rejects unusable settings with a typed error naming the
   }, unusedClient);
 });
 
+Deno.test("LeaderElector rejects a timing longer than a timer can wait (2³¹−1 ms)", () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  const limit = 2 ** 31 - 1;
+  const cases: [keyof typeof base | string, Record<string, number>][] = [
+    ["leaseDurationMs", { leaseDurationMs: 2 ** 31 }],
+    ["renewDeadlineMs", { leaseDurationMs: limit, renewDeadlineMs: 2 ** 31 }],
+    ["retryPeriodMs", { leaseDurationMs: limit, retryPeriodMs: 2 ** 31 }],
+  ];
+  for (const [field, override] of cases) {
+    assert.throws(
+      () => new LeaderElector({ ...base, ...override }, unusedClient),
+      (e: unknown) =>
+        e instanceof LeaderElectionConfigError && e.field === field &&
+        e.message ===
+          `Invalid leader election config: ${field}: must be at most 2147483647 ms (2³¹−1), got 2147483648`,
+      field,
+    );
+  }
+  // The longest lease, and the longest renew deadline and retry period
+  // that its ordering leaves.
+  new LeaderElector({ ...base, leaseDurationMs: limit }, unusedClient);
+  new LeaderElector({
+    ...base,
+    leaseDurationMs: limit,
+    renewDeadlineMs: limit - 1,
+    retryPeriodMs: Math.floor((limit - 2) / 1.2),
+  }, unusedClient);
+});
+
 Deno.test("LeaderElector creates the Lease when absent and leads at once", async () => {
   await using cluster = new Cluster();
   const a = cluster.replica({ identity: "a" });

@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
+import { durationProblem } from "../_duration.ts";
 
 /**
  * Options for {@linkcode Backoff}. The defaults are client-go's reflector
@@ -116,8 +117,8 @@ export class Backoff {
    * ```
    *
    * @param options Delays, jitter, reset time, clock and random source.
-   * @throws {RangeError} When a delay is not positive, `maxMs` is below
-   * `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
+   * @throws {RangeError} When a delay is not positive or above 2³¹−1 ms
+   * (longer than a timer can wait), `maxMs` is below `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
    */
   constructor(options?: BackoffOptions) {
     if (options === undefined) options = {};
@@ -137,6 +138,15 @@ export class Backoff {
       throw new RangeError(
         `Backoff maxMs must be at least initialMs (${this.#initialMs}), got ${this.#maxMs}`,
       );
+    }
+    // Both are delays: past a timer's limit, they would fire at once.
+    for (const field of ["initialMs", "maxMs"] as const) {
+      const problem = durationProblem(
+        field === "initialMs" ? this.#initialMs : this.#maxMs,
+      );
+      if (problem !== undefined) {
+        throw new RangeError(`Backoff ${field} ${problem}`);
+      }
     }
     if (!(this.#factor >= 1)) {
       throw new RangeError(

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { Backoff } from "./backoff.ts";
+import { Backoff, type BackoffOptions } from "./backoff.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 
 Deno.test("Backoff doubles from 800 ms and caps at 30 s", () => {
@@ -143,4 +143,26 @@ Deno.test("Backoff rejects invalid options with a RangeError naming them", () =>
     /jitter must be between 0 and 1/,
   );
   assert.throws(() => new Backoff({ resetAfterMs: -1 }), /resetAfterMs/);
+});
+
+Deno.test("Backoff rejects a delay longer than a timer can wait (2³¹−1 ms)", () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  const limit = 2 ** 31 - 1;
+  const cases: [string, BackoffOptions][] = [
+    ["maxMs", { maxMs: 2 ** 31 }],
+    ["initialMs", { initialMs: 2 ** 31, maxMs: 2 ** 31 }],
+  ];
+  for (const [field, options] of cases) {
+    assert.throws(
+      () => new Backoff(options),
+      (e: unknown) =>
+        e instanceof RangeError &&
+        e.message ===
+          `Backoff ${field} must be at most 2147483647 ms (2³¹−1), got 2147483648`,
+      field,
+    );
+  }
+  const longest = new Backoff({ initialMs: limit, maxMs: limit, jitter: 0 });
+  assert.equal(longest.next(), limit);
+  assert.equal(longest.next(), limit);
 });

@@ -41,6 +41,7 @@ import {
 import { httpStatusOf } from "../client/http_status.ts";
 import { WatcherConfigError } from "../watcher/watcher_config.ts";
 import {
+  validateDuration,
   validateGvr,
   validateInitialList,
   validatePositive,
@@ -190,8 +191,8 @@ export class ListWatch {
     validateGvr(gvr);
     validateInitialList(options.initialList);
     validatePositive("pageSize", options.pageSize, { integer: true });
-    validatePositive("idleTimeoutMs", options.idleTimeoutMs);
-    validatePositive(
+    validateDuration("idleTimeoutMs", options.idleTimeoutMs);
+    validateDuration(
       "initialStreamDeadlineMs",
       options.initialStreamDeadlineMs,
     );

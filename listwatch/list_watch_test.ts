@@ -972,6 +972,41 @@ Deno.test("ListWatch validates its options once, with WatcherConfigError naming 
   assert.equal(new ListWatch(client, sink, { gvr: GVR }).phase, "idle");
 });
 
+Deno.test("ListWatch rejects a duration longer than a timer can wait (2³¹−1 ms)", () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  const client = new ScriptedClient() as unknown as RestClient;
+  const sink = new RecordingSink();
+  const cases: [string, (ms: number) => Partial<ListWatchOptions>, RegExp][] = [
+    [
+      "idleTimeoutMs",
+      (ms) => ({ idleTimeoutMs: ms }),
+      /^Invalid watcher config: idleTimeoutMs: /,
+    ],
+    [
+      "initialStreamDeadlineMs",
+      (ms) => ({ initialStreamDeadlineMs: ms }),
+      /^Invalid watcher config: initialStreamDeadlineMs: /,
+    ],
+    ["backoff", (ms) => ({ backoff: { maxMs: ms } }), /Backoff maxMs /],
+  ];
+  for (const [field, options, prefix] of cases) {
+    assert.throws(
+      () => new ListWatch(client, sink, { gvr: GVR, ...options(2 ** 31) }),
+      (e: unknown) => {
+        assert.ok(e instanceof WatcherConfigError, `${field}: ${e}`);
+        assert.equal(e.field, field);
+        assert.match(e.message, prefix);
+        assert.match(
+          e.message,
+          /must be at most 2147483647 ms \(2³¹−1\), got 2147483648$/,
+        );
+        return true;
+      },
+    );
+    new ListWatch(client, sink, { gvr: GVR, ...options(2 ** 31 - 1) });
+  }
+});
+
 // --- Stopping in every phase -----------------------------------------------
 
 Deno.test("ListWatch stops at once when the signal is already aborted", async () => {

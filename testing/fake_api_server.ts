@@ -1,4 +1,5 @@
 import { type Clock, systemClock } from "../clock.ts";
+import { durationProblem } from "../_duration.ts";
 import type { KubeObject } from "../types.ts";
 import { FaultBook } from "./_faults.ts";
 import { type Listening, serveOn } from "./_listen.ts";
@@ -205,9 +206,10 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
       );
     }
     const bookmarkIntervalMs = options.bookmarkIntervalMs ?? 60_000;
-    if (!(bookmarkIntervalMs > 0)) {
+    const bookmarkProblem = durationProblem(bookmarkIntervalMs);
+    if (bookmarkProblem !== undefined) {
       throw new RangeError(
-        `bookmarkIntervalMs must be positive, got ${bookmarkIntervalMs}`,
+        `FakeApiServer option bookmarkIntervalMs ${bookmarkProblem}`,
       );
     }
     if (

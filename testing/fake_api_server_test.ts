@@ -565,6 +565,18 @@ Deno.test("FakeApiServer can start at a resourceVersion other than 0", async () 
   );
 });
 
+Deno.test("FakeApiServer rejects a bookmarkIntervalMs a timer cannot wait (2³¹−1 ms)", () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  assert.throws(
+    () => new FakeApiServer({ bookmarkIntervalMs: 2 ** 31 }),
+    (e: unknown) =>
+      e instanceof RangeError &&
+      e.message ===
+        "FakeApiServer option bookmarkIntervalMs must be at most 2147483647 ms (2³¹−1), got 2147483648",
+  );
+  using _server = new FakeApiServer({ bookmarkIntervalMs: 2 ** 31 - 1 });
+});
+
 Deno.test("FakeApiServer rejects bad options", () => {
   assert.throws(
     () => new FakeApiServer({ initialResourceVersion: -1 }),

@@ -1,4 +1,5 @@
 import type { Gvr } from "../types.ts";
+import { durationProblem } from "../_duration.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import {
   type SingleWatcherConfig,
@@ -50,6 +51,16 @@ export function validatePositive(
       `must be a positive integer, got ${String(value)}`,
     );
   }
+}
+
+/**
+ * Checks that an optional duration option, which sets a timer, is a
+ * positive number of milliseconds a timer can wait (at most 2³¹−1).
+ */
+export function validateDuration(field: string, value: unknown): void {
+  if (value === undefined) return;
+  const problem = durationProblem(value);
+  if (problem !== undefined) throw new WatcherConfigError(field, problem);
 }
 
 /** Checks an optional `initialList` option. */

@@ -33,6 +33,7 @@ import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_CACHE_TTL,
   DEFAULT_DEBOUNCE_INTERVAL,
+  validateDuration,
   validateGvr,
   validatePositive,
   wrapConfigError,
@@ -166,7 +167,7 @@ export class Watcher<T extends KubeObject = KubeObject>
     super();
     if (options === undefined) options = {};
     checkConfigObject("Watcher", config, options);
-    validatePositive("debounceInterval", config.debounceInterval);
+    validateDuration("debounceInterval", config.debounceInterval);
     validatePositive("cacheTTL", config.cacheTTL);
     checkCallbacks(config);
     const storeType = config.storeType ?? "memory";

@@ -1,5 +1,6 @@
 import type { Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
+import { durationProblem } from "../_duration.ts";
 import { consoleLogger } from "../logger.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
 import {
@@ -28,7 +29,8 @@ const done: Promise<void> = Promise.resolve();
 export interface DebounceGroupOptions<T> {
   /**
    * Refractory period in milliseconds: at most one call per interval,
-   * measured from the start of the previous call. Must be > 0.
+   * measured from the start of the previous call. Must be > 0 and at most
+   * 2³¹−1 (the longest a timer can wait).
    */
   interval: number;
   /**
@@ -195,7 +197,8 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * ```
    *
    * @param options Interval, merge, callback, clock and logger.
-   * @throws {RangeError} When `interval` is not a positive finite number.
+   * @throws {RangeError} When `interval` is not a positive number of
+   * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
    * @throws {TypeError} When `merge` or `onChange` is not a function.
    */
   constructor(options: DebounceGroupOptions<T>) {
@@ -207,10 +210,9 @@ export class DebounceGroup<T> implements AsyncDisposable {
     this.#onChange = options.onChange;
     this.#logger = options.logger ?? consoleLogger();
     this.#pending = new MemberBatches(options.merge);
-    if (!Number.isFinite(options.interval) || options.interval <= 0) {
-      throw new RangeError(
-        `Debounce interval must be a positive number of milliseconds, got ${options.interval}`,
-      );
+    const problem = durationProblem(options.interval);
+    if (problem !== undefined) {
+      throw new RangeError(`DebounceGroup option interval ${problem}`);
     }
     // The scheduler decides when to fire; the batches wait in #pending.
     this.#scheduler = new DebounceScheduler({

@@ -362,6 +362,20 @@ Deno.test("DebounceGroup rejects bad options and member names", async () => {
   await group.stop();
 });
 
+Deno.test("DebounceGroup rejects an interval longer than a timer can wait (2³¹−1 ms)", async () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  const merge = (a: number, b: number) => a + b;
+  const onChange = () => {};
+  assert.throws(
+    () => new DebounceGroup({ interval: 2 ** 31, merge, onChange }),
+    (e: unknown) =>
+      e instanceof RangeError &&
+      e.message ===
+        "DebounceGroup option interval must be at most 2147483647 ms (2³¹−1), got 2147483648",
+  );
+  await new DebounceGroup({ interval: 2 ** 31 - 1, merge, onChange }).stop();
+});
+
 Deno.test("DebounceGroup on the system clock leaves no timer behind", async () => {
   // Deno's sanitizers fail this test if a timer outlives stop().
   const seen: number[] = [];

@@ -1,5 +1,6 @@
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
+import { durationProblem } from "../_duration.ts";
 import { consoleLogger } from "../logger.ts";
 import { changeStats } from "./change_stats.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
@@ -18,7 +19,7 @@ import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
  * ```
  */
 export interface DebouncerOptions {
-  /** Refractory period in milliseconds: at most one call per interval. Must be > 0. */
+  /** Refractory period in milliseconds: at most one call per interval. Must be > 0 and at most 2³¹−1 (the longest a timer can wait). */
   interval: number;
   /**
    * Receives each batch. May be async: the next call waits until the
@@ -124,15 +125,15 @@ export class Debouncer {
    * ```
    *
    * @param options Interval, callback, sync behaviour, clock and logger.
-   * @throws {RangeError} When `interval` is not a positive finite number.
+   * @throws {RangeError} When `interval` is not a positive number of
+   * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
    * @throws {TypeError} When `onChange` is not a function.
    */
   constructor(options: DebouncerOptions) {
     const { interval, onChange } = options;
-    if (!Number.isFinite(interval) || interval <= 0) {
-      throw new RangeError(
-        `Debounce interval must be a positive number of milliseconds, got ${interval}`,
-      );
+    const problem = durationProblem(interval);
+    if (problem !== undefined) {
+      throw new RangeError(`Debouncer option interval ${problem}`);
     }
     if (typeof onChange !== "function") {
       throw new TypeError("Debouncer option onChange must be a function");

@@ -578,6 +578,19 @@ Deno.test("Debouncer rejects bad options and counts", () => {
   assert.throws(() => debouncer.recordDelete(NaN), RangeError);
 });
 
+Deno.test("Debouncer rejects an interval longer than a timer can wait (2³¹−1 ms)", async () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  const onChange = () => {};
+  assert.throws(
+    () => new Debouncer({ interval: 2 ** 31, onChange }),
+    (e: unknown) =>
+      e instanceof RangeError &&
+      e.message ===
+        "Debouncer option interval must be at most 2147483647 ms (2³¹−1), got 2147483648",
+  );
+  await new Debouncer({ interval: 2 ** 31 - 1, onChange }).stop();
+});
+
 Deno.test("Debouncer ignores zero counts", async () => {
   const { clock, calls, debouncer } = setup();
   debouncer.recordCreate(0);

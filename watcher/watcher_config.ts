@@ -166,7 +166,8 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
     count: number,
   ) => void | Promise<void>;
   /**
-   * Refractory period of the debouncer in ms.
+   * Refractory period of the debouncer in ms, at most 2³¹−1 (the longest a
+   * timer can wait).
    *
    * @default {2000}
    */

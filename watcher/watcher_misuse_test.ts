@@ -208,3 +208,28 @@ Deno.test("Watcher warns once when an indexBy path is absent on every listed obj
     "indexBy path spec.ingresClassName is absent on all 4 listed objects of configmaps; none could be indexed (is the path right?)",
   ]);
 });
+
+Deno.test("Watchers reject a duration longer than a timer can wait (2³¹−1 ms)", () => {
+  // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
+  const limit = 2 ** 31 - 1;
+  const cases: [string, (ms: number) => unknown][] = [
+    [
+      "debounceInterval",
+      (ms) => new Watcher({ ...bulk, debounceInterval: ms }, client),
+    ],
+    ["idleTimeoutMs", (ms) => new Watcher(bulk, client, { idleTimeoutMs: ms })],
+    [
+      "idleTimeoutMs",
+      (ms) => new SingleWatcher(single, client, { idleTimeoutMs: ms }),
+    ],
+  ];
+  for (const [field, build] of cases) {
+    const e = configError(() => build(2 ** 31));
+    assert.equal(e.field, field);
+    assert.equal(
+      e.message,
+      `Invalid watcher config: ${field}: must be at most 2147483647 ms (2³¹−1), got 2147483648`,
+    );
+    build(limit); // builds, and requests nothing
+  }
+});

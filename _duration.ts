@@ -1,0 +1,23 @@
+/**
+ * The longest delay a timer can wait, in ms (2³¹−1, about 24.8 days).
+ * Deno, Node and Bun keep a timer's delay in a signed 32-bit integer: asked
+ * for more, `setTimeout` warns (`TimeoutOverflowWarning`) and fires after
+ * 1 ms, so a debounce interval of 3e9 ms would fire at every change.
+ */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * What is wrong with a duration option that sets a timer, worded to follow
+ * the option's name ("must be …"); undefined when it is a positive finite
+ * number of milliseconds no longer than {@linkcode MAX_TIMER_MS}. Every
+ * component words its own error around it (its own error type).
+ */
+export function durationProblem(value: unknown): string | undefined {
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    return `must be a positive number of milliseconds, got ${String(value)}`;
+  }
+  if (value > MAX_TIMER_MS) {
+    return `must be at most ${MAX_TIMER_MS} ms (2³¹−1), got ${value}`;
+  }
+  return undefined;
+}
