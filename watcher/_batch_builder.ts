@@ -14,14 +14,16 @@ import type { PendingBatch } from "./_debounce_scheduler.ts";
 /**
  * One object's changes in the batch: what the store held before the batch
  * (`before`), what it holds now (`after`), and the version last removed
- * (`gone`, for a delete). `undefined` means absent. `dropped` marks an
- * entry that came to nothing (created, then deleted).
+ * (`gone`, for a delete). `undefined` means absent. Entries form a list in
+ * the order of their first change (`prev`, `next`), so that one can leave
+ * from anywhere in it at once.
  */
 interface Entry<T> {
   readonly before: T | undefined;
   after: T | undefined;
   gone: T | undefined;
-  dropped: boolean;
+  prev: Entry<T> | undefined;
+  next: Entry<T> | undefined;
 }
 
 /**
@@ -48,13 +50,19 @@ const NONE: readonly never[] = Object.freeze([]);
  * Entries are found by namespace, then name: two lookups of the strings the
  * event brought, where one lookup of a `namespace/name` key would first
  * have to build and hash that key (ten times slower in a watch flood).
- * `#order` keeps them in the order of their first change.
+ * `#first` to `#last` keeps them in the order of their first change.
+ *
+ * An object created and deleted again within the batch leaves no entry:
+ * a batch that is not taken for long (a `namespaces` watcher one of whose
+ * namespaces cannot list yet) holds one entry per object the store held
+ * when it began or holds now, not one per name that ever existed.
  */
 export class BatchBuilder<T extends KubeObject = KubeObject>
   implements ChangeRecorder<T>, PendingBatch<ChangeBatch<T>> {
   #byNamespace = new Map<string, Map<string, Entry<T>>>();
-  #order: Entry<T>[] = [];
-  #live = 0;
+  #first: Entry<T> | undefined;
+  #last: Entry<T> | undefined;
+  #size = 0;
   #bulk = 0;
   #changed: () => void = () => {};
 
@@ -63,23 +71,20 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
     this.#changed = changed;
   }
 
+  /** How many objects have an entry (what the pending batch holds). */
+  get size(): number {
+    return this.#size;
+  }
+
   /** Whether nothing waits. */
   get isEmpty(): boolean {
-    return this.#bulk === 0 && this.#live === 0;
+    return this.#bulk === 0 && this.#size === 0;
   }
 
   created(namespace: string, name: string, obj: T): void {
     const entry = this.#entry(namespace, name);
-    if (entry === undefined) {
-      this.#add(namespace, name, undefined, obj);
-    } else {
-      if (entry.dropped) {
-        // Created, deleted and created again: the one entry comes back.
-        entry.dropped = false;
-        this.#live++;
-      }
-      entry.after = obj;
-    }
+    if (entry === undefined) this.#add(namespace, name, undefined, obj);
+    else entry.after = obj;
     this.#changed();
   }
 
@@ -96,11 +101,9 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
     if (entry === undefined) {
       this.#add(namespace, name, last, undefined).gone = last;
     } else if (entry.before === undefined) {
-      // Created in this batch and gone again: nobody needs to hear of it.
-      // The entry stays (dropped), so the object never has two.
-      if (!entry.dropped) this.#live--;
-      entry.dropped = true;
-      entry.after = undefined;
+      // Created in this batch and gone again: nobody needs to hear of it,
+      // and nothing of it is kept.
+      this.#remove(namespace, name, entry);
     } else {
       entry.after = undefined;
       entry.gone = last;
@@ -116,17 +119,17 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
 
   /** Takes the batch and starts an empty one. */
   take(isInitialSync: boolean): ChangeBatch<T> {
-    const order = this.#order;
+    const first = this.#first;
     const bulk = this.#bulk;
     this.#byNamespace = new Map();
-    this.#order = [];
-    this.#live = 0;
+    this.#first = this.#last = undefined;
+    this.#size = 0;
     this.#bulk = 0;
     let created: T[] | undefined;
     let modified: ModifiedObject<T>[] | undefined;
     let deleted: T[] | undefined;
-    for (const { before, after, gone, dropped } of order) {
-      if (dropped) continue;
+    for (let entry = first; entry !== undefined; entry = entry.next) {
+      const { before, after, gone } = entry;
       if (before === undefined) {
         if (after !== undefined) (created ??= []).push(after);
       } else if (after === undefined) {
@@ -165,16 +168,37 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
     before: T | undefined,
     after: T | undefined,
   ): Entry<T> {
-    const entry: Entry<T> = { before, after, gone: undefined, dropped: false };
+    const last = this.#last;
+    const entry: Entry<T> = {
+      before,
+      after,
+      gone: undefined,
+      prev: last,
+      next: undefined,
+    };
     let names = this.#byNamespace.get(namespace);
     if (names === undefined) {
       names = new Map();
       this.#byNamespace.set(namespace, names);
     }
     names.set(name, entry);
-    this.#order.push(entry);
-    this.#live++;
+    if (last === undefined) this.#first = entry;
+    else last.next = entry;
+    this.#last = entry;
+    this.#size++;
     return entry;
+  }
+
+  #remove(namespace: string, name: string, entry: Entry<T>): void {
+    const names = this.#byNamespace.get(namespace)!;
+    names.delete(name);
+    if (names.size === 0) this.#byNamespace.delete(namespace);
+    const { prev, next } = entry;
+    if (prev === undefined) this.#first = next;
+    else prev.next = next;
+    if (next === undefined) this.#last = prev;
+    else next.prev = prev;
+    this.#size--;
   }
 }
 

@@ -104,6 +104,56 @@ Deno.test("BatchBuilder keeps one entry for an object created and deleted over a
   });
 });
 
+Deno.test("BatchBuilder keeps no entry for an object created and deleted in the batch", () => {
+  const { b, records } = builder();
+  // Listed, then changed: entries for what the store held before the batch.
+  b.createdInBulk(2);
+  b.modified("shop", "kept", obj("kept", "1"), obj("kept", "2"));
+  b.deleted("shop", "listed", obj("listed", "3"));
+  b.created("shop", "new", obj("new", "4"));
+  // A namespace's churn while the batch is not taken (another namespace
+  // has not listed yet): every name that came and went.
+  for (let i = 0; i < 1_000; i++) {
+    b.created("shop", `tmp-${i}`, obj(`tmp-${i}`, String(10 + 2 * i)));
+    b.modified(
+      "shop",
+      `tmp-${i}`,
+      obj(`tmp-${i}`, String(10 + 2 * i)),
+      obj(`tmp-${i}`, String(11 + 2 * i)),
+    );
+    b.deleted("shop", `tmp-${i}`, obj(`tmp-${i}`, String(11 + 2 * i)));
+    b.created("gone", `tmp-${i}`, obj(`tmp-${i}`, String(10 + 2 * i)));
+    b.deleted("gone", `tmp-${i}`, obj(`tmp-${i}`, String(10 + 2 * i)));
+  }
+  assert.equal(records(), 4 + 5_000, "one record per change");
+  assert.equal(b.size, 3, "kept, listed and new; nothing for the churn");
+  const batch = b.take(true);
+  assert.deepEqual(described(batch), {
+    counts: [3, 1, 1],
+    created: ["new@4"],
+    modified: ["kept@1→kept@2"],
+    deleted: ["listed@3"],
+  });
+  assert.equal(b.size, 0);
+});
+
+Deno.test("BatchBuilder orders an object created, deleted and created again by its last creation", () => {
+  const { b } = builder();
+  b.created("shop", "x", obj("x", "1"));
+  b.created("shop", "y", obj("y", "2"));
+  b.deleted("shop", "x", obj("x", "1"));
+  b.created("shop", "x", obj("x", "3", "uid-x2"));
+  b.created("shop", "z", obj("z", "4"));
+  b.deleted("shop", "z", obj("z", "4"));
+  assert.equal(b.size, 2);
+  assert.deepEqual(described(b.take(false)), {
+    counts: [2, 0, 0],
+    created: ["y@2", "x@3"],
+    modified: [],
+    deleted: [],
+  });
+});
+
 Deno.test("BatchBuilder counts an initial list without listing it", () => {
   const { b, records } = builder();
   b.createdInBulk(0);

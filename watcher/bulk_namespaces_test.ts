@@ -8,6 +8,8 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
+import { DebounceGroup } from "./debounce_group.ts";
+import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import {
   BY_IDENTITY,
@@ -224,4 +226,122 @@ Deno.test("namespaces is checked, and not allowed with namespace or namespacedWa
       (e) => e instanceof WatcherConfigError && message.test(e.message),
     );
   }
+});
+
+/**
+ * Names created and deleted in `a` while `b` is forbidden, then `b` let in:
+ * the batches each way a watcher delivers them, as `batches` words them.
+ */
+async function churnWhileForbidden(
+  mode: "own" | "callOnChangeDuringSync" | "group",
+): Promise<string[]> {
+  const clock = new FakeClock();
+  const server = new FakeApiServer({ clock });
+  using _fetch = mockFetch(server);
+  for (const ns of ["a", "b"]) {
+    for (let i = 0; i < 2; i++) {
+      server.create(CONFIGMAPS, configMap(ns, `cm-${i}`));
+    }
+  }
+  const gate = new Gate(new FetchClient({ server: server.url }));
+  gate.denied = {
+    namespace: "b",
+    verb: "list",
+    code: 403,
+    reason: "Forbidden",
+    times: Infinity,
+  };
+  const batches: string[] = [];
+  const word = (batch: ChangeBatch) => {
+    const names = (objs: readonly KubeObject[]) =>
+      objs.map((o) => `${o.metadata.namespace}/${o.metadata.name}`).sort()
+        .join(",");
+    const { created, modified, deleted } = batch.objects;
+    return `${batch.isInitialSync ? "initial " : ""}+${batch.created}(${
+      names(created)
+    }) ~${batch.modified}(${
+      names(modified.map((m) => m.current))
+    }) -${batch.deleted}(${names(deleted)})`;
+  };
+  const logger = new RecordingLogger();
+  const group = mode === "group"
+    ? new DebounceGroup<ChangeBatch>({
+      interval: 1_000,
+      clock,
+      logger,
+      merge: mergeChangeBatches,
+      onChange: (all) => {
+        for (const batch of all.values()) batches.push(word(batch));
+      },
+    })
+    : undefined;
+  const watcher = new Watcher(
+    {
+      gvr: CONFIGMAPS,
+      indexBy: BY_IDENTITY,
+      namespaces: ["a", "b"],
+      ...(group !== undefined ? { group: group.member("configmaps") } : {
+        debounceInterval: 1_000,
+        callOnChangeDuringSync: mode === "callOnChangeDuringSync",
+        onChange: (_store, batch) => {
+          batches.push(word(batch));
+        },
+      }),
+    },
+    gate.client,
+    { clock, logger, random: seeded(1) },
+  );
+  void watcher.start();
+  try {
+    await waitFor(() => server.openWatchCount === 1, {
+      description: "a's watch",
+    });
+    server.create(CONFIGMAPS, configMap("a", "stays"));
+    server.update(CONFIGMAPS, configMap("a", "cm-0", { data: { v: "1" } }));
+    for (let i = 0; i < 100; i++) {
+      server.create(CONFIGMAPS, configMap("a", `tmp-${i}`));
+      server.delete(CONFIGMAPS, "a", `tmp-${i}`);
+    }
+    await waitFor(() => watcher.health().events === 202, {
+      description: "a's events",
+    });
+    // A debounced call is due (delivered with callOnChangeDuringSync).
+    await clock.tick(1_000);
+    await waitFor(() => true);
+    assert.equal(watcher.isSynced(), false, "b has not listed");
+    gate.denied.times = 0;
+    for (let i = 0; i < 10 && !watcher.isSynced(); i++) {
+      await clock.tick(30_000);
+      await waitFor(() => true);
+    }
+    assert.equal(await watcher.waitForSync(), 5);
+    await clock.tick(1_000);
+    await waitFor(() => true);
+    return batches;
+  } finally {
+    await watcher.stop();
+    await group?.stop();
+    assert.equal(server.openWatchCount, 0);
+    await server.close();
+  }
+}
+
+Deno.test("namespaces: names that came and went while a namespace was forbidden are in no batch", async (t) => {
+  await t.step("own onChange", async () => {
+    assert.deepEqual(await churnWhileForbidden("own"), [
+      "initial +5(a/stays) ~1(a/cm-0) -0()",
+    ]);
+  });
+  await t.step("callOnChangeDuringSync", async () => {
+    assert.deepEqual(await churnWhileForbidden("callOnChangeDuringSync"), [
+      "initial +2() ~0() -0()",
+      "initial +1(a/stays) ~1(a/cm-0) -0()",
+      "initial +2() ~0() -0()",
+    ]);
+  });
+  await t.step("DebounceGroup member", async () => {
+    assert.deepEqual(await churnWhileForbidden("group"), [
+      "initial +5(a/stays) ~1(a/cm-0) -0()",
+    ]);
+  });
 });

@@ -40,7 +40,8 @@ export interface ModifiedObject<T extends KubeObject = KubeObject> {
  * in the order of its first change in the batch.
  *
  * - created, then modified: one created entry, the latest version;
- * - created, then deleted: nothing;
+ * - created, then deleted: nothing (an object created again after that is
+ *   placed by that creation);
  * - modified, then modified: one modified entry, the version before the
  *   batch as `previous` and the latest as `current`;
  * - modified, then deleted: one deleted entry, the last version stored;
