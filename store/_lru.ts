@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.ts";
+import { MAX_TIMER_MS } from "../_duration.ts";
 
 interface LruEntry<V> {
   value: V;
@@ -43,6 +44,12 @@ export class LruCache<K, V> {
     if (!(ttl >= 0) || ttl === Infinity) {
       throw new RangeError(
         `ttl must be a finite number of milliseconds >= 0 but got ${ttl}`,
+      );
+    }
+    // One limit for every duration option, though this one sets no timer.
+    if (ttl > MAX_TIMER_MS) {
+      throw new RangeError(
+        `ttl must be at most ${MAX_TIMER_MS} ms (2³¹−1) but got ${ttl}`,
       );
     }
     this.#maxEntries = maxEntries;

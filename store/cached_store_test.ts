@@ -382,3 +382,15 @@ Deno.test("CachedStore bookkeeping: size, identities, resourceVersionOf, clear",
   await store.get("x");
   assert.equal(fake.gets.length, 2, "clear drops cached objects too");
 });
+
+Deno.test("CachedStore rejects a ttl above 2³¹−1 ms, as every duration option does", () => {
+  const { fake } = setup();
+  assert.throws(
+    () => new CachedStore({ client: fake.client, gvr: GVR, ttl: 2 ** 31 }),
+    {
+      name: "RangeError",
+      message: "ttl must be at most 2147483647 ms (2³¹−1) but got 2147483648",
+    },
+  );
+  new CachedStore({ client: fake.client, gvr: GVR, ttl: 2 ** 31 - 1 });
+});

@@ -35,7 +35,6 @@ import {
   DEFAULT_DEBOUNCE_INTERVAL,
   validateDuration,
   validateGvr,
-  validatePositive,
   wrapConfigError,
 } from "./_validate.ts";
 import {
@@ -168,7 +167,7 @@ export class Watcher<T extends KubeObject = KubeObject>
     if (options === undefined) options = {};
     checkConfigObject("Watcher", config, options);
     validateDuration("debounceInterval", config.debounceInterval);
-    validatePositive("cacheTTL", config.cacheTTL);
+    validateDuration("cacheTTL", config.cacheTTL);
     checkCallbacks(config);
     const storeType = config.storeType ?? "memory";
     if (storeType !== "memory" && storeType !== "cached") {
