@@ -47,6 +47,12 @@ export type WriterNote =
     kind: "selectorPathAbsent";
     path: string;
     listed: number;
+  }
+  | {
+    /** At construction: `metadataOnly` leaves nothing at this path. */
+    kind: "pathNeverPresent";
+    option: "fieldSelector" | "indexBy";
+    path: string;
   };
 
 /** Writes `line` to `logger`. */
@@ -220,6 +226,16 @@ export function writerLine(note: WriterNote, resource: string): LogLine {
           skipped: note.skipped,
           listed: note.listed,
         },
+      );
+    case "pathNeverPresent":
+      return line(
+        "warn",
+        `${note.option} path ${note.path} of ${resource} can never be present: metadataOnly keeps only apiVersion, kind and metadata${
+          note.option === "indexBy"
+            ? ", so no object can be indexed"
+            : ", so the selector matches by missing fields only"
+        }`,
+        { resource, option: note.option, path: note.path },
       );
     case "selectorPathAbsent":
       return line(

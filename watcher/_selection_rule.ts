@@ -22,6 +22,7 @@
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
 import { mayCover } from "../indexer/_prune.ts";
+import type { WriterNote } from "../listwatch/_log_lines.ts";
 
 /**
  * Whether `selector` may answer differently on a stored copy than on the
@@ -64,4 +65,51 @@ function mixesKeyAndIndex(
     mixed = true;
   }
   return mixed;
+}
+
+/** What a metadata-only object has: anything else is never present. */
+const METADATA_ONLY_FIELDS = new Set(["apiVersion", "kind", "metadata"]);
+
+/**
+ * The configured paths that can never be present, so never match or key
+ * anything: with `metadataOnly`, a selector path outside the metadata-only
+ * form (selection reads that form), and an `indexBy` path outside it when
+ * no `transform` may add it. Warned about at construction.
+ */
+export function pathsNeverPresent(
+  options: {
+    selector: FieldSelector | undefined;
+    indexBy: readonly string[];
+    metadataOnly: boolean;
+    transform: unknown;
+  },
+): WriterNote[] {
+  if (!options.metadataOnly) return [];
+  const absent = (path: JsonPath) => {
+    const first = path.segments[0];
+    return first !== undefined && first.kind === "key" &&
+      !METADATA_ONLY_FIELDS.has(first.key);
+  };
+  const notes: WriterNote[] = [];
+  for (const { path } of options.selector?.terms ?? []) {
+    if (absent(path)) {
+      notes.push({
+        kind: "pathNeverPresent",
+        option: "fieldSelector",
+        path: path.expression,
+      });
+    }
+  }
+  if (options.transform === undefined) {
+    for (const expression of options.indexBy) {
+      if (absent(new JsonPath(expression))) {
+        notes.push({
+          kind: "pathNeverPresent",
+          option: "indexBy",
+          path: expression,
+        });
+      }
+    }
+  }
+  return notes;
 }

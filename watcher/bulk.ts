@@ -26,7 +26,8 @@ import {
 } from "./_shared_source.ts";
 import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { selectsOnlyAsSent } from "./_selection_rule.ts";
+import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
+import { write, writerLine } from "../listwatch/_log_lines.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
@@ -216,6 +217,14 @@ export class Watcher<T extends KubeObject = KubeObject>
       () => {
         validateGvr(config.gvr);
         what = describe(config.gvr);
+        for (
+          const note of pathsNeverPresent({
+            selector: fieldSelector,
+            indexBy: indexer.indexBy,
+            metadataOnly,
+            transform: config.transform,
+          })
+        ) write(logger, writerLine(note, what));
         preparer = new ObjectPreparer<T>({
           indexer,
           transform: config.transform,

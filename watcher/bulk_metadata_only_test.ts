@@ -207,3 +207,48 @@ Deno.test("Watcher metadataOnly with a client that cannot send Accept (KubectlRa
   await watcher.stop();
   await running;
 });
+
+Deno.test("Watcher with metadataOnly warns at construction about paths a metadata-only object never has", () => {
+  const client = { performRequest: () => Promise.reject(new Error("unused")) };
+  const gvr = { group: "", version: "v1", resource: "configmaps" };
+  const warnings = (config: Record<string, unknown>) => {
+    const logger = new RecordingLogger();
+    new Watcher(
+      {
+        gvr,
+        indexBy: ["metadata.name"],
+        metadataOnly: true,
+        onChange: () => {},
+        ...config,
+      },
+      client,
+      { logger },
+    );
+    return logger.records.filter((r) => r.level === "warn").map((r) =>
+      r.message
+    );
+  };
+  assert.deepEqual(
+    warnings({ fieldSelector: "data.tier=web", indexBy: ["spec.class"] }),
+    [
+      "fieldSelector path data.tier of configmaps can never be present: metadataOnly keeps only apiVersion, kind and metadata, so the selector matches by missing fields only",
+      "indexBy path spec.class of configmaps can never be present: metadataOnly keeps only apiVersion, kind and metadata, so no object can be indexed",
+    ],
+  );
+  // Metadata paths are there; a transform may add what it indexes by.
+  assert.deepEqual(
+    warnings({ fieldSelector: "metadata.labels.tier=web" }),
+    [],
+  );
+  assert.deepEqual(
+    warnings({
+      indexBy: ["spec.class"],
+      transform: (o: KubeObject) => ({ ...o, spec: { class: "x" } }),
+    }),
+    [],
+  );
+  assert.deepEqual(
+    warnings({ metadataOnly: false, fieldSelector: "data.tier=web" }),
+    [],
+  );
+});
