@@ -1,4 +1,10 @@
-import type { Gvr, KubeObject, Logger, Store } from "../types.ts";
+import type {
+  Gvr,
+  KubeObject,
+  KubeObjectLike,
+  Logger,
+  Store,
+} from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
@@ -27,7 +33,7 @@ import { LruCache } from "./_lru.ts";
  * }
  * ```
  */
-export interface CachedStoreOptions<T extends KubeObject = KubeObject> {
+export interface CachedStoreOptions<T extends KubeObjectLike = KubeObject> {
   /** Client used to GET objects on a cache miss. It is never closed. */
   client: RestClient;
   /** The resource the stored references belong to. */
@@ -143,7 +149,7 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(gets, ["/api/v1/namespaces/default/secrets/tls"]);
  * ```
  */
-export class CachedStore<T extends KubeObject = KubeObject>
+export class CachedStore<T extends KubeObjectLike = KubeObject>
   implements Store<T> {
   #index: KeyIndex<Ref>;
   #cache: LruCache<string, CachedObject<T>>;
@@ -492,7 +498,7 @@ export class CachedStore<T extends KubeObject = KubeObject>
 
   #put(obj: T, keys: string[]): void {
     const [namespace, name] = identityOf(obj);
-    const ref: Ref = { resourceVersion: obj.metadata.resourceVersion ?? "" };
+    const ref: Ref = { resourceVersion: obj.metadata?.resourceVersion ?? "" };
     const slot = this.#index.set(namespace, name, ref, keys);
     this.#cache.delete(slot.id);
     this.#modifications++;
@@ -570,7 +576,7 @@ export class CachedStore<T extends KubeObject = KubeObject>
           "The API answered something that is not a Kubernetes object",
         );
       }
-      obj = this.#filter ? this.#filter(answer) : answer as T;
+      obj = this.#filter ? this.#filter(answer) : answer as unknown as T;
     } catch (error) {
       if (httpStatusOf(error).code === 404) {
         this.#logger.debug("Object gone before it could be fetched", {

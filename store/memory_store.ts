@@ -1,4 +1,4 @@
-import type { KubeObject, Store } from "../types.ts";
+import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
 
@@ -70,7 +70,7 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(store.get("web", "haproxy").map((o) => o.metadata.name), ["b"]);
  * ```
  */
-export class MemoryStore<T extends KubeObject = KubeObject>
+export class MemoryStore<T extends KubeObjectLike = KubeObject>
   implements Store<T> {
   #index: KeyIndex<T>;
   #freeze: boolean;
@@ -276,7 +276,7 @@ export class MemoryStore<T extends KubeObject = KubeObject>
   resourceVersionOf(namespace: string, name: string): string | undefined {
     const slot = this.#index.lookup(namespace, name);
     if (slot === undefined) return undefined;
-    return slot.value.metadata.resourceVersion ?? "";
+    return slot.value.metadata?.resourceVersion ?? "";
   }
 
   /**

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { KubeObject, Logger } from "../types.ts";
+import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
@@ -38,7 +38,7 @@ export interface BatchOutlet {
 }
 
 /** Batches to the watcher's own debounced `onChange`. */
-export function ownOutlet<T extends KubeObject>(
+export function ownOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   options: {
     interval: number;
@@ -86,7 +86,7 @@ export function ownOutlet<T extends KubeObject>(
 }
 
 /** Batches to a `DebounceGroup` member, taken whole when the group fires. */
-export function groupOutlet<T extends KubeObject>(
+export function groupOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   member: object,
   suppressDuringSync: boolean,

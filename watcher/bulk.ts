@@ -2,6 +2,7 @@ import type {
   Awaitable,
   Gvr,
   KubeObject,
+  KubeObjectLike,
   PartialObjectMetadata,
   ReadableStore,
   Store,
@@ -112,7 +113,7 @@ import {
  * @typeParam T The stored objects: a user-defined type, or what
  * `transform` returns.
  */
-export class Watcher<T extends KubeObject = KubeObject>
+export class Watcher<T extends KubeObjectLike = KubeObject>
   extends WatcherBase<number> {
   #config: WatcherConfig<T>;
   #core: WatcherCore<number>;
@@ -501,7 +502,7 @@ type StoredForm<T> = PartialObjectMetadata extends T ? unknown
 
 /** Names the watched thing, for messages. */
 /** A memory store holding what `store` holds, keyed alike. */
-function copyOf<T extends KubeObject>(
+function copyOf<T extends KubeObjectLike>(
   store: Store<T>,
   indexer: Indexer,
   keyCount: number,
@@ -531,7 +532,7 @@ function aborted(signal: AbortSignal): Promise<void> {
  * own until it joins a source, then its view's, shared with the watchers
  * of the same index and field selector).
  */
-class StoreHandle<T extends KubeObject> implements ReadableStore<T> {
+class StoreHandle<T extends KubeObjectLike> implements ReadableStore<T> {
   target: Store<T>;
 
   constructor(target: Store<T>) {
@@ -561,7 +562,9 @@ function checkBoolean(field: string, value: unknown): void {
 }
 
 /** `onChange` xor `group`; no own interval in a group. */
-function checkCallbacks<T extends KubeObject>(config: WatcherConfig<T>): void {
+function checkCallbacks<T extends KubeObjectLike>(
+  config: WatcherConfig<T>,
+): void {
   if (config.group === undefined) {
     if (typeof config.onChange !== "function") {
       throw new WatcherConfigError("onChange", "must be a function");
@@ -588,7 +591,7 @@ function checkCallbacks<T extends KubeObject>(config: WatcherConfig<T>): void {
 }
 
 /** The namespaces of the loops: `[""]` for all, else one loop each. */
-function resolveNamespaces<T extends KubeObject>(
+function resolveNamespaces<T extends KubeObjectLike>(
   config: WatcherConfig<T>,
   client: RestClient,
 ): string[] {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ChangeStats, KubeObject } from "../types.ts";
+import type { ChangeStats, KubeObject, KubeObjectLike } from "../types.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 
 /**
@@ -22,7 +22,7 @@ import { BatchBuilder } from "./_batch_builder.ts";
  *
  * @typeParam T The watched objects.
  */
-export interface ModifiedObject<T extends KubeObject = KubeObject> {
+export interface ModifiedObject<T extends KubeObjectLike = KubeObject> {
   /**
    * The version the store held before the first change of this batch.
    * With `storeType: "cached"` the store keeps references, not objects:
@@ -65,7 +65,7 @@ export interface ModifiedObject<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The watched objects.
  */
-export interface ChangedObjects<T extends KubeObject = KubeObject> {
+export interface ChangedObjects<T extends KubeObjectLike = KubeObject> {
   /** Objects added to the store, as stored now. */
   readonly created: readonly T[];
   /** Objects replaced in the store, with the version before the batch. */
@@ -106,7 +106,7 @@ export interface ChangedObjects<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The watched objects.
  */
-export interface ChangeBatch<T extends KubeObject = KubeObject>
+export interface ChangeBatch<T extends KubeObjectLike = KubeObject>
   extends ChangeStats {
   /** The objects behind the counts; empty for the initial list itself. */
   readonly objects: ChangedObjects<T>;
@@ -141,7 +141,7 @@ export interface ChangeBatch<T extends KubeObject = KubeObject>
  * @param next The later batch.
  * @returns One batch with both, coalesced per object.
  */
-export function mergeChangeBatches<T extends KubeObject>(
+export function mergeChangeBatches<T extends KubeObjectLike>(
   pending: ChangeBatch<T>,
   next: ChangeBatch<T>,
 ): ChangeBatch<T> {
@@ -160,5 +160,5 @@ export function mergeChangeBatches<T extends KubeObject>(
   return builder.take(pending.isInitialSync || next.isInitialSync);
 }
 
-const ns = (obj: KubeObject): string => obj.metadata.namespace ?? "";
-const name = (obj: KubeObject): string => obj.metadata.name ?? "";
+const ns = (obj: KubeObjectLike): string => obj.metadata?.namespace ?? "";
+const name = (obj: KubeObjectLike): string => obj.metadata?.name ?? "";

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../types.ts";
+import type { KubeObject, KubeObjectLike } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type {
   ListInfo,
@@ -76,7 +76,7 @@ import {
  * await server.close();
  * ```
  */
-export class SingleWatcher<T extends KubeObject = KubeObject>
+export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   extends WatcherBase<number> {
   #config: SingleWatcherConfig<T>;
   #core: WatcherCore<number>;
@@ -240,7 +240,7 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
 
   /** The object as kept: reduced to its metadata with `metadataOnly`. */
   #form(obj: KubeObject): T {
-    return (this.#reduce ? asPartialObjectMetadata(obj) : obj) as T;
+    return (this.#reduce ? asPartialObjectMetadata(obj) : obj) as unknown as T;
   }
 
   #deliver(next: T | null): Promise<void> {
@@ -273,15 +273,17 @@ function escapeFieldValue(value: string): string {
 
 /** Whether a user of the single watcher needs to hear about `next`. */
 function changed(
-  previous: KubeObject | null,
-  next: KubeObject | null,
+  previous: KubeObjectLike | null,
+  next: KubeObjectLike | null,
   skip: "statusOnly" | "none",
 ): boolean {
   if (previous === null || next === null) return previous !== next;
   const a = previous.metadata, b = next.metadata;
-  if (a.uid !== b.uid) return true;
-  if (a.resourceVersion && a.resourceVersion === b.resourceVersion) {
+  if (a?.uid !== b?.uid) return true;
+  if (a?.resourceVersion && a.resourceVersion === b?.resourceVersion) {
     return false;
   }
-  return skip === "none" || !isStatusOnlyChange(previous, next);
+  // Both are objects as the API sent them (whatever type `T` gives them).
+  return skip === "none" ||
+    !isStatusOnlyChange(previous as KubeObject, next as KubeObject);
 }

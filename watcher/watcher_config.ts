@@ -1,4 +1,10 @@
-import type { Gvr, KubeObject, Logger, ReadableStore } from "../types.ts";
+import type {
+  Gvr,
+  KubeObject,
+  KubeObjectLike,
+  Logger,
+  ReadableStore,
+} from "../types.ts";
 // deno-lint-ignore no-unused-vars -- linked from the docs
 import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
@@ -40,17 +46,17 @@ import type { DebounceGroupMember } from "./debounce_group.ts";
  *
  * @typeParam T The stored objects.
  */
-export interface WatcherConfig<T extends KubeObject = KubeObject> {
+export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
   /** The resource to watch. `resource` is required. */
   gvr: Gvr;
   /** JSONPath expressions whose values form each object's index keys. */
-  indexBy: string[];
+  indexBy: readonly string[];
   /**
    * JSONPath expressions removed from objects before they are stored.
    *
    * @default {[]}
    */
-  ignoreFields?: string[];
+  ignoreFields?: readonly string[];
   /**
    * Reshapes (or drops) each object before it is stored: runs after
    * `ignoreFields` and before the index keys are taken, on list items and
@@ -80,7 +86,7 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
    * keeps retrying without disturbing the others; `health().namespaces`
    * says which. Not allowed with `namespace` or `namespacedWatch`.
    */
-  namespaces?: string[];
+  namespaces?: readonly string[];
   /**
    * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
    * {@linkcode PartialObjectMetadata}): LIST asks for
@@ -223,7 +229,7 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The watched object's type.
  */
-export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
+export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
   /** The resource of the object. */
   gvr: Gvr;
   /** Its namespace (`""` for a cluster-scoped object is not allowed: name one). */
