@@ -1,3 +1,4 @@
+import { optionNamesProblem } from "../_option_names.ts";
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
@@ -325,6 +326,19 @@ export class LeaderElector {
     if (!config || typeof config !== "object") {
       throw new LeaderElectionConfigError("config", "must be an object");
     }
+    const names = optionNamesProblem({
+      known: CONFIG_NAMES,
+      value: config,
+      type: "LeaderElectorConfig",
+      place: "the config (the first argument)",
+      short: "the config",
+    }, {
+      known: OPTION_NAMES,
+      value: options,
+      type: "LeaderElectorOptions",
+      place: "the third argument (LeaderElectorOptions)",
+    });
+    if (names) throw new LeaderElectionConfigError(names.field, names.message);
     if (!config.lease || typeof config.lease !== "object") {
       throw new LeaderElectionConfigError(
         "lease",
@@ -884,3 +898,22 @@ export class LeaderElector {
     return `${this.#config.lease.namespace}/${this.#config.lease.name}`;
   }
 }
+
+// The names each argument takes: records over the interfaces' keys, so a
+// field added to an interface and not here does not compile.
+const CONFIG_NAMES: Record<keyof LeaderElectorConfig, true> = {
+  lease: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  releaseOnStop: true,
+  onStartedLeading: true,
+  onStoppedLeading: true,
+  onNewLeader: true,
+};
+const OPTION_NAMES: Record<keyof LeaderElectorOptions, true> = {
+  logger: true,
+  clock: true,
+  random: true,
+};

@@ -1,3 +1,5 @@
+import { optionNamesProblem } from "../_option_names.ts";
+import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { silentLogger } from "../logger.ts";
@@ -180,13 +182,23 @@ export class ListWatch {
    * @throws {WatcherConfigError} Naming the option that is wrong: an empty
    * `gvr.resource` or `gvr.version`, an `initialList` that is neither
    * `"list"` nor `"stream"`, a size or duration that is not a positive
-   * number.
+   * number, or a name `options` does not take.
    */
   constructor(
     client: RestClient,
     sink: ListWatchSink,
     options: ListWatchOptions,
   ) {
+    const names = optionNamesProblem(
+      { known: LIST_WATCH_NAMES, value: options, type: "ListWatchOptions" },
+      {
+        known: BACKOFF_NAMES,
+        value: (options as { backoff?: unknown } | null)?.backoff,
+        type: "BackoffOptions",
+        prefix: "backoff.",
+      },
+    );
+    if (names) throw new WatcherConfigError(names.field, names.message);
     const { gvr } = options;
     validateGvr(gvr);
     validateInitialList(options.initialList);
@@ -790,3 +802,21 @@ function refusesAccept(error: unknown): boolean {
   return error instanceof Error && httpStatusOf(error).code === undefined &&
     /\bAccept header\b/i.test(error.message);
 }
+
+/** The names `ListWatchOptions` takes (a record over its keys). */
+const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
+  gvr: true,
+  namespace: true,
+  labelSelector: true,
+  fieldSelector: true,
+  pageSize: true,
+  metadataOnly: true,
+  initialList: true,
+  initialStreamDeadlineMs: true,
+  idleTimeoutMs: true,
+  backoff: true,
+  maxLineBytes: true,
+  clock: true,
+  logger: true,
+  random: true,
+};

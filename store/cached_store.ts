@@ -1,3 +1,4 @@
+import { assertOptionNames } from "../_option_names.ts";
 import type {
   Gvr,
   KubeObject,
@@ -177,8 +178,15 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
    *
    * @param options Client, resource, filter, cache tuning, clock and logger.
    * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
+   * @throws {TypeError} When `options` has a name it does not take.
    */
   constructor(options: CachedStoreOptions<T>) {
+    assertOptionNames(
+      "CachedStore options",
+      CACHED_NAMES,
+      options,
+      "CachedStoreOptions",
+    );
     const concurrency = options.concurrency ?? 16;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(
@@ -605,3 +613,16 @@ function isKubeObject(value: unknown): value is KubeObject {
   const meta = (value as { metadata?: unknown }).metadata;
   return meta !== null && typeof meta === "object";
 }
+
+/** The names `CachedStoreOptions` takes (a record over its keys). */
+const CACHED_NAMES: Record<keyof CachedStoreOptions, true> = {
+  client: true,
+  gvr: true,
+  filter: true,
+  ttl: true,
+  maxEntries: true,
+  concurrency: true,
+  keyCount: true,
+  clock: true,
+  logger: true,
+};

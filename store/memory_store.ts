@@ -1,3 +1,4 @@
+import { assertOptionNames } from "../_option_names.ts";
 import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
@@ -91,8 +92,15 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
    * ```
    *
    * @param options Key count and the debug `freeze` switch; all optional.
+   * @throws {TypeError} When `options` has a name it does not take.
    */
   constructor(options?: MemoryStoreOptions) {
+    assertOptionNames(
+      "MemoryStore options",
+      MEMORY_NAMES,
+      options,
+      "MemoryStoreOptions",
+    );
     this.#index = new KeyIndex<T>(options?.keyCount);
     this.#freeze = options?.freeze ?? false;
   }
@@ -364,3 +372,9 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
 }
+
+/** The names `MemoryStoreOptions` takes (a record over its keys). */
+const MEMORY_NAMES: Record<keyof MemoryStoreOptions, true> = {
+  keyCount: true,
+  freeze: true,
+};

@@ -1,5 +1,6 @@
 import type { Gvr } from "../types.ts";
 import { durationProblem } from "../_duration.ts";
+import { optionNamesProblem } from "../_option_names.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import {
   type SingleWatcherConfig,
@@ -158,34 +159,17 @@ export function checkOptionNames(
   config: object,
   options: object,
 ): void {
-  const configNames: Record<string, true> = kind === "Watcher"
-    ? WATCHER_NAMES
-    : SINGLE_NAMES;
-  const problems: [name: string, why: string][] = [];
-  for (const name of Object.keys(config)) {
-    if (Object.hasOwn(configNames, name)) continue;
-    problems.push([
-      name,
-      Object.hasOwn(OPTION_NAMES, name)
-        ? "belongs in the third argument (WatcherOptions), not in the config"
-        : `is not a ${kind} config option`,
-    ]);
-  }
-  for (const name of Object.keys(options)) {
-    if (Object.hasOwn(OPTION_NAMES, name)) continue;
-    problems.push([
-      name,
-      Object.hasOwn(configNames, name)
-        ? `belongs in the config (the first argument), not in WatcherOptions`
-        : "is not a WatcherOptions option",
-    ]);
-  }
-  if (problems.length === 0) return;
-  if (problems.length === 1) {
-    throw new WatcherConfigError(problems[0][0], problems[0][1]);
-  }
-  throw new WatcherConfigError(
-    problems.map(([name]) => name).join(", "),
-    problems.map(([name, why]) => `${name} ${why}`).join("; "),
-  );
+  const problem = optionNamesProblem({
+    known: kind === "Watcher" ? WATCHER_NAMES : SINGLE_NAMES,
+    value: config,
+    type: `${kind} config`,
+    place: "the config (the first argument)",
+    short: "the config",
+  }, {
+    known: OPTION_NAMES,
+    value: options,
+    type: "WatcherOptions",
+    place: "the third argument (WatcherOptions)",
+  });
+  if (problem) throw new WatcherConfigError(problem.field, problem.message);
 }

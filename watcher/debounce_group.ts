@@ -1,3 +1,4 @@
+import { assertOptionNames } from "../_option_names.ts";
 import type { Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
@@ -199,9 +200,16 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * @param options Interval, merge, callback, clock and logger.
    * @throws {RangeError} When `interval` is not a positive number of
    * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
-   * @throws {TypeError} When `merge` or `onChange` is not a function.
+   * @throws {TypeError} When `merge` or `onChange` is not a function, or
+   * `options` has a name it does not take.
    */
   constructor(options: DebounceGroupOptions<T>) {
+    assertOptionNames(
+      "DebounceGroup options",
+      GROUP_NAMES,
+      options,
+      "DebounceGroupOptions",
+    );
     for (const key of ["merge", "onChange"] as const) {
       if (typeof options[key] !== "function") {
         throw new TypeError(`DebounceGroup option ${key} must be a function`);
@@ -523,3 +531,12 @@ class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
     return batches;
   }
 }
+
+/** The names `DebounceGroupOptions` takes (a record over its keys). */
+const GROUP_NAMES: Record<keyof DebounceGroupOptions<unknown>, true> = {
+  interval: true,
+  merge: true,
+  onChange: true,
+  clock: true,
+  logger: true,
+};
