@@ -9,7 +9,7 @@ import {
   type WatcherOptions,
 } from "./watcher_config.ts";
 
-/** Default debounce interval of the bulk watcher, as in the seed. */
+/** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
 /** Default TTL of a `CachedStore` entry. */
 export const DEFAULT_CACHE_TTL = 130_000;

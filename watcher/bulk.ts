@@ -47,8 +47,8 @@ import {
 
 /**
  * Watches every object of a resource, keeps them in an indexed store, and
- * calls `onChange` with debounced batches of changes (the seed's
- * `watcher.New`).
+ * calls `onChange` with debounced batches of changes (`watcher.New` of the
+ * Go package `pkg/k8s/watcher` of haptic, the HAProxy ingress controller).
  *
  * - The label selector is sent to the server; the field selector is
  *   evaluated here, over JSONPath, so any field can be used. An object that
@@ -377,8 +377,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   }
 
   /**
-   * Calls `onChange` now with what accumulated (possibly nothing), as the
-   * seed's `ForceSync`. In a group: delivers the group's pending batches
+   * Calls `onChange` now with what accumulated (possibly nothing), as
+   * `ForceSync` does in haptic's Go watcher. In a group: delivers the group's pending batches
    * now, when there are any.
    *
    * @example Delivering a batch without waiting for the interval

@@ -24,7 +24,8 @@ import {
 
 /**
  * Watches one named object and calls `onChange` at once for every change,
- * without debouncing and without a store (the seed's `watcher.NewSingle`),
+ * without debouncing and without a store (`watcher.NewSingle` of the Go
+ * package `pkg/k8s/watcher` of haptic, the HAProxy ingress controller),
  * for things that must take effect immediately: credentials, the
  * controller's own configuration.
  *

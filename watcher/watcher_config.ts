@@ -14,10 +14,10 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 
 /**
- * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of the
- * seed's `WatcherConfig`: what to watch and what to call. How the watcher
- * runs (logger, clock, timeouts) goes in the third argument,
- * {@linkcode WatcherOptions}. An unknown name in either is a
+ * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of
+ * `WatcherConfig` in haptic's Go package `pkg/k8s/watcher`: what to watch
+ * and what to call. How the watcher runs (logger, clock, timeouts) goes in
+ * the third argument, {@linkcode WatcherOptions}. An unknown name in either is a
  * {@linkcode WatcherConfigError}.
  *
  * `T` is the type of the stored objects: a user-defined type such as
