@@ -90,11 +90,13 @@ export function groupOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   member: object,
   suppressDuringSync: boolean,
+  clock: Clock,
 ): BatchOutlet {
   let syncing = false;
   let batchInitial = false;
   const hold = new Hold(builder);
   const link: GroupLink = attachSource<ChangeBatch<T>>(member, {
+    clock,
     get isEmpty() {
       return builder.isEmpty || hold.holds || (syncing && suppressDuringSync);
     },

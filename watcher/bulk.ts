@@ -7,6 +7,7 @@ import type {
   ReadableStore,
   Store,
 } from "../types.ts";
+import { systemClock } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
@@ -308,7 +309,13 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     this.#outlet = config.group !== undefined
       ? wrapConfigError(
         "group",
-        () => groupOutlet(builder, config.group!, suppressDuringSync),
+        () =>
+          groupOutlet(
+            builder,
+            config.group!,
+            suppressDuringSync,
+            options.clock ?? systemClock,
+          ),
       )
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,

@@ -136,16 +136,21 @@ export interface ChangeBatch<T extends KubeObjectLike = KubeObject>
  * await group.stop();
  * ```
  *
- * @typeParam T The watched objects.
+ * Typed by its batches, so that it is the `merge` of a group whose
+ * members watch different types (`DebounceGroup<{ ingresses:
+ * ChangeBatch<Ingress>; services: ChangeBatch<Service> }>`, or a union of
+ * `ChangeBatch` types): the group merges only batches of one member.
+ *
+ * @typeParam B The batches, `ChangeBatch<T>` for objects of type `T`.
  * @param pending The earlier batch.
  * @param next The later batch.
  * @returns One batch with both, coalesced per object.
  */
-export function mergeChangeBatches<T extends KubeObjectLike>(
-  pending: ChangeBatch<T>,
-  next: ChangeBatch<T>,
-): ChangeBatch<T> {
-  const builder = new BatchBuilder<T>();
+export function mergeChangeBatches<B extends ChangeBatch<KubeObjectLike>>(
+  pending: B,
+  next: B,
+): B {
+  const builder = new BatchBuilder<KubeObjectLike>();
   for (const batch of [pending, next]) {
     const { created, modified, deleted } = batch.objects;
     // The initial list is counted, not listed.
@@ -157,7 +162,8 @@ export function mergeChangeBatches<T extends KubeObjectLike>(
     }
     for (const obj of created) builder.created(ns(obj), name(obj), obj);
   }
-  return builder.take(pending.isInitialSync || next.isInitialSync);
+  // Holds the objects of `pending` and `next`: of B's object type.
+  return builder.take(pending.isInitialSync || next.isInitialSync) as B;
 }
 
 const ns = (obj: KubeObjectLike): string => obj.metadata?.namespace ?? "";

@@ -169,6 +169,39 @@ export function typedFields(client: RestClient): void {
   check<Same<Stored<typeof plain.store>, KubeObject>>();
 }
 
+/** A group typed per member, with the ecosystem's models. */
+export function typedGroup(client: RestClient): void {
+  const group = new DebounceGroup<{
+    ingresses: ChangeBatch<V1Ingress>;
+    services: ChangeBatch<IService>;
+  }>({
+    interval: 1_000,
+    merge: mergeChangeBatches,
+    onChange(batches) {
+      const ingresses = batches.get("ingresses");
+      const services = batches.get("services");
+      check<Same<typeof ingresses, ChangeBatch<V1Ingress> | undefined>>();
+      check<Same<typeof services, ChangeBatch<IService> | undefined>>();
+    },
+  });
+  new Watcher<V1Ingress>({
+    gvr: ingresses,
+    indexBy: ["metadata.name"],
+    group: group.member("ingresses"),
+  }, client);
+  new Watcher<IService>({
+    gvr: services,
+    indexBy: ["metadata.name"],
+    group: group.member("services"),
+  }, client);
+  // A union of batch types, merged by mergeChangeBatches (TS2322 before).
+  new DebounceGroup<ChangeBatch<V1Ingress> | ChangeBatch<V1Service>>({
+    interval: 1_000,
+    merge: mergeChangeBatches,
+    onChange() {},
+  });
+}
+
 /** What is still refused. */
 export function refused(client: RestClient): void {
   // @ts-expect-error: no metadata at all.
