@@ -1,3 +1,4 @@
+import { failureFields } from "../_context_logger.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
@@ -475,7 +476,10 @@ export class IndexSynchronizationTracker {
     try {
       this.#onSynchronized(counts);
     } catch (error) {
-      this.#logger.error("onSynchronized callback failed", { error });
+      this.#logger.error(
+        "onSynchronized callback failed",
+        failureFields(error),
+      );
     }
   }
 

@@ -1,4 +1,5 @@
 import { optionNamesProblem } from "../_option_names.ts";
+import { contextLogger } from "../_context_logger.ts";
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
@@ -164,7 +165,7 @@ export interface LeaderElectorHealth {
   readonly lastRenewTime: number | undefined;
   /** While leading: when this replica stops leading unless it renews. */
   readonly renewDeadline: number | undefined;
-  /** Attempts in a row that failed (reset by any successful read). */
+  /** Attempts in a row that failed (reset by a read that finds the Lease, or a successful write). */
   readonly consecutiveFailures: number;
   /** Writes refused with 409 Conflict, because someone else wrote first. */
   readonly conflicts: number;
@@ -374,7 +375,13 @@ export class LeaderElector {
     }
     this.#config = config;
     this.#client = client;
-    this.#logger = neverThrowingLogger(options.logger ?? consoleLogger());
+    // Who speaks, on every line (callback failures included).
+    this.#logger = neverThrowingLogger(
+      contextLogger(options.logger ?? consoleLogger(), {
+        lease: `${config.lease.namespace}/${config.lease.name}`,
+        identity: config.identity,
+      }),
+    );
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;
     this.#leaseDurationMs = timings.leaseDurationMs;
@@ -619,7 +626,9 @@ export class LeaderElector {
    */
   async #acquireOrRenew(signal: AbortSignal): Promise<"done" | "conflict"> {
     const current = await this.#read(signal);
-    this.#consecutiveFailures = 0;
+    // A read that finds the Lease shows the API works; one that finds none
+    // does not (a create answered 404 would fail unseen, count 1 each time).
+    if (current !== undefined) this.#consecutiveFailures = 0;
     const now = this.#clock.now();
     if (current === undefined) {
       // Deleted under a holder this replica saw: wait that lease out, as if
@@ -713,6 +722,7 @@ export class LeaderElector {
       }
       throw error;
     }
+    this.#consecutiveFailures = 0;
     this.#observe(written, this.#clock.now());
     // A write that changed nothing (same millisecond) proves nothing new.
     if (written.resourceVersion !== readVersion) this.#held(sentAt);
@@ -821,6 +831,10 @@ export class LeaderElector {
       fields.hint =
         "the client needs get, create and update on leases.coordination.k8s.io in the Lease's namespace";
       this.#logger.error("Lease request refused", fields);
+    } else if (code === 404) {
+      fields.hint =
+        `is the namespace ${this.#config.lease.namespace} missing, or does the API server not serve coordination.k8s.io/v1?`;
+      this.#logger.error("Lease request not found", fields);
     } else this.#logger.warn("Lease request failed", fields);
   }
 

@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { failureFields } from "../_context_logger.ts";
 import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
@@ -61,8 +62,14 @@ export function ownOutlet<T extends KubeObjectLike>(
     onChange: options.onChange,
     suppressDuringSync: options.suppressDuringSync,
     clock: options.clock,
-    onFailure: (error, batch) =>
-      write(logger, changeCallbackFailedLine(error, batch)),
+    onFailure: (error, batch) => {
+      const line = changeCallbackFailedLine(error, batch);
+      // With the stack: the failure is in the user's code.
+      write(logger, {
+        ...line,
+        fields: { ...failureFields(error), ...line.fields },
+      });
+    },
   });
   builder.onRecord = () => {
     if (!hold.holds) scheduler.changed();

@@ -113,6 +113,7 @@ export function wrapConfigError<T>(field: string, build: () => T): T {
  */
 const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   gvr: true,
+  name: true,
   indexBy: true,
   ignoreFields: true,
   transform: true,

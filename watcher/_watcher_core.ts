@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { contextLogger } from "../_context_logger.ts";
 import type { Gvr, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
@@ -60,9 +61,17 @@ export function loopFeed(loop: ListWatch): Feed {
   };
 }
 
-/** The logger a watcher with `options` logs to (never throws). */
-export function watcherLogger(options: WatcherOptions): Logger {
-  return neverThrowingLogger(options.logger ?? consoleLogger());
+/**
+ * The logger a watcher with `options` logs to (never throws): every line
+ * carries `context`, who speaks (see `contextLogger`).
+ */
+export function watcherLogger(
+  options: WatcherOptions,
+  context: Readonly<Record<string, unknown>> = {},
+): Logger {
+  return neverThrowingLogger(
+    contextLogger(options.logger ?? consoleLogger(), context),
+  );
 }
 
 /** What a watcher plugs into its core once it has built its parts. */

@@ -188,7 +188,19 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         "labelSelector",
         () => formatLabelSelector(config.labelSelector!),
       );
-    const logger = watcherLogger(options);
+    if (
+      config.name !== undefined &&
+      (typeof config.name !== "string" || config.name === "")
+    ) {
+      throw new WatcherConfigError("name", "must be a non-empty string");
+    }
+    // Who speaks, on every line: the stream's lines (shared by watchers
+    // of one form) name its resource and namespaces, this watcher's own
+    // lines its name too. Completed once gvr is checked.
+    const stream: Record<string, unknown> = {};
+    const own: Record<string, unknown> = {};
+    const logger = watcherLogger(options, own);
+    const streamLogger = watcherLogger(options, stream);
     const metadataOnly = config.metadataOnly === true;
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
@@ -219,6 +231,13 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       () => {
         validateGvr(config.gvr);
         what = describe(config.gvr);
+        Object.assign(stream, {
+          resource: what,
+          ...scopeOf(namespaces),
+          // A stream others may share is not this watcher's alone.
+          ...(sharable ? {} : { watcher: config.name }),
+        });
+        Object.assign(own, stream, { watcher: config.name });
         for (
           const note of pathsNeverPresent({
             selector: fieldSelector,
@@ -230,7 +249,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         preparer = new ObjectPreparer<T>({
           indexer,
           transform: config.transform,
-          logger,
+          logger: streamLogger,
           resource: what,
           metadataOnly,
         });
@@ -245,7 +264,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           idleTimeoutMs: options.idleTimeoutMs,
           clock: options.clock,
           random: options.random,
-          logger,
+          logger: streamLogger,
           preselect,
         };
         const key = JSON.stringify([
@@ -595,6 +614,12 @@ function checkCallbacks<T extends KubeObjectLike>(
   ) {
     throw new WatcherConfigError("transform", "must be a function");
   }
+}
+
+/** The namespace fields of a watcher's lines: none for all namespaces. */
+function scopeOf(namespaces: readonly string[]): Record<string, unknown> {
+  if (namespaces.length > 1) return { namespaces };
+  return namespaces[0] ? { namespace: namespaces[0] } : {};
 }
 
 /** The namespaces of the loops: `[""]` for all, else one loop each. */

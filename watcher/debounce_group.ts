@@ -1,3 +1,4 @@
+import { failureFields } from "../_context_logger.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
@@ -646,7 +647,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
   #report(error: unknown, batches: ReadonlyMap<string, unknown>): void {
     try {
       this.#logger.error("Debounce group callback failed", {
-        error,
+        ...failureFields(error),
         members: [...batches.keys()],
       });
     } catch {

@@ -1,3 +1,4 @@
+import { failureFields } from "../_context_logger.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
@@ -520,7 +521,10 @@ export class Debouncer {
 
   #report(error: unknown, stats: ChangeStats): void {
     try {
-      this.#logger.error("Change callback failed", { error, stats });
+      this.#logger.error("Change callback failed", {
+        ...failureFields(error),
+        stats,
+      });
     } catch {
       // A throwing logger must not leave the debouncer stuck as busy.
     }

@@ -138,7 +138,9 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       throw new WatcherConfigError("metadataOnly", "must be a boolean");
     }
     this.#reduce = config.metadataOnly === true;
-    const logger = watcherLogger(options);
+    // Who speaks, on every line: the object; the resource once gvr is checked.
+    const context: Record<string, unknown> = {};
+    const logger = watcherLogger(options, context);
     this.#core = new WatcherCore(
       this,
       config,
@@ -162,7 +164,14 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
             random: options.random,
           }),
         ),
-      (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`,
+      (gvr) => {
+        Object.assign(context, {
+          resource: gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource,
+          namespace: config.namespace,
+          name: config.name,
+        });
+        return `${gvr.resource} ${config.namespace}/${config.name}`;
+      },
     );
     this.#core.connect({
       shutdown: () => this.#shutdown(),

@@ -49,6 +49,14 @@ import type { DebounceGroupMember } from "./debounce_group.ts";
 export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
   /** The resource to watch. `resource` is required. */
   gvr: Gvr;
+  /**
+   * A name for this watcher in its log lines (the `watcher` field), beside
+   * the `resource` and `namespace` (or `namespaces`) every line of a
+   * watcher carries: to tell two watchers of one resource apart. The lines
+   * of a stream that watchers of one form may share (`shared`) name no
+   * watcher.
+   */
+  name?: string;
   /** JSONPath expressions whose values form each object's index keys. */
   indexBy: readonly string[];
   /**
