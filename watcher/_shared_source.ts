@@ -49,6 +49,7 @@ export interface SourceSettings {
   pageSize: number | undefined;
   initialList: InitialListMode | undefined;
   idleTimeoutMs: number | undefined;
+  firstByteTimeoutMs?: number | undefined;
   clock: Clock | undefined;
   random: (() => number) | undefined;
   logger: Logger;
@@ -209,6 +210,7 @@ export class SharedSource<T extends KubeObjectLike> {
           pageSize: settings.pageSize,
           initialList: settings.initialList,
           idleTimeoutMs: settings.idleTimeoutMs,
+          firstByteTimeoutMs: settings.firstByteTimeoutMs,
           clock: settings.clock,
           random: settings.random,
           logger: settings.logger,

@@ -149,6 +149,7 @@ const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
   clock: true,
   random: true,
   idleTimeoutMs: true,
+  firstByteTimeoutMs: true,
 };
 
 /**

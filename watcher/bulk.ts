@@ -262,6 +262,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           pageSize: config.pageSize,
           initialList: config.initialList,
           idleTimeoutMs: options.idleTimeoutMs,
+          firstByteTimeoutMs: options.firstByteTimeoutMs,
           clock: options.clock,
           random: options.random,
           logger: streamLogger,
@@ -279,6 +280,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           config.pageSize ?? null,
           config.initialList ?? "list",
           options.idleTimeoutMs ?? null,
+          options.firstByteTimeoutMs ?? null,
           identity(options.clock),
           identity(options.logger),
           identity(options.random),
@@ -305,6 +307,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         );
       },
       describe,
+      options.clock,
     );
     this.#config = config;
     const keyCount = indexer.keyCount;

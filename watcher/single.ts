@@ -159,6 +159,7 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
             metadataOnly: config.metadataOnly,
             initialList: config.initialList,
             idleTimeoutMs: options.idleTimeoutMs,
+            firstByteTimeoutMs: options.firstByteTimeoutMs,
             clock: options.clock,
             logger,
             random: options.random,
@@ -172,6 +173,7 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
         });
         return `${gvr.resource} ${config.namespace}/${config.name}`;
       },
+      options.clock,
     );
     this.#core.connect({
       shutdown: () => this.#shutdown(),

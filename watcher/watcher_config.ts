@@ -125,7 +125,8 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * the namespace(s), `labelSelector`, `metadataOnly`, `ignoreFields`,
    * `transform` (the same function), and what decides how the one loop
    * runs: `pageSize`, `initialList`, and the `WatcherOptions` `clock`,
-   * `logger`, `random` (the same objects) and `idleTimeoutMs`. Each watcher
+   * `logger`, `random` (the same objects), `idleTimeoutMs` and
+   * `firstByteTimeoutMs`. Each watcher
    * keeps its own field selector, index, debounce or group, and callbacks,
    * and sees what it would see alone; watchers with the same `indexBy` and
    * field selector share one store and index. The stream opens with the
@@ -334,6 +335,15 @@ export interface WatcherOptions {
    * @default {180000}
    */
   idleTimeoutMs?: number;
+  /**
+   * A LIST or watch request not answered (no status, no headers) within
+   * this long is aborted, logged with its URL and retried with backoff, in
+   * ms: a server that accepts the connection and never answers shows in
+   * the log and in `lastError()` after this, not after `idleTimeoutMs`.
+   *
+   * @default {30000}
+   */
+  firstByteTimeoutMs?: number;
 }
 
 /**
