@@ -74,7 +74,7 @@ server.create(services, {
 });
 
 const renders: { created: string[]; hosts: string[] }[] = [];
-const group = new DebounceGroup<ChangeBatch<Ingress>>({
+const group = new DebounceGroup<{ ingresses: ChangeBatch<Ingress> }>({
   interval: 1_000,
   clock,
   merge: mergeChangeBatches,
