@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { assertOptionNames } from "./_option_names.ts";
 import type { Logger } from "./types.ts";
 
 /**
@@ -80,9 +81,16 @@ export interface ConsoleLoggerOptions {
  * @param options Lowest level and where lines go; all optional.
  * @returns A logger with the four levels.
  * @throws {RangeError} When `level` is not a {@linkcode LogLevel}.
- * @throws {TypeError} When `write` is given and is not a function.
+ * @throws {TypeError} When `write` is given and is not a function, or
+ * `options` has a name it does not take.
  */
 export function consoleLogger(options?: ConsoleLoggerOptions): Logger {
+  assertOptionNames(
+    "consoleLogger options",
+    LOGGER_NAMES,
+    options,
+    "ConsoleLoggerOptions",
+  );
   const level = options?.level ?? "info";
   const min = LEVELS.indexOf(level);
   if (min < 0) {
@@ -161,3 +169,9 @@ function encodeFields(fields: Record<string, unknown>): string {
     return JSON.stringify(described, replacer);
   }
 }
+
+/** The names `ConsoleLoggerOptions` takes (a record over its keys). */
+const LOGGER_NAMES: Record<keyof ConsoleLoggerOptions, true> = {
+  level: true,
+  write: true,
+};

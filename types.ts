@@ -173,7 +173,7 @@ export interface ChangeStats {
  *
  * @typeParam T The stored objects.
  */
-export interface ReadableStore<T extends KubeObject = KubeObject> {
+export interface ReadableStore<T extends KubeObjectLike = KubeObject> {
   /**
    * Objects whose index keys equal (all keys) or start with (fewer keys) `keys`.
    *
@@ -235,7 +235,7 @@ export interface ReadableStore<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The stored objects.
  */
-export interface Store<T extends KubeObject = KubeObject>
+export interface Store<T extends KubeObjectLike = KubeObject>
   extends ReadableStore<T> {
   /**
    * Adds an object under `keys` (replaces an object of the same identity).
@@ -426,4 +426,48 @@ export interface Logger {
    * ```
    */
   error(message: string, fields?: Record<string, unknown>): void;
+}
+
+/**
+ * What every object type given as a type parameter (`Watcher<T>`,
+ * `SingleWatcher<T>`, stores, `ChangeBatch<T>`) must be: an object whose
+ * `metadata`, if declared, has the fields the library reads. `metadata` is
+ * optional and there is no index signature, so the ecosystem's typed models
+ * fit as they are: `V1Ingress` of `@kubernetes/client-node`, `IIngress` of
+ * `kubernetes-models`, or an interface of your own. `KubeObject` is the
+ * default. The objects themselves always have `metadata`: the watchers
+ * refuse an object without it.
+ *
+ * @example A helper generic over any model type
+ * ```ts
+ * import { MemoryStore, type ReadableStore } from "@haptic/k8s-watcher";
+ * import type { KubeObjectLike } from "@haptic/k8s-watcher/types";
+ * import assert from "node:assert/strict";
+ *
+ * // Shaped like `V1Ingress` of @kubernetes/client-node: `metadata` is optional.
+ * interface Ingress {
+ *   metadata?: { name?: string; namespace?: string; creationTimestamp?: Date };
+ *   spec?: { ingressClassName?: string };
+ * }
+ *
+ * async function names<T extends KubeObjectLike>(store: ReadableStore<T>): Promise<string[]> {
+ *   return (await store.list()).map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`);
+ * }
+ * const ingresses = new MemoryStore<Ingress>();
+ * ingresses.add({ metadata: { namespace: "shop", name: "web" } }, ["web"]);
+ * assert.deepEqual(await names(ingresses), ["shop/web"]);
+ * ```
+ */
+export interface KubeObjectLike {
+  /** The fields of `metadata` the library reads; others pass through. */
+  metadata?: {
+    /** Object name. */
+    name?: string;
+    /** Namespace; absent for cluster-scoped objects. */
+    namespace?: string;
+    /** Opaque version string set by the API server on every write. */
+    resourceVersion?: string;
+    /** Unique id of this incarnation of the object. */
+    uid?: string;
+  };
 }

@@ -320,6 +320,209 @@ users:
       keyData: KEY,
     }),
   },
+  "kubectl config set-cluster, set-credentials, set-context": {
+    yaml: () =>
+      `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: ${CA64}
+    server: https://10.0.0.1:6443
+    tls-server-name: kubernetes.default
+  name: prod
+contexts:
+- context:
+    cluster: prod
+    namespace: shop
+    user: deployer
+  name: prod
+current-context: prod
+kind: Config
+preferences: {}
+users:
+- name: deployer
+  user:
+    token: deployer-token-0123456789
+`,
+    expected: () => ({
+      server: "https://10.0.0.1:6443",
+      caData: CERT,
+      tlsServerName: "kubernetes.default",
+      namespace: "shop",
+      token: "deployer-token-0123456789",
+    }),
+  },
+  "k3d kubeconfig get": {
+    yaml: () =>
+      `---
+apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: ${CA64}
+    server: https://0.0.0.0:44695
+  name: k3d-shop
+contexts:
+- context:
+    cluster: k3d-shop
+    user: admin@k3d-shop
+  name: k3d-shop
+current-context: k3d-shop
+kind: Config
+preferences: {}
+users:
+- name: admin@k3d-shop
+  user:
+    client-certificate-data: ${CA64}
+    client-key-data: ${KEY64}
+`,
+    expected: () => ({
+      server: "https://0.0.0.0:44695",
+      caData: CERT,
+      certData: CERT,
+      keyData: KEY,
+    }),
+  },
+  "Rancher (the kubeconfig a cluster's page downloads)": {
+    yaml: () =>
+      `apiVersion: v1
+kind: Config
+clusters:
+- name: "shop"
+  cluster:
+    server: "https://rancher.example.com/k8s/clusters/c-m-4xq7zt2b"
+- name: "shop-shop-cp1"
+  cluster:
+    server: "https://10.0.0.11:6443"
+    certificate-authority-data: "${CA64}"
+
+users:
+- name: "shop"
+  user:
+    token: "kubeconfig-user-7bq2x:r8wq6n9vzk2ls5pt4m7c"
+
+
+contexts:
+- name: "shop"
+  context:
+    user: "shop"
+    cluster: "shop"
+- name: "shop-shop-cp1"
+  context:
+    user: "shop"
+    cluster: "shop-shop-cp1"
+
+current-context: "shop"
+`,
+    expected: () => ({
+      server: "https://rancher.example.com/k8s/clusters/c-m-4xq7zt2b",
+      token: "kubeconfig-user-7bq2x:r8wq6n9vzk2ls5pt4m7c",
+    }),
+  },
+  "oc login": {
+    yaml: () =>
+      `apiVersion: v1
+clusters:
+- cluster:
+    insecure-skip-tls-verify: true
+    server: https://api.crc.testing:6443
+  name: api-crc-testing:6443
+contexts:
+- context:
+    cluster: api-crc-testing:6443
+    namespace: default
+    user: kubeadmin/api-crc-testing:6443
+  name: default/api-crc-testing:6443/kubeadmin
+current-context: default/api-crc-testing:6443/kubeadmin
+kind: Config
+preferences: {}
+users:
+- name: kubeadmin/api-crc-testing:6443
+  user:
+    token: sha256~Jp1rW2mGqf3Ha4nB5cVd6eXf7gYh8iZj9kAl0mBn1oC
+`,
+    expected: () => ({
+      server: "https://api.crc.testing:6443",
+      insecureSkipTlsVerify: true,
+      namespace: "default",
+      token: "sha256~Jp1rW2mGqf3Ha4nB5cVd6eXf7gYh8iZj9kAl0mBn1oC",
+    }),
+  },
+  "aws eks, edited by hand (flow sequences and mappings, as in the EKS docs)": {
+    yaml: () =>
+      `apiVersion: v1
+kind: Config
+clusters: [{name: shop, cluster: {server: "https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com", certificate-authority-data: ${CA64}}}]
+contexts:
+- {name: shop, context: {cluster: shop, user: shop}}
+current-context: shop
+users:
+- name: shop
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: aws
+      args: ["eks", "get-token", "--cluster-name", "prod"]
+      env: [{name: AWS_PROFILE, value: dev}]
+      interactiveMode: Never
+`,
+    expected: () => ({
+      server: "https://0123456789ABCDEF.gr7.eu-west-1.eks.amazonaws.com",
+      caData: CERT,
+      exec: {
+        apiVersion: "client.authentication.k8s.io/v1beta1",
+        command: "aws",
+        args: ["eks", "get-token", "--cluster-name", "prod"],
+        env: [{ name: "AWS_PROFILE", value: "dev" }],
+        interactiveMode: "Never",
+        provideClusterInfo: false,
+      },
+    }),
+  },
+  "az aks with kubelogin, edited by hand (a flow sequence over lines)": {
+    yaml: () =>
+      `apiVersion: v1
+clusters:
+- cluster:
+    certificate-authority-data: ${CA64}
+    server: https://shop-dns-4f2a1b3c.hcp.westeurope.azmk8s.io:443
+  name: shop
+contexts:
+- context: {cluster: shop, user: shop, namespace: "web"}
+  name: shop
+current-context: shop
+users:
+- name: shop
+  user:
+    exec:
+      apiVersion: client.authentication.k8s.io/v1beta1
+      command: kubelogin
+      args: [
+        get-token,
+        --login, azurecli,   # az login first
+        --server-id, 6dae42f8-4368-4678-94ff-3960e28e3630,
+      ]
+      env: []
+      provideClusterInfo: false
+`,
+    expected: () => ({
+      server: "https://shop-dns-4f2a1b3c.hcp.westeurope.azmk8s.io:443",
+      caData: CERT,
+      namespace: "web",
+      exec: {
+        apiVersion: "client.authentication.k8s.io/v1beta1",
+        command: "kubelogin",
+        args: [
+          "get-token",
+          "--login",
+          "azurecli",
+          "--server-id",
+          "6dae42f8-4368-4678-94ff-3960e28e3630",
+        ],
+        env: [],
+        interactiveMode: "IfAvailable",
+        provideClusterInfo: false,
+      },
+    }),
+  },
 };
 
 /** The configuration kubectl finds in `path`, through the same extraction. */
@@ -332,7 +535,7 @@ async function throughKubectl(path: string): Promise<ResolvedConfig["config"]> {
 
 const kubectlAvailable = findKubectl() !== undefined;
 
-Deno.test("kubeconfigs written by gcloud, aws, az, kind, k3s and minikube are read without kubectl", async (t) => {
+Deno.test("kubeconfigs written by kubectl, gcloud, aws, az, kind, k3d, k3s, minikube, Rancher and oc, or edited by hand, are read without kubectl as kubectl reads them", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-shapes-" });
   try {
     await Deno.mkdir(`${dir}/.minikube/profiles/minikube`, { recursive: true });

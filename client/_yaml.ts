@@ -2,10 +2,12 @@
  * A small, strict reader for the YAML that kubeconfig files use: block
  * mappings and sequences, plain, single- and double-quoted scalars (also
  * over several lines), `|` and `>` block scalars, comments, one document
- * with an optional `---`, and the empty flow collections `[]` and `{}`.
- * Everything else (anchors, aliases, tags, complex keys, merge keys, other
- * flow collections, several documents) is a {@linkcode YamlError} naming
- * the line and column: it never guesses a value.
+ * with an optional `---`, and flow sequences and mappings
+ * (`args: ["eks", "get-token"]`, `env: [{name: AWS_PROFILE, value: dev}]`:
+ * of scalars and nested flow collections, with plain or quoted keys, over
+ * several lines). Everything else (anchors, aliases, tags, complex keys,
+ * merge keys, several documents) is a {@linkcode YamlError} naming the line
+ * and column: it never guesses a value.
  *
  * Plain scalars follow the YAML 1.2 core schema (`null`, `true`, numbers),
  * as `@std/yaml` does; an integer too large for a JavaScript number is an
@@ -36,6 +38,12 @@ export function parseYaml(text: string): unknown {
 }
 
 type Mapping = Record<string, unknown>;
+
+/** Where a reader of a flow collection is: a line index and a column. */
+interface FlowPosition {
+  line: number;
+  column: number;
+}
 
 const DOCUMENT_MARKER = /^(?:---|\.\.\.)(?:[ \t]|$)/;
 const BLANK = /^[ \t]*$/;
@@ -68,6 +76,11 @@ function isSpace(char: string | undefined): boolean {
 /** True when `char` ends a token: end of line, space or tab. */
 function endsToken(char: string | undefined): boolean {
   return char === undefined || isSpace(char);
+}
+
+/** True when `char` ends a token inside a flow collection. */
+function endsFlowToken(char: string | undefined): boolean {
+  return endsToken(char) || (char !== undefined && ",[]{}".includes(char));
 }
 
 /** The index where a comment starts in `text` from `from`, or its length. */
@@ -280,7 +293,7 @@ class Reader {
     }
   }
 
-  /** A scalar or empty flow collection starting at `column` of this line. */
+  /** A scalar or flow collection starting at `column` of this line. */
   #inlineValue(column: number, parent: number): unknown {
     const lineIndex = this.#at;
     const line = this.#lines[lineIndex];
@@ -306,7 +319,7 @@ class Reader {
         break;
       case "[":
       case "{":
-        return this.#emptyFlow(line, column);
+        return this.#flow(column);
       case "|":
       case ">":
         return this.#blockScalar(column, parent);
@@ -320,20 +333,302 @@ class Reader {
     return this.#plain(column, parent);
   }
 
-  #emptyFlow(line: string, column: number): unknown {
-    const close = line[column] === "[" ? "]" : "}";
-    let i = column + 1;
+  /**
+   * A flow collection opening at `column` of this line, possibly over
+   * several lines; after it, only blanks or a comment may follow.
+   */
+  #flow(column: number): unknown {
+    const start = { line: this.#at, column };
+    const at: FlowPosition = { line: this.#at, column };
+    const value = this.#flowCollection(at, start);
+    this.#at = at.line;
+    const line = this.#lines[at.line];
+    let i = at.column;
     while (isSpace(line[i])) i++;
-    if (line[i] !== close) {
+    if (line[i] === ":" && endsToken(line[i + 1])) {
       this.#fail(
-        this.#at,
-        column,
-        "flow collections other than [] and {} are not supported",
+        at.line,
+        i,
+        "flow collections as mapping keys are not supported",
       );
     }
-    this.#expectLineEnd(line, i + 1);
+    this.#expectLineEnd(line, at.column);
     this.#at++;
-    return close === "]" ? [] : {};
+    return value;
+  }
+
+  /** The `[…]` or `{…}` at `at`; `at` ends after its closing bracket. */
+  #flowCollection(at: FlowPosition, start: FlowPosition): unknown {
+    const sequence = this.#lines[at.line][at.column] === "[";
+    const close = sequence ? "]" : "}";
+    const result: unknown[] | Mapping = sequence ? [] : {};
+    at.column++;
+    for (;;) {
+      let char = this.#flowSkip(at, start);
+      if (char === close) {
+        at.column++;
+        return result;
+      }
+      if (char === ",") {
+        this.#fail(at.line, at.column, "an empty entry in a flow collection");
+      }
+      if (sequence) {
+        const value = this.#flowNode(at, start);
+        char = this.#flowSkip(at, start);
+        if (char === ":") {
+          this.#fail(
+            at.line,
+            at.column,
+            "a key: value pair in a flow sequence is not supported (write it as {key: value})",
+          );
+        }
+        (result as unknown[]).push(value);
+      } else {
+        const keyAt = { ...at };
+        const key = this.#flowKey(at, start);
+        char = this.#flowSkip(at, start);
+        let value: unknown = null;
+        if (char === ":") {
+          at.column++;
+          char = this.#flowSkip(at, start);
+          if (char !== "," && char !== close) {
+            value = this.#flowNode(at, start);
+          }
+        }
+        if (Object.hasOwn(result, key)) {
+          this.#fail(keyAt.line, keyAt.column, "duplicate mapping key");
+        }
+        Object.defineProperty(result, key, {
+          value,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      }
+      char = this.#flowSkip(at, start);
+      if (char === ",") {
+        at.column++;
+      } else if (char !== close) {
+        this.#fail(
+          at.line,
+          at.column,
+          `expected , or ${close} in a flow ${
+            sequence ? "sequence" : "mapping"
+          }`,
+        );
+      }
+    }
+  }
+
+  /**
+   * Moves `at` past blanks, comments and line breaks inside a flow
+   * collection, and returns the character there.
+   */
+  #flowSkip(at: FlowPosition, start: FlowPosition): string {
+    for (;;) {
+      const line = this.#lines[at.line];
+      while (isSpace(line[at.column])) at.column++;
+      const char = line[at.column];
+      const comment = char === "#" &&
+        (at.column === 0 || isSpace(line[at.column - 1]));
+      if (char !== undefined && !comment) return char;
+      at.line++;
+      at.column = 0;
+      const next = this.#lines[at.line];
+      if (next === undefined || DOCUMENT_MARKER.test(next)) {
+        this.#fail(
+          start.line,
+          start.column,
+          "the flow collection is never closed",
+        );
+      }
+    }
+  }
+
+  /** A value inside a flow collection. */
+  #flowNode(at: FlowPosition, start: FlowPosition): unknown {
+    const line = this.#lines[at.line];
+    const char = line[at.column];
+    switch (char) {
+      case "[":
+      case "{":
+        return this.#flowCollection(at, start);
+      case '"':
+      case "'":
+        return this.#flowQuoted(at);
+    }
+    const plain = this.#flowPlain(at, start);
+    return plain.lines > 1 ? plain.text : this.#resolve(
+      plain.text,
+      plain.line,
+      plain.column,
+    );
+  }
+
+  /** A key inside a flow mapping: the text written (plain or quoted). */
+  #flowKey(at: FlowPosition, start: FlowPosition): string {
+    const char = this.#lines[at.line][at.column];
+    if (char === "[" || char === "{") {
+      this.#fail(
+        at.line,
+        at.column,
+        "complex keys (flow collections as keys) are not supported",
+      );
+    }
+    if (char === '"' || char === "'") return this.#flowQuoted(at);
+    return this.#flowPlain(at, start).text;
+  }
+
+  /**
+   * A plain scalar inside a flow collection: it ends at `,`, a bracket, a
+   * `: ` or a comment, and may go on over lines (joined by spaces).
+   */
+  #flowPlain(
+    at: FlowPosition,
+    start: FlowPosition,
+  ): { text: string; lines: number; line: number; column: number } {
+    const first = { line: at.line, column: at.column };
+    const char = this.#lines[at.line][at.column];
+    if ("&*!".includes(char)) {
+      const what = char === "&"
+        ? "anchors (&)"
+        : char === "*"
+        ? "aliases (*)"
+        : "tags (!)";
+      this.#fail(at.line, at.column, `${what} are not supported`);
+    }
+    if ("%@`|>".includes(char)) {
+      this.#fail(at.line, at.column, `a plain value cannot start with ${char}`);
+    }
+    if (
+      (char === "-" || char === "?") &&
+      endsFlowToken(this.#lines[at.line][at.column + 1])
+    ) {
+      this.#fail(
+        at.line,
+        at.column,
+        char === "?"
+          ? "complex keys (?) are not supported"
+          : "a block sequence entry cannot appear in a flow collection",
+      );
+    }
+    let text = "";
+    let lines = 1;
+    for (;;) {
+      const line = this.#lines[at.line];
+      let i = at.column;
+      for (; i < line.length; i++) {
+        const c = line[i];
+        if (",[]{}".includes(c)) break;
+        if (c === ":" && endsFlowToken(line[i + 1])) break;
+        if (c === "#" && isSpace(line[i - 1])) break;
+      }
+      text += line.slice(at.column, i).trimEnd();
+      at.column = i;
+      if (i < line.length) break;
+      // The line ended inside the value: it goes on if the next line with
+      // content does not start with what ends a value.
+      let next = at.line + 1;
+      while (next < this.#lines.length && BLANK.test(this.#lines[next])) next++;
+      const following = this.#lines[next];
+      if (following === undefined || DOCUMENT_MARKER.test(following)) {
+        this.#fail(
+          start.line,
+          start.column,
+          "the flow collection is never closed",
+        );
+      }
+      const from = following.length - following.trimStart().length;
+      const c = following[from];
+      if (
+        ",[]{}#".includes(c) ||
+        (c === ":" && endsFlowToken(following[from + 1]))
+      ) {
+        break;
+      }
+      text += next - at.line > 1 ? "\n".repeat(next - at.line - 1) : " ";
+      at.line = next;
+      at.column = from;
+      lines++;
+    }
+    return { text, lines, ...first };
+  }
+
+  /**
+   * A quoted scalar inside a flow collection, possibly over lines (a break
+   * folds to a space, each empty line to a newline); `at` ends after it.
+   */
+  #flowQuoted(at: FlowPosition): string {
+    const startLine = at.line;
+    const startColumn = at.column;
+    const quote = this.#lines[at.line][at.column];
+    let value = "";
+    let rawSpaceFrom = -1;
+    let i = at.column + 1;
+    for (;;) {
+      const line = this.#lines[at.line];
+      if (i >= line.length) {
+        if (rawSpaceFrom >= 0) value = value.slice(0, rawSpaceFrom);
+        rawSpaceFrom = -1;
+        value += this.#flowQuotedBreak(at, startLine, startColumn, false);
+        i = at.column;
+        continue;
+      }
+      const char = line[i];
+      if (char === quote) {
+        if (quote === "'" && line[i + 1] === "'") {
+          value += "'";
+          rawSpaceFrom = -1;
+          i += 2;
+          continue;
+        }
+        at.column = i + 1;
+        return value;
+      }
+      if (quote === '"' && char === "\\") {
+        if (i + 1 >= line.length) {
+          value += this.#flowQuotedBreak(at, startLine, startColumn, true);
+          rawSpaceFrom = -1;
+          i = at.column;
+          continue;
+        }
+        const previous = this.#at;
+        this.#at = at.line;
+        const escaped = this.#escape(line, i);
+        this.#at = previous;
+        value += escaped.text;
+        rawSpaceFrom = -1;
+        i = escaped.end;
+        continue;
+      }
+      if (isSpace(char)) {
+        if (rawSpaceFrom < 0) rawSpaceFrom = value.length;
+      } else {
+        rawSpaceFrom = -1;
+      }
+      value += char;
+      i++;
+    }
+  }
+
+  /** Moves `at` to the next line with content of a quoted flow scalar. */
+  #flowQuotedBreak(
+    at: FlowPosition,
+    startLine: number,
+    startColumn: number,
+    escaped: boolean,
+  ): string {
+    let next = at.line + 1;
+    while (next < this.#lines.length && BLANK.test(this.#lines[next])) next++;
+    const line = this.#lines[next];
+    if (line === undefined || DOCUMENT_MARKER.test(line)) {
+      this.#fail(startLine, startColumn, "the quoted value is never closed");
+    }
+    const emptyLines = next - at.line - 1;
+    at.line = next;
+    at.column = line.length - line.trimStart().length;
+    if (emptyLines > 0) return "\n".repeat(emptyLines);
+    return escaped ? "" : " ";
   }
 
   /** Only blanks or a comment may follow `from` on this line. */

@@ -198,6 +198,46 @@ Deno.test("parseYaml reads the block, flow and quoting forms of the subset", asy
       b: {},
       c: [],
     }],
+    [
+      "flow sequences and mappings, as EKS docs and hand edits write them",
+      'args: ["eks", "get-token", "--cluster-name", "prod"]\n' +
+      "env: [{name: AWS_PROFILE, value: dev}]\n",
+      {
+        args: ["eks", "get-token", "--cluster-name", "prod"],
+        env: [{ name: "AWS_PROFILE", value: "dev" }],
+      },
+    ],
+    [
+      "nested flow collections, quoted keys, core schema, a trailing comma",
+      "a: {b: [1, 2, {c: \"d\"}], 'e f': null, g: true, h: 0x1f, i: ~,}\n",
+      { a: { b: [1, 2, { c: "d" }], "e f": null, g: true, h: 31, i: null } },
+    ],
+    [
+      "a flow collection over several lines, with comments",
+      'args: [\n  "eks",\n  get-token,   # the token\n  --region, eu-west-1,\n]\nnext: 1\n',
+      { args: ["eks", "get-token", "--region", "eu-west-1"], next: 1 },
+    ],
+    [
+      "flow keys without values, JSON style, colons inside plain values",
+      'a: {x}\nb: {x: }\nc: {"k":1}\nd: {k:v}\ne: [http://h:80/p, "q"]\n',
+      {
+        a: { x: null },
+        b: { x: null },
+        c: { k: 1 },
+        d: { "k:v": null },
+        e: ["http://h:80/p", "q"],
+      },
+    ],
+    [
+      "plain and quoted flow values over lines",
+      "a: [one\n  two, 'it''s\n  here', \"x\\\n  y\"]\n",
+      { a: ["one two", "it's here", "xy"] },
+    ],
+    [
+      "flow collections as sequence entries and at the top",
+      '- {name: x, value: "y z"}\n- [ ]\n- [1, [2, [3]]]\n',
+      [{ name: "x", value: "y z" }, [], [1, [2, [3]]]],
+    ],
     ["null values", "a:\nb: ~\nc: null\n", { a: null, b: null, c: null }],
     [
       "core schema scalars",
@@ -280,8 +320,23 @@ Deno.test("parseYaml names the line and column of what it does not read", async 
     ["alias", "a: 1\nb: *x\n", 2, 4, /aliases/],
     ["tag", "a: !!str 1\n", 1, 4, /tags/],
     ["merge key", "a:\n  <<: {}\n", 2, 3, /merge keys/],
-    ["flow sequence", "a: [1, 2]\n", 1, 4, /flow collections/],
-    ["flow mapping", "- {a: b}\n", 1, 3, /flow collections/],
+    ["unclosed flow sequence", "a: [1, 2\n# end\n", 1, 4, /never closed/],
+    [
+      "pair in a flow sequence",
+      "a: [b: c]\n",
+      1,
+      6,
+      /write it as \{key: value\}/,
+    ],
+    ["anchor in a flow sequence", "a: [&x 1]\n", 1, 5, /anchors/],
+    ["alias in a flow mapping", "a: {b: *x}\n", 1, 8, /aliases/],
+    ["duplicate flow key", "a: {b: 1, b: 2}\n", 1, 11, /duplicate/],
+    ["text after a flow collection", "a: [1] 2\n", 1, 8, /unexpected text/],
+    ["flow collection as a key", "[a]: b\n", 1, 4, /as mapping keys/],
+    ["flow key that is a collection", "a: {[b]: c}\n", 1, 5, /complex keys/],
+    ["block entry in a flow sequence", "a: [- b]\n", 1, 5, /block sequence/],
+    ["empty flow entry", "a: [1,, 2]\n", 1, 7, /empty entry/],
+    ["wrong closing bracket", "a: [1}\n", 1, 6, /expected , or \]/],
     ["complex key", "? a\n: b\n", 1, 1, /complex keys/],
     ["second document", "a: 1\n---\nb: 2\n", 2, 1, /several documents/],
     ["directive", "%YAML 1.2\n---\na: 1\n", 1, 1, /directives/],
@@ -331,6 +386,9 @@ Deno.test("parseYaml errors never quote the document", () => {
       `token: "${secret}\\q"\n`,
       `token: ${secret}: x\n`,
       `token: '${secret}\n`,
+      `token: [${secret}: x]\n`,
+      `token: {a: ${secret}, a: 1}\n`,
+      `token: [${secret}\n`,
     ]
   ) {
     assert.throws(

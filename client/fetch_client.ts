@@ -2,11 +2,19 @@ import { type Clock, systemClock } from "../clock.ts";
 import { parseJson } from "../_parse_json.ts";
 import { durationProblem } from "../_duration.ts";
 import {
+  invalidOptionsMessage,
+  type OptionArgument,
+  optionNamesProblem,
+} from "../_option_names.ts";
+import {
   ApiConnectionError,
   KubeConfigError,
   ResponseDecodeError,
 } from "./errors.ts";
-import type { FetchClientConfig } from "./fetch_client_config.ts";
+import type {
+  ExecPluginConfig,
+  FetchClientConfig,
+} from "./fetch_client_config.ts";
 import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions, RestClient } from "./rest_client.ts";
 import { apiErrorFrom, describe, PREVIEW_CHARS } from "./_responses.ts";
@@ -210,6 +218,23 @@ export class FetchClient implements RestClient, Disposable {
    */
   constructor(config: FetchClientConfig, options?: FetchClientOptions) {
     if (options === undefined) options = {};
+    checkNames("FetchClient config", {
+      known: CONFIG_NAMES,
+      value: config,
+      type: "FetchClientConfig",
+      place: "the config (the first argument)",
+      short: "the config",
+    }, {
+      known: EXEC_NAMES,
+      value: (config as { exec?: unknown } | null)?.exec,
+      type: "ExecPluginConfig",
+      prefix: "exec.",
+    }, {
+      known: OPTION_NAMES,
+      value: options,
+      type: "FetchClientOptions",
+      place: "the second argument (FetchClientOptions)",
+    });
     if (options.execTimeoutMs !== undefined) {
       const problem = durationProblem(options.execTimeoutMs);
       if (problem !== undefined) {
@@ -344,8 +369,9 @@ export class FetchClient implements RestClient, Disposable {
    */
   static fromEnv(options?: FromEnvOptions): FetchClient {
     if (options === undefined) options = {};
+    checkFactoryOptions(options, FROM_ENV_NAMES, "FetchClient.fromEnv()");
     const { config, source } = detectConfig(options);
-    return new FetchClient(config, { ...options, source });
+    return new FetchClient(config, { ...clientOptions(options), source });
   }
 
   /**
@@ -371,11 +397,12 @@ export class FetchClient implements RestClient, Disposable {
     >,
   ): FetchClient {
     if (options === undefined) options = {};
+    checkFactoryOptions(options, IN_CLUSTER_NAMES, "FetchClient.inCluster()");
     const { config, source } = inClusterConfig(
       envReader(options.env),
       options.inClusterDir ?? SERVICE_ACCOUNT_DIR,
     );
-    return new FetchClient(config, { ...options, source });
+    return new FetchClient(config, { ...clientOptions(options), source });
   }
 
   /**
@@ -403,11 +430,16 @@ export class FetchClient implements RestClient, Disposable {
     options?: Omit<FromEnvOptions, "inClusterDir" | "kubectlProxy">,
   ): FetchClient {
     if (options === undefined) options = {};
+    checkFactoryOptions(
+      options,
+      KUBECONFIG_NAMES,
+      "FetchClient.fromKubeconfig()",
+    );
     const { config, source } = configFromKubeconfig(
       loadKubeconfig([path], options.parseYaml),
       options.context,
     );
-    return new FetchClient(config, { ...options, source });
+    return new FetchClient(config, { ...clientOptions(options), source });
   }
 
   /**
@@ -443,6 +475,7 @@ export class FetchClient implements RestClient, Disposable {
       },
   ): FetchClient {
     if (options === undefined) options = {};
+    checkFactoryOptions(options, KUBECTL_NAMES, "FetchClient.fromKubectl()");
     const { config, source } = kubectlConfigView(
       { command: options.kubectl ?? "kubectl", env: options.env },
       {
@@ -450,7 +483,7 @@ export class FetchClient implements RestClient, Disposable {
         context: options.context,
       },
     );
-    return new FetchClient(config, { ...options, source });
+    return new FetchClient(config, { ...clientOptions(options), source });
   }
 
   /**
@@ -866,4 +899,96 @@ function jsonLineStream(
       await lines.return().catch(() => {});
     },
   }, { highWaterMark: 0 });
+}
+
+// The names each options object takes: records over the interfaces' keys,
+// so a field added to an interface and not here does not compile.
+const CONFIG_NAMES: Record<keyof FetchClientConfig, true> = {
+  server: true,
+  token: true,
+  tokenFile: true,
+  caData: true,
+  certData: true,
+  keyData: true,
+  insecureSkipTlsVerify: true,
+  namespace: true,
+  tlsServerName: true,
+  proxyUrl: true,
+  exec: true,
+};
+const EXEC_NAMES: Record<keyof ExecPluginConfig, true> = {
+  apiVersion: true,
+  command: true,
+  args: true,
+  env: true,
+  installHint: true,
+  provideClusterInfo: true,
+  clusterConfig: true,
+  interactiveMode: true,
+};
+const OPTION_NAMES: Record<keyof FetchClientOptions, true> = {
+  clock: true,
+  tokenRefreshMs: true,
+  source: true,
+  env: true,
+  execTimeoutMs: true,
+};
+const FROM_ENV_NAMES: Record<keyof FromEnvOptions, true> = {
+  clock: true,
+  tokenRefreshMs: true,
+  env: true,
+  execTimeoutMs: true,
+  inClusterDir: true,
+  kubectlProxy: true,
+  context: true,
+  parseYaml: true,
+};
+const IN_CLUSTER_NAMES: Record<
+  keyof NonNullable<Parameters<typeof FetchClient.inCluster>[0]>,
+  true
+> = { env: true, inClusterDir: true, clock: true, tokenRefreshMs: true };
+const KUBECONFIG_NAMES: Record<
+  keyof NonNullable<Parameters<typeof FetchClient.fromKubeconfig>[1]>,
+  true
+> = {
+  clock: true,
+  tokenRefreshMs: true,
+  env: true,
+  execTimeoutMs: true,
+  context: true,
+  parseYaml: true,
+};
+const KUBECTL_NAMES: Record<
+  keyof NonNullable<Parameters<typeof FetchClient.fromKubectl>[0]>,
+  true
+> = {
+  clock: true,
+  tokenRefreshMs: true,
+  env: true,
+  execTimeoutMs: true,
+  context: true,
+  kubectl: true,
+};
+
+/** Refuses unknown names, as every options object does (`_option_names.ts`). */
+function checkNames(what: string, ...args: OptionArgument[]): void {
+  const problem = optionNamesProblem(...args);
+  if (problem) throw new KubeConfigError(invalidOptionsMessage(what, problem));
+}
+
+function checkFactoryOptions(
+  options: object,
+  known: Readonly<Record<string, true>>,
+  type: string,
+): void {
+  checkNames("FetchClient options", { known, value: options, type });
+}
+
+/** What a factory's options hand on to the constructor. */
+function clientOptions(options: Omit<FetchClientOptions, "source">): Omit<
+  FetchClientOptions,
+  "source"
+> {
+  const { clock, tokenRefreshMs, env, execTimeoutMs } = options;
+  return { clock, tokenRefreshMs, env, execTimeoutMs };
 }

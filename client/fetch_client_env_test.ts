@@ -610,7 +610,7 @@ Deno.test("fromEnv() refuses a KUBECONFIG file that exists but is broken", async
       (err) =>
         err instanceof NoKubeConfigError &&
         err.attempts[0].reason ===
-          `Kubeconfig ${dir}/bad line 1 column 11: flow collections other than [] and {} are not supported`,
+          `Kubeconfig ${dir}/bad line 1 column 11: the flow collection is never closed`,
     );
   });
 });

@@ -43,7 +43,7 @@ Watch a real cluster instead (prints batches until Ctrl-C or --duration):
   --resource <r>         What to watch: group/version/resource (networking.k8s.io/v1/ingresses,
                          v1/pods) or resource.group (ingresses.networking.k8s.io, pods)
   --namespace <ns>       Only this namespace (default: all)
-  --kubeconfig <path>    Use this kubeconfig file (JSON read directly, YAML via kubectl)
+  --kubeconfig <path>    Use this kubeconfig file (YAML or JSON, read directly)
   --context <name>       Kubeconfig context to use
   --in-cluster           Use the pod's service account
   --proxy [url]          Use kubectl proxy (default http://127.0.0.1:8001)
@@ -54,7 +54,7 @@ Examples:
   deno task demo
   deno task demo --duration 60
   deno task demo --replicas 3
-  deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config.json
+  deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config
   kubectl proxy & deno task demo --proxy --resource v1/services --namespace default`;
 
 /**

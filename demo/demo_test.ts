@@ -151,6 +151,12 @@ Deno.test("demo: --help prints usage, a bad command line exits with 2", async ()
   const out: string[] = [];
   assert.equal(await main(["--help"], { write: (l) => out.push(l) }), 0);
   assert.match(out.join("\n"), /^Usage: deno task demo/);
+  // A kubeconfig is read as FetchClient reads it: YAML or JSON, no kubectl.
+  assert.match(
+    out.join("\n"),
+    /--kubeconfig <path> +Use this kubeconfig file \(YAML or JSON, read directly\)/,
+  );
+  assert.doesNotMatch(out.join("\n"), /via kubectl/);
   out.length = 0;
   assert.equal(
     await main(["--duration", "soon"], { write: (l) => out.push(l) }),

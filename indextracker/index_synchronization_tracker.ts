@@ -1,3 +1,5 @@
+import { failureFields } from "../_context_logger.ts";
+import { assertOptionNames } from "../_option_names.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import {
@@ -195,12 +197,19 @@ export class IndexSynchronizationTracker {
    *
    * @param resourceNames The resources that must sync.
    * @param options Logger, abort signal and completion callback.
-   * @throws {TypeError} When a name is not a non-empty string.
+   * @throws {TypeError} When a name is not a non-empty string, or
+   * `options` has a name it does not take.
    */
   constructor(
     resourceNames: readonly string[],
     options?: IndexSynchronizationTrackerOptions,
   ) {
+    assertOptionNames(
+      "IndexSynchronizationTracker options",
+      TRACKER_NAMES,
+      options,
+      "IndexSynchronizationTrackerOptions",
+    );
     this.#logger = options?.logger ?? consoleLogger();
     this.#signal = options?.signal;
     this.#onSynchronized = options?.onSynchronized;
@@ -467,7 +476,10 @@ export class IndexSynchronizationTracker {
     try {
       this.#onSynchronized(counts);
     } catch (error) {
-      this.#logger.error("onSynchronized callback failed", { error });
+      this.#logger.error(
+        "onSynchronized callback failed",
+        failureFields(error),
+      );
     }
   }
 
@@ -493,3 +505,10 @@ export class IndexSynchronizationTracker {
     this.#signal?.removeEventListener("abort", this.#abort);
   }
 }
+
+/** The names `IndexSynchronizationTrackerOptions` takes (a record over its keys). */
+const TRACKER_NAMES: Record<keyof IndexSynchronizationTrackerOptions, true> = {
+  logger: true,
+  signal: true,
+  onSynchronized: true,
+};

@@ -1,3 +1,5 @@
+import { optionNamesProblem } from "../_option_names.ts";
+import { contextLogger } from "../_context_logger.ts";
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
@@ -163,7 +165,7 @@ export interface LeaderElectorHealth {
   readonly lastRenewTime: number | undefined;
   /** While leading: when this replica stops leading unless it renews. */
   readonly renewDeadline: number | undefined;
-  /** Attempts in a row that failed (reset by any successful read). */
+  /** Attempts in a row that failed (reset by a read that finds the Lease, or a successful write). */
   readonly consecutiveFailures: number;
   /** Writes refused with 409 Conflict, because someone else wrote first. */
   readonly conflicts: number;
@@ -325,6 +327,19 @@ export class LeaderElector {
     if (!config || typeof config !== "object") {
       throw new LeaderElectionConfigError("config", "must be an object");
     }
+    const names = optionNamesProblem({
+      known: CONFIG_NAMES,
+      value: config,
+      type: "LeaderElectorConfig",
+      place: "the config (the first argument)",
+      short: "the config",
+    }, {
+      known: OPTION_NAMES,
+      value: options,
+      type: "LeaderElectorOptions",
+      place: "the third argument (LeaderElectorOptions)",
+    });
+    if (names) throw new LeaderElectionConfigError(names.field, names.message);
     if (!config.lease || typeof config.lease !== "object") {
       throw new LeaderElectionConfigError(
         "lease",
@@ -360,7 +375,13 @@ export class LeaderElector {
     }
     this.#config = config;
     this.#client = client;
-    this.#logger = neverThrowingLogger(options.logger ?? consoleLogger());
+    // Who speaks, on every line (callback failures included).
+    this.#logger = neverThrowingLogger(
+      contextLogger(options.logger ?? consoleLogger(), {
+        lease: `${config.lease.namespace}/${config.lease.name}`,
+        identity: config.identity,
+      }),
+    );
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;
     this.#leaseDurationMs = timings.leaseDurationMs;
@@ -605,7 +626,9 @@ export class LeaderElector {
    */
   async #acquireOrRenew(signal: AbortSignal): Promise<"done" | "conflict"> {
     const current = await this.#read(signal);
-    this.#consecutiveFailures = 0;
+    // A read that finds the Lease shows the API works; one that finds none
+    // does not (a create answered 404 would fail unseen, count 1 each time).
+    if (current !== undefined) this.#consecutiveFailures = 0;
     const now = this.#clock.now();
     if (current === undefined) {
       // Deleted under a holder this replica saw: wait that lease out, as if
@@ -699,6 +722,7 @@ export class LeaderElector {
       }
       throw error;
     }
+    this.#consecutiveFailures = 0;
     this.#observe(written, this.#clock.now());
     // A write that changed nothing (same millisecond) proves nothing new.
     if (written.resourceVersion !== readVersion) this.#held(sentAt);
@@ -807,6 +831,10 @@ export class LeaderElector {
       fields.hint =
         "the client needs get, create and update on leases.coordination.k8s.io in the Lease's namespace";
       this.#logger.error("Lease request refused", fields);
+    } else if (code === 404) {
+      fields.hint =
+        `is the namespace ${this.#config.lease.namespace} missing, or does the API server not serve coordination.k8s.io/v1?`;
+      this.#logger.error("Lease request not found", fields);
     } else this.#logger.warn("Lease request failed", fields);
   }
 
@@ -884,3 +912,22 @@ export class LeaderElector {
     return `${this.#config.lease.namespace}/${this.#config.lease.name}`;
   }
 }
+
+// The names each argument takes: records over the interfaces' keys, so a
+// field added to an interface and not here does not compile.
+const CONFIG_NAMES: Record<keyof LeaderElectorConfig, true> = {
+  lease: true,
+  identity: true,
+  leaseDurationMs: true,
+  renewDeadlineMs: true,
+  retryPeriodMs: true,
+  releaseOnStop: true,
+  onStartedLeading: true,
+  onStoppedLeading: true,
+  onNewLeader: true,
+};
+const OPTION_NAMES: Record<keyof LeaderElectorOptions, true> = {
+  logger: true,
+  clock: true,
+  random: true,
+};

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { ApiConnectionError } from "../client/errors.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { Cluster, type LinkState } from "./_harness_test.ts";
+import { Cluster, LEASE, type LinkState } from "./_harness_test.ts";
 
 const CUT_OFF: [Exclude<LinkState, "up">, (error: unknown) => boolean][] = [
   ["503", (e) => httpStatusOf(e).code === 503],
@@ -166,6 +166,50 @@ Deno.test("LeaderElector logs missing RBAC at error level with a hint, and keeps
     String(errors[0].fields.hint),
     /get, create and update on leases/,
   );
+});
+
+Deno.test("LeaderElector: a Lease that cannot be created (404) is an error with a hint, and its failures are counted", async () => {
+  await using cluster = new Cluster();
+  // No Lease yet (GET 404), and the create answered 404 too: the namespace
+  // is missing, or coordination.k8s.io is not served.
+  const fault = cluster.server.injectFault({
+    verb: "create",
+    resource: "leases",
+    kind: "status",
+    code: 404,
+    times: 3,
+  });
+  const a = cluster.replica({ identity: "a" });
+  await cluster.until(() => fault.hits === 3, {
+    maxMs: 10_000,
+    what: "three creates",
+  });
+  assert.equal(a.elector.health().consecutiveFailures, 3);
+  const errors = cluster.logger.at("error");
+  assert.deepEqual(errors.map((r) => r.message), [
+    "Lease request not found",
+    "Lease request not found",
+    "Lease request not found",
+  ]);
+  assert.deepEqual(errors.map((r) => r.fields.failures), [1, 2, 3]);
+  assert.equal(
+    errors[0].fields.hint,
+    `is the namespace ${LEASE.namespace} missing, or does the API server not serve coordination.k8s.io/v1?`,
+  );
+  await cluster.until(() => a.elector.isLeader(), {
+    maxMs: 5_000,
+    what: "a leads once the Lease can be created",
+  });
+  assert.equal(a.elector.health().consecutiveFailures, 0);
+  // Every line names the Lease and this replica.
+  for (const record of cluster.logger.records) {
+    assert.equal(record.fields.identity, "a", record.message);
+    assert.equal(
+      record.fields.lease,
+      `${LEASE.namespace}/${LEASE.name}`,
+      record.message,
+    );
+  }
 });
 
 Deno.test("LeaderElector: a leader's deadline runs from when its renewal was sent, however late the answer comes", async () => {

@@ -73,6 +73,45 @@ Deno.test("LeaderElector rejects unusable settings with a typed error naming the
   }, unusedClient);
 });
 
+Deno.test("LeaderElector refuses option names it does not take, and says where a misplaced one belongs", () => {
+  const refused = (make: () => unknown) => {
+    try {
+      make();
+    } catch (error) {
+      assert.ok(error instanceof LeaderElectionConfigError, String(error));
+      return error;
+    }
+    assert.fail("no error thrown");
+  };
+  // A typo here used to leave the 15 s default in place, silently.
+  let e = refused(() =>
+    new LeaderElector({ ...base, leaseDuration: 60_000 } as never, unusedClient)
+  );
+  assert.equal(e.field, "leaseDuration");
+  assert.equal(
+    e.message,
+    "Invalid leader election config: leaseDuration: is not a LeaderElectorConfig option (did you mean leaseDurationMs?)",
+  );
+  e = refused(() =>
+    new LeaderElector({ ...base, renewDeadlineMS: 1 } as never, unusedClient)
+  );
+  assert.match(e.message, /\(did you mean renewDeadlineMs\?\)$/);
+  e = refused(() =>
+    new LeaderElector(
+      { ...base, logger: console } as never,
+      unusedClient,
+      { identity: "b" } as never,
+    )
+  );
+  assert.equal(e.field, "logger, identity");
+  assert.equal(
+    e.message,
+    "Invalid leader election config: logger, identity: " +
+      "logger belongs in the third argument (LeaderElectorOptions), not in the config; " +
+      "identity belongs in the config (the first argument), not in LeaderElectorOptions",
+  );
+});
+
 Deno.test("LeaderElector rejects a timing longer than a timer can wait (2³¹−1 ms)", () => {
   // Above 2³¹−1 ms, setTimeout fires after 1 ms on Deno, Node and Bun.
   const limit = 2 ** 31 - 1;

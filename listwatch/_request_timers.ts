@@ -1,7 +1,8 @@
 /**
  * The abort signal and the timers of one request of the list-then-watch
- * loop (a LIST page or a watch): aborted when the loop stops, when no bytes
- * arrived for the idle timeout, or when an optional deadline passes.
+ * loop (a LIST page or a watch): aborted when the loop stops, when no answer
+ * came within the first-byte deadline, when no bytes arrived for the idle
+ * timeout, or when an optional deadline passes.
  *
  * @module
  */
@@ -18,6 +19,12 @@ export interface RequestTimersOptions {
   idleMs: number;
   /** A deadline for the whole request, in milliseconds. */
   deadlineMs?: number;
+  /**
+   * A deadline for the answer (its status and headers), in milliseconds:
+   * a server that accepts the connection and never answers would
+   * otherwise be noticed by the idle timeout only.
+   */
+  firstByteMs?: number;
 }
 
 /**
@@ -32,6 +39,8 @@ export class RequestTimers {
   readonly signal: AbortSignal;
   /** Set when a timer aborted the request; `undefined` otherwise. */
   interrupt: Interrupt | undefined;
+  /** Set when no answer came within `firstByteMs`: that deadline. */
+  noAnswerMs: number | undefined;
   #controller = new AbortController();
   #outer: AbortSignal;
   #clock: Clock;
@@ -40,6 +49,7 @@ export class RequestTimers {
   #paused = false;
   #idleTimer: TimerHandle | undefined;
   #deadline: TimerHandle | undefined;
+  #firstByte: TimerHandle | undefined;
 
   constructor(clock: Clock, outer: AbortSignal, options: RequestTimersOptions) {
     this.signal = this.#controller.signal;
@@ -50,6 +60,16 @@ export class RequestTimers {
     if (outer.aborted) this.#controller.abort(outer.reason);
     else outer.addEventListener("abort", this.#abortWithOuter, { once: true });
     this.#idleTimer = clock.setTimeout(this.#checkIdle, options.idleMs);
+    if (options.firstByteMs !== undefined) {
+      const afterMs = options.firstByteMs;
+      this.#firstByte = clock.setTimeout(() => {
+        this.#firstByte = undefined;
+        this.noAnswerMs = afterMs;
+        this.#controller.abort(
+          new DOMException(`No answer within ${afterMs} ms`, "TimeoutError"),
+        );
+      }, afterMs);
+    }
     if (options.deadlineMs !== undefined) {
       const afterMs = options.deadlineMs;
       this.#deadline = clock.setTimeout(() => {
@@ -57,6 +77,13 @@ export class RequestTimers {
         this.#interrupt({ type: "initialStreamDeadline", afterMs });
       }, afterMs);
     }
+  }
+
+  /** The answer came (status and headers): the first-byte deadline is met. */
+  answered(): void {
+    if (this.#firstByte === undefined) return;
+    this.#clock.clearTimeout(this.#firstByte);
+    this.#firstByte = undefined;
   }
 
   /** Bytes arrived: the idle period starts again. */
@@ -93,6 +120,7 @@ export class RequestTimers {
       this.#clock.clearTimeout(this.#idleTimer);
     }
     this.#idleTimer = undefined;
+    this.answered();
     this.endDeadline();
     this.#outer.removeEventListener("abort", this.#abortWithOuter);
     this.#controller.abort();

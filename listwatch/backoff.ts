@@ -1,3 +1,5 @@
+import { assertOptionNames } from "../_option_names.ts";
+import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
 
@@ -119,9 +121,16 @@ export class Backoff {
    * @param options Delays, jitter, reset time, clock and random source.
    * @throws {RangeError} When a delay is not positive or above 2³¹−1 ms
    * (longer than a timer can wait), `maxMs` is below `initialMs`, `factor` is below 1 or `jitter` is outside `[0, 1]`.
+   * @throws {TypeError} When `options` has a name it does not take.
    */
   constructor(options?: BackoffOptions) {
     if (options === undefined) options = {};
+    assertOptionNames(
+      "Backoff options",
+      BACKOFF_NAMES,
+      options,
+      "BackoffOptions",
+    );
     this.#initialMs = options.initialMs ?? 800;
     this.#maxMs = options.maxMs ?? 30_000;
     this.#factor = options.factor ?? 2;

@@ -1,3 +1,5 @@
+import { optionNamesProblem } from "../_option_names.ts";
+import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { silentLogger } from "../logger.ts";
@@ -28,7 +30,10 @@ import type {
   ListWatchPhase,
   ListWatchSink,
 } from "./list_watch_options.ts";
-import { ListTimeoutError } from "./list_watch_errors.ts";
+import {
+  FirstByteTimeoutError,
+  ListTimeoutError,
+} from "./list_watch_errors.ts";
 import { RequestTimers } from "./_request_timers.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
@@ -131,6 +136,7 @@ export class ListWatch {
   #logger: Logger;
   #backoff: Backoff;
   #idleTimeoutMs: number;
+  #firstByteTimeoutMs: number;
   #deadlineMs: number;
   #maxLineBytes: number | undefined;
   /** `Accept` of LIST and WATCH requests; undefined: the client's default. */
@@ -180,24 +186,36 @@ export class ListWatch {
    * @throws {WatcherConfigError} Naming the option that is wrong: an empty
    * `gvr.resource` or `gvr.version`, an `initialList` that is neither
    * `"list"` nor `"stream"`, a size or duration that is not a positive
-   * number.
+   * number, or a name `options` does not take.
    */
   constructor(
     client: RestClient,
     sink: ListWatchSink,
     options: ListWatchOptions,
   ) {
+    const names = optionNamesProblem(
+      { known: LIST_WATCH_NAMES, value: options, type: "ListWatchOptions" },
+      {
+        known: BACKOFF_NAMES,
+        value: (options as { backoff?: unknown } | null)?.backoff,
+        type: "BackoffOptions",
+        prefix: "backoff.",
+      },
+    );
+    if (names) throw new WatcherConfigError(names.field, names.message);
     const { gvr } = options;
     validateGvr(gvr);
     validateInitialList(options.initialList);
     validatePositive("pageSize", options.pageSize, { integer: true });
     validateDuration("idleTimeoutMs", options.idleTimeoutMs);
+    validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
     validateDuration(
       "initialStreamDeadlineMs",
       options.initialStreamDeadlineMs,
     );
     validatePositive("maxLineBytes", options.maxLineBytes);
     this.#idleTimeoutMs = options.idleTimeoutMs ?? 180_000;
+    this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 30_000;
     this.#deadlineMs = options.initialStreamDeadlineMs ?? 60_000;
     this.#maxLineBytes = options.maxLineBytes;
     if (options.metadataOnly === true) {
@@ -634,10 +652,12 @@ export class ListWatch {
   async #list(query: URLSearchParams): Promise<ListWatchCommand | undefined> {
     const timers = new RequestTimers(this.#clock, this.#signal, {
       idleMs: this.#idleTimeoutMs,
+      firstByteMs: this.#firstByteTimeoutMs,
     });
     let list: unknown;
     try {
       const body = await this.#request(query, timers.signal, "list");
+      timers.answered();
       timers.bytes();
       list = await readJsonAnswer(body, {
         onBytes: timers.bytes,
@@ -646,7 +666,9 @@ export class ListWatch {
       });
     } catch (error) {
       if (this.#signal.aborted) return undefined;
-      const failure = timers.interrupt === undefined
+      const failure = timers.noAnswerMs !== undefined
+        ? new FirstByteTimeoutError(this.#path, timers.noAnswerMs)
+        : timers.interrupt === undefined
         ? error
         : new ListTimeoutError(this.#path, this.#idleTimeoutMs);
       return this.#feed({ type: "listFailed", error: failure });
@@ -714,11 +736,13 @@ export class ListWatch {
     const timers = new RequestTimers(this.#clock, signal, {
       idleMs: this.#idleTimeoutMs,
       deadlineMs: command.initialStream ? this.#deadlineMs : undefined,
+      firstByteMs: this.#firstByteTimeoutMs,
     });
     try {
       let stream: ReadableStream<Uint8Array>;
       try {
         stream = await this.#request(command.query, timers.signal, "watch");
+        timers.answered();
       } catch (error) {
         return this.#watchStopped(timers, error);
       }
@@ -767,6 +791,9 @@ export class ListWatch {
   /** The input for a watch that broke: a timer's, or the failure. */
   #watchStopped(timers: RequestTimers, error: unknown): Next {
     if (this.#signal.aborted) return undefined;
+    if (timers.noAnswerMs !== undefined) {
+      error = new FirstByteTimeoutError(this.#path, timers.noAnswerMs);
+    }
     return this.#feed(timers.interrupt ?? { type: "watchFailed", error });
   }
 
@@ -790,3 +817,22 @@ function refusesAccept(error: unknown): boolean {
   return error instanceof Error && httpStatusOf(error).code === undefined &&
     /\bAccept header\b/i.test(error.message);
 }
+
+/** The names `ListWatchOptions` takes (a record over its keys). */
+const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
+  gvr: true,
+  namespace: true,
+  labelSelector: true,
+  fieldSelector: true,
+  pageSize: true,
+  metadataOnly: true,
+  initialList: true,
+  initialStreamDeadlineMs: true,
+  idleTimeoutMs: true,
+  firstByteTimeoutMs: true,
+  backoff: true,
+  maxLineBytes: true,
+  clock: true,
+  logger: true,
+  random: true,
+};

@@ -117,3 +117,48 @@ export class ListTimeoutError extends Error {
     this.path = path;
   }
 }
+
+/**
+ * A request of the loop that got no answer (no status, no headers) within
+ * `firstByteTimeoutMs`: the server accepted the connection and said
+ * nothing. Retried with backoff; what `lastError()` reports meanwhile.
+ *
+ * @example A LIST nobody answered
+ * ```ts
+ * import { FirstByteTimeoutError } from "@haptic/k8s-watcher/listwatch";
+ * import assert from "node:assert/strict";
+ *
+ * const err = new FirstByteTimeoutError("/api/v1/pods", 30_000);
+ * assert.equal(err.name, "FirstByteTimeoutError");
+ * assert.equal(err.message, "No answer from /api/v1/pods within 30000 ms (firstByteTimeoutMs)");
+ * ```
+ */
+export class FirstByteTimeoutError extends Error {
+  /** The collection path requested. */
+  readonly path: string;
+  /** The deadline that passed, in milliseconds. */
+  readonly timeoutMs: number;
+
+  /**
+   * Creates the error.
+   *
+   * @example
+   * ```ts
+   * import { FirstByteTimeoutError } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(new FirstByteTimeoutError("/api/v1/pods", 5).timeoutMs, 5);
+   * ```
+   *
+   * @param path The collection path requested.
+   * @param timeoutMs The deadline that passed, in milliseconds.
+   */
+  constructor(path: string, timeoutMs: number) {
+    super(
+      `No answer from ${path} within ${timeoutMs} ms (firstByteTimeoutMs)`,
+    );
+    this.name = "FirstByteTimeoutError";
+    this.path = path;
+    this.timeoutMs = timeoutMs;
+  }
+}

@@ -198,6 +198,15 @@ export interface ListWatchOptions {
    */
   idleTimeoutMs?: number;
   /**
+   * A request not answered (no status, no headers) within this long is
+   * aborted, logged with its URL and retried with backoff, in
+   * milliseconds: a server that accepts the connection and never answers
+   * is reported (`lastError()`) instead of waiting out `idleTimeoutMs`.
+   *
+   * @default {30000}
+   */
+  firstByteTimeoutMs?: number;
+  /**
    * Retry delays.
    *
    * @default {800 ms doubling to 30 s, jittered; see BackoffOptions}

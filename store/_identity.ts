@@ -1,4 +1,4 @@
-import type { KubeObject } from "../types.ts";
+import type { KubeObjectLike } from "../types.ts";
 import { StoreObjectError } from "./errors.ts";
 
 /**
@@ -14,7 +14,9 @@ export function identityKey(namespace: string, name: string): string {
  * The namespace (`""` when cluster-scoped) and name of an object a store is
  * asked to hold; throws a {@linkcode StoreObjectError} naming what is missing.
  */
-export function identityOf(obj: KubeObject): [namespace: string, name: string] {
+export function identityOf(
+  obj: KubeObjectLike,
+): [namespace: string, name: string] {
   const meta = (obj as { metadata?: unknown } | null | undefined)?.metadata;
   if (meta === null || typeof meta !== "object") {
     throw new StoreObjectError("Object has no metadata");

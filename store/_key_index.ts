@@ -26,6 +26,8 @@ export const keyIndexCounters: { visited: number } = { visited: 0 };
 const NO_SLOTS: readonly never[] = Object.freeze([]);
 
 class SlotImpl<V> implements Slot<V> {
+  readonly namespace: string;
+  readonly name: string;
   value: V;
   /**
    * Where the slot sits, so removal needs no walk from the root: the branch
@@ -37,11 +39,9 @@ class SlotImpl<V> implements Slot<V> {
   /** Position in `node.slots`, or -1 when held directly by a branch. */
   pos = -1;
 
-  constructor(
-    readonly namespace: string,
-    readonly name: string,
-    value: V,
-  ) {
+  constructor(namespace: string, name: string, value: V) {
+    this.namespace = namespace;
+    this.name = name;
     this.value = value;
   }
 
@@ -61,6 +61,8 @@ function compareSlots<V>(a: SlotImpl<V>, b: SlotImpl<V>): number {
 }
 
 class TrieNode<V> {
+  readonly parent: TrieNode<V> | undefined;
+  readonly segment: string;
   /**
    * Child per next key segment; only on branches. A key path with a single
    * identity ends in its slot, not in a leaf: with a unique index that is
@@ -76,10 +78,12 @@ class TrieNode<V> {
 
   /** A leaf is created with its slots, a branch without. */
   constructor(
-    readonly parent: TrieNode<V> | undefined,
-    readonly segment: string,
+    parent: TrieNode<V> | undefined,
+    segment: string,
     slots: SlotImpl<V>[] | undefined,
   ) {
+    this.parent = parent;
+    this.segment = segment;
     this.slots = slots;
     this.children = slots ? undefined : new Map();
   }

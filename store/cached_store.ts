@@ -1,4 +1,11 @@
-import type { Gvr, KubeObject, Logger, Store } from "../types.ts";
+import { assertOptionNames } from "../_option_names.ts";
+import type {
+  Gvr,
+  KubeObject,
+  KubeObjectLike,
+  Logger,
+  Store,
+} from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
@@ -27,7 +34,7 @@ import { LruCache } from "./_lru.ts";
  * }
  * ```
  */
-export interface CachedStoreOptions<T extends KubeObject = KubeObject> {
+export interface CachedStoreOptions<T extends KubeObjectLike = KubeObject> {
   /** Client used to GET objects on a cache miss. It is never closed. */
   client: RestClient;
   /** The resource the stored references belong to. */
@@ -143,7 +150,7 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(gets, ["/api/v1/namespaces/default/secrets/tls"]);
  * ```
  */
-export class CachedStore<T extends KubeObject = KubeObject>
+export class CachedStore<T extends KubeObjectLike = KubeObject>
   implements Store<T> {
   #index: KeyIndex<Ref>;
   #cache: LruCache<string, CachedObject<T>>;
@@ -171,8 +178,15 @@ export class CachedStore<T extends KubeObject = KubeObject>
    *
    * @param options Client, resource, filter, cache tuning, clock and logger.
    * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
+   * @throws {TypeError} When `options` has a name it does not take.
    */
   constructor(options: CachedStoreOptions<T>) {
+    assertOptionNames(
+      "CachedStore options",
+      CACHED_NAMES,
+      options,
+      "CachedStoreOptions",
+    );
     const concurrency = options.concurrency ?? 16;
     if (!Number.isInteger(concurrency) || concurrency < 1) {
       throw new RangeError(
@@ -492,7 +506,7 @@ export class CachedStore<T extends KubeObject = KubeObject>
 
   #put(obj: T, keys: string[]): void {
     const [namespace, name] = identityOf(obj);
-    const ref: Ref = { resourceVersion: obj.metadata.resourceVersion ?? "" };
+    const ref: Ref = { resourceVersion: obj.metadata?.resourceVersion ?? "" };
     const slot = this.#index.set(namespace, name, ref, keys);
     this.#cache.delete(slot.id);
     this.#modifications++;
@@ -570,7 +584,7 @@ export class CachedStore<T extends KubeObject = KubeObject>
           "The API answered something that is not a Kubernetes object",
         );
       }
-      obj = this.#filter ? this.#filter(answer) : answer as T;
+      obj = this.#filter ? this.#filter(answer) : answer as unknown as T;
     } catch (error) {
       if (httpStatusOf(error).code === 404) {
         this.#logger.debug("Object gone before it could be fetched", {
@@ -599,3 +613,16 @@ function isKubeObject(value: unknown): value is KubeObject {
   const meta = (value as { metadata?: unknown }).metadata;
   return meta !== null && typeof meta === "object";
 }
+
+/** The names `CachedStoreOptions` takes (a record over its keys). */
+const CACHED_NAMES: Record<keyof CachedStoreOptions, true> = {
+  client: true,
+  gvr: true,
+  filter: true,
+  ttl: true,
+  maxEntries: true,
+  concurrency: true,
+  keyCount: true,
+  clock: true,
+  logger: true,
+};

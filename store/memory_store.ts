@@ -1,4 +1,5 @@
-import type { KubeObject, Store } from "../types.ts";
+import { assertOptionNames } from "../_option_names.ts";
+import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
 
@@ -70,7 +71,7 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(store.get("web", "haproxy").map((o) => o.metadata.name), ["b"]);
  * ```
  */
-export class MemoryStore<T extends KubeObject = KubeObject>
+export class MemoryStore<T extends KubeObjectLike = KubeObject>
   implements Store<T> {
   #index: KeyIndex<T>;
   #freeze: boolean;
@@ -91,8 +92,15 @@ export class MemoryStore<T extends KubeObject = KubeObject>
    * ```
    *
    * @param options Key count and the debug `freeze` switch; all optional.
+   * @throws {TypeError} When `options` has a name it does not take.
    */
   constructor(options?: MemoryStoreOptions) {
+    assertOptionNames(
+      "MemoryStore options",
+      MEMORY_NAMES,
+      options,
+      "MemoryStoreOptions",
+    );
     this.#index = new KeyIndex<T>(options?.keyCount);
     this.#freeze = options?.freeze ?? false;
   }
@@ -276,7 +284,7 @@ export class MemoryStore<T extends KubeObject = KubeObject>
   resourceVersionOf(namespace: string, name: string): string | undefined {
     const slot = this.#index.lookup(namespace, name);
     if (slot === undefined) return undefined;
-    return slot.value.metadata.resourceVersion ?? "";
+    return slot.value.metadata?.resourceVersion ?? "";
   }
 
   /**
@@ -364,3 +372,9 @@ function deepFreeze(value: unknown): void {
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);
 }
+
+/** The names `MemoryStoreOptions` takes (a record over its keys). */
+const MEMORY_NAMES: Record<keyof MemoryStoreOptions, true> = {
+  keyCount: true,
+  freeze: true,
+};

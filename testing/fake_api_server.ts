@@ -1,3 +1,4 @@
+import { assertOptionNames } from "../_option_names.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
 import type { KubeObject } from "../types.ts";
@@ -194,9 +195,16 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * ```
    *
    * @param options Clock, history size, URL, bookmark interval, WatchList support and extra resources.
+   * @throws {TypeError} When `options` has a name it does not take, or `url` is not http or https.
    */
   constructor(options?: FakeApiServerOptions) {
     if (options === undefined) options = {};
+    assertOptionNames(
+      "FakeApiServer options",
+      SERVER_NAMES,
+      options,
+      "FakeApiServerOptions",
+    );
     const url = new URL(options.url ?? "http://k8s.fake");
     if (url.protocol !== "http:" && url.protocol !== "https:") {
       throw new TypeError(
@@ -891,3 +899,15 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
     return this.#registry.resolve(resource);
   }
 }
+
+/** The names `FakeApiServerOptions` takes (a record over its keys). */
+const SERVER_NAMES: Record<keyof FakeApiServerOptions, true> = {
+  clock: true,
+  historyLimit: true,
+  url: true,
+  bookmarkIntervalMs: true,
+  supportsWatchList: true,
+  resources: true,
+  initialResourceVersion: true,
+  token: true,
+};

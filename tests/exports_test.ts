@@ -113,7 +113,9 @@ async function publishedFiles(dir = "", out: string[] = []): Promise<string[]> {
   for await (const entry of Deno.readDir(new URL(dir || ".", ROOT))) {
     const path = dir + entry.name;
     if (entry.isDirectory) {
-      if (/^(\.|bench$|demo$|tests$|node_modules$)/.test(entry.name)) continue;
+      if (
+        /^(\.|bench$|demo$|dist$|tests$|tools$|node_modules$)/.test(entry.name)
+      ) continue;
       await publishedFiles(`${path}/`, out);
     } else if (
       path.endsWith(".ts") && !path.endsWith("_test.ts") &&

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../types.ts";
+import type { KubeObject, KubeObjectLike } from "../types.ts";
 import type { ChangeBatch, ModifiedObject } from "./change_batch.ts";
 import { changeStats } from "./change_stats.ts";
 import type { PendingBatch } from "./_debounce_scheduler.ts";
@@ -30,7 +30,7 @@ interface Entry<T> {
  * Where the store writer records its changes, per object (namespace and
  * name); the objects are as stored.
  */
-export interface ChangeRecorder<T extends KubeObject = KubeObject> {
+export interface ChangeRecorder<T extends KubeObjectLike = KubeObject> {
   /** `obj` was added to the store. */
   created(namespace: string, name: string, obj: T): void;
   /** `previous` was replaced by `current` in the store. */
@@ -57,7 +57,7 @@ const NONE: readonly never[] = Object.freeze([]);
  * namespaces cannot list yet) holds one entry per object the store held
  * when it began or holds now, not one per name that ever existed.
  */
-export class BatchBuilder<T extends KubeObject = KubeObject>
+export class BatchBuilder<T extends KubeObjectLike = KubeObject>
   implements ChangeRecorder<T>, PendingBatch<ChangeBatch<T>> {
   #byNamespace = new Map<string, Map<string, Entry<T>>>();
   #first: Entry<T> | undefined;
@@ -203,8 +203,11 @@ export class BatchBuilder<T extends KubeObject = KubeObject>
 }
 
 /** A new incarnation (another uid) under the same name: a delete and a create. */
-function isReplacement(before: KubeObject, after: KubeObject): boolean {
-  const was = before.metadata.uid;
-  const is = after.metadata.uid;
+function isReplacement(
+  before: KubeObjectLike,
+  after: KubeObjectLike,
+): boolean {
+  const was = before.metadata?.uid;
+  const is = after.metadata?.uid;
   return was !== undefined && is !== undefined && was !== is;
 }

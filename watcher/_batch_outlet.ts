@@ -7,7 +7,8 @@
  *
  * @module
  */
-import type { KubeObject, Logger } from "../types.ts";
+import { failureFields } from "../_context_logger.ts";
+import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
@@ -38,7 +39,7 @@ export interface BatchOutlet {
 }
 
 /** Batches to the watcher's own debounced `onChange`. */
-export function ownOutlet<T extends KubeObject>(
+export function ownOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   options: {
     interval: number;
@@ -61,8 +62,14 @@ export function ownOutlet<T extends KubeObject>(
     onChange: options.onChange,
     suppressDuringSync: options.suppressDuringSync,
     clock: options.clock,
-    onFailure: (error, batch) =>
-      write(logger, changeCallbackFailedLine(error, batch)),
+    onFailure: (error, batch) => {
+      const line = changeCallbackFailedLine(error, batch);
+      // With the stack: the failure is in the user's code.
+      write(logger, {
+        ...line,
+        fields: { ...failureFields(error), ...line.fields },
+      });
+    },
   });
   builder.onRecord = () => {
     if (!hold.holds) scheduler.changed();
@@ -86,15 +93,17 @@ export function ownOutlet<T extends KubeObject>(
 }
 
 /** Batches to a `DebounceGroup` member, taken whole when the group fires. */
-export function groupOutlet<T extends KubeObject>(
+export function groupOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   member: object,
   suppressDuringSync: boolean,
+  clock: Clock,
 ): BatchOutlet {
   let syncing = false;
   let batchInitial = false;
   const hold = new Hold(builder);
   const link: GroupLink = attachSource<ChangeBatch<T>>(member, {
+    clock,
     get isEmpty() {
       return builder.isEmpty || hold.holds || (syncing && suppressDuringSync);
     },

@@ -7,9 +7,12 @@
  *
  * @module
  */
+import type { Clock } from "../clock.ts";
 
 /** A member's batch, held by its watcher until the group takes it. */
 export interface GroupSource<T> {
+  /** The watcher's clock: the group refuses a source on another one. */
+  readonly clock?: Clock;
   /** Whether nothing is ready to deliver. */
   readonly isEmpty: boolean;
   /** Whether the batch ready is an initial sync's (it opens no window). */

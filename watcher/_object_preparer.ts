@@ -7,7 +7,7 @@
  *
  * @module
  */
-import type { KubeObject, Logger } from "../types.ts";
+import type { KubeObject, KubeObjectLike, Logger } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import { assertKubeObject } from "../indexer/_kube_object.ts";
 import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
@@ -43,7 +43,7 @@ export interface ObjectPreparerOptions<T> {
  * Checks an object, removes `ignoreFields`, then runs `transform`. The
  * input is never mutated.
  */
-export class ObjectPreparer<T extends KubeObject> {
+export class ObjectPreparer<T extends KubeObjectLike> {
   #indexer: Indexer;
   #transform: Transform<T> | undefined;
   #logger: Logger;
@@ -80,12 +80,12 @@ export class ObjectPreparer<T extends KubeObject> {
     );
     this.#shareNamespace(filtered.metadata);
     const transform = this.#transform;
-    if (transform === undefined) return filtered as T;
+    if (transform === undefined) return filtered as unknown as T;
     const { namespace, name } = raw.metadata;
     try {
       const out = transform(filtered);
       if (out === undefined) return undefined;
-      const meta = (out as Partial<KubeObject> | null)?.metadata;
+      const meta = (out as KubeObjectLike | null)?.metadata;
       if (
         typeof meta !== "object" || meta === null || meta.name !== name ||
         (meta.namespace ?? "") !== (namespace ?? "")

@@ -1,3 +1,4 @@
+import { failureFields } from "../_context_logger.ts";
 import type { Logger } from "../types.ts";
 
 /**
@@ -14,13 +15,13 @@ export function runGuarded(
   try {
     result = callback();
   } catch (error) {
-    logger.error(what, { error });
+    logger.error(what, failureFields(error));
     return undefined;
   }
   if (result instanceof Promise) {
     return result.then(
       () => {},
-      (error) => logger.error(what, { error }),
+      (error) => logger.error(what, failureFields(error)),
     );
   }
   return undefined;

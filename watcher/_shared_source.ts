@@ -13,7 +13,13 @@
  *
  * @module
  */
-import type { Gvr, KubeObject, Logger, Store } from "../types.ts";
+import type {
+  Gvr,
+  KubeObject,
+  KubeObjectLike,
+  Logger,
+  Store,
+} from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Indexer } from "../indexer/indexer.ts";
@@ -43,6 +49,7 @@ export interface SourceSettings {
   pageSize: number | undefined;
   initialList: InitialListMode | undefined;
   idleTimeoutMs: number | undefined;
+  firstByteTimeoutMs?: number | undefined;
   clock: Clock | undefined;
   random: (() => number) | undefined;
   logger: Logger;
@@ -55,7 +62,7 @@ export interface SourceSettings {
 }
 
 /** A consumer's own half of a view, built when it makes a new view. */
-export interface ViewParts<T extends KubeObject> {
+export interface ViewParts<T extends KubeObjectLike> {
   store: Store<T>;
   indexer: Indexer;
   fieldSelector: FieldSelector | undefined;
@@ -64,7 +71,7 @@ export interface ViewParts<T extends KubeObject> {
 }
 
 /** What a source asks of each consumer (a `Watcher`). */
-export interface SourceConsumer<T extends KubeObject> {
+export interface SourceConsumer<T extends KubeObjectLike> {
   /** Consumers with the same key share a view (store and index). */
   readonly viewKey: string;
   /** Builds the parts of a new view from this consumer's settings. */
@@ -96,7 +103,7 @@ interface Loop<T> {
 }
 
 /** A store shared by consumers with the same index and field selector. */
-class View<T extends KubeObject> {
+class View<T extends KubeObjectLike> {
   readonly store: Store<T>;
   /** One writer per loop, each scoped to its loop's namespace. */
   readonly writers: StoreWriter<T>[];
@@ -149,7 +156,7 @@ class View<T extends KubeObject> {
  * first consumer's `join` to the last one's `leave`; a closed source does
  * not run again (the registry makes a new one).
  */
-export class SharedSource<T extends KubeObject> {
+export class SharedSource<T extends KubeObjectLike> {
   #settings: SourceSettings;
   #preparer: ObjectPreparer<T>;
   #loops: Loop<T>[];
@@ -203,6 +210,7 @@ export class SharedSource<T extends KubeObject> {
           pageSize: settings.pageSize,
           initialList: settings.initialList,
           idleTimeoutMs: settings.idleTimeoutMs,
+          firstByteTimeoutMs: settings.firstByteTimeoutMs,
           clock: settings.clock,
           random: settings.random,
           logger: settings.logger,
@@ -404,7 +412,7 @@ export class SharedSource<T extends KubeObject> {
       } else if (out === undefined || !sharable || !this.#keeps(items[i])) {
         continue;
       } else if (initial) {
-        const { namespace = "", name = "" } = out.metadata;
+        const { namespace = "", name = "" } = out.metadata!;
         let names = objects.get(namespace);
         if (names === undefined) objects.set(namespace, names = new Map());
         names.set(name, out);
@@ -444,7 +452,7 @@ export class SharedSource<T extends KubeObject> {
     const scoped = this.#loops.length > 1;
     const next = new Map<string, Map<string, T>>();
     for (const obj of loop.staged) {
-      const { namespace = "", name = "" } = obj.metadata;
+      const { namespace = "", name = "" } = obj.metadata!;
       let names = next.get(namespace);
       if (names === undefined) next.set(namespace, names = new Map());
       names.set(name, obj);

@@ -88,6 +88,7 @@ function setUp(sharable: boolean) {
       synced++;
       return undefined;
     },
+    leftShared: () => {},
   };
   source.join(consumer);
   return {

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { KubeObject } from "../types.ts";
+import type { KubeObject, KubeObjectLike } from "../types.ts";
 import type { SharedSource } from "./_shared_source.ts";
 
 const byClient = new WeakMap<object, Map<string, SharedSource<KubeObject>>>();
@@ -31,7 +31,7 @@ export function identity(value: unknown): string | number | boolean | null {
  * and registered when there is none. A source unregisters itself when its
  * last consumer leaves (see `release`).
  */
-export function acquireSource<T extends KubeObject>(
+export function acquireSource<T extends KubeObjectLike>(
   client: object,
   key: string,
   make: () => SharedSource<T>,

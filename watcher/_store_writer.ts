@@ -14,7 +14,7 @@
  *
  * @module
  */
-import type { KubeObject, Logger, Store } from "../types.ts";
+import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
@@ -30,7 +30,7 @@ import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 export type { ChangeRecorder } from "./_batch_builder.ts";
 
 /** What a {@linkcode StoreWriter} writes, and how it prepares objects. */
-export interface StoreWriterOptions<T extends KubeObject> {
+export interface StoreWriterOptions<T extends KubeObjectLike> {
   /** The store written to. */
   store: Store<T>;
   /**
@@ -70,7 +70,7 @@ interface Staged<T> {
  * applies a complete list as one synchronous diff (atomic for readers:
  * nobody sees a half-replaced store), and applies watch events.
  */
-export class StoreWriter<T extends KubeObject = KubeObject> {
+export class StoreWriter<T extends KubeObjectLike = KubeObject> {
   #store: Store<T>;
   #preparer: ObjectPreparer<T> | undefined;
   #scope: string | undefined;
@@ -195,7 +195,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
    * `sent` is the object as sent (or a stored copy that answers the same);
    * `undefined` when the source selected it already.
    */
-  #listedSelected(sent: KubeObject | undefined): boolean {
+  #listedSelected(sent: KubeObjectLike | undefined): boolean {
     const paths = this.#paths;
     paths.listed++;
     const selector = this.#selector;
@@ -309,7 +309,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     }
     const seen = new Set<string>(kept);
     for (const item of staged) {
-      const { namespace = "", name = "" } = item.obj.metadata;
+      const { namespace = "", name = "" } = item.obj.metadata!;
       seen.add(`${namespace}/${name}`);
       this.#write(item.obj, item.keys, namespace, name);
     }
@@ -373,13 +373,13 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     let previous = store.peek(namespace, name);
     const version = previous === undefined
       ? store.resourceVersionOf(namespace, name)
-      : previous.metadata.resourceVersion ?? "";
+      : previous.metadata?.resourceVersion ?? "";
     if (version === undefined) {
       store.add(obj, keys);
       this.#changes.created(namespace, name, obj);
       return;
     }
-    if (version === obj.metadata.resourceVersion && version) return;
+    if (version === obj.metadata?.resourceVersion && version) return;
     previous ??= reference(namespace, name, version);
     store.update(obj, keys);
     this.#changes.modified(namespace, name, previous, obj);
@@ -407,8 +407,8 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
     // Named at debug level; a list also counts it into one warning per path.
     this.#note({
       kind: "missingKey",
-      namespace: obj.metadata.namespace,
-      name: obj.metadata.name,
+      namespace: obj.metadata?.namespace,
+      name: obj.metadata?.name,
       missing: this.#indexer.missingKey(obj),
     });
     if (!fromEvent) this.#paths.unindexable(obj);
@@ -424,7 +424,7 @@ export class StoreWriter<T extends KubeObject = KubeObject> {
  * What a cached store knows of an object it holds no copy of: its identity
  * and version (see `ChangedObjects`).
  */
-function reference<T extends KubeObject>(
+function reference<T extends KubeObjectLike>(
   namespace: string,
   name: string,
   resourceVersion: string,
@@ -474,7 +474,7 @@ class PathCensus {
   }
 
   /** Notes which selector paths `raw` has, until each was seen once. */
-  checkSelector(raw: KubeObject): void {
+  checkSelector(raw: KubeObjectLike): void {
     if (this.#selectorUnseen === 0) return;
     const paths = this.#selectorPaths;
     for (let i = 0; i < paths.length; i++) {
@@ -491,7 +491,7 @@ class PathCensus {
   }
 
   /** Counts the key paths `obj` lacks. */
-  unindexable(obj: KubeObject): void {
+  unindexable(obj: KubeObjectLike): void {
     const paths = this.#keyPaths;
     for (let i = 0; i < paths.length; i++) {
       if (renderValue(paths[i].get(obj)) === undefined) this.#missing[i]++;

@@ -1,5 +1,6 @@
 import type { Gvr } from "../types.ts";
 import { durationProblem } from "../_duration.ts";
+import { optionNamesProblem } from "../_option_names.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import {
   type SingleWatcherConfig,
@@ -8,7 +9,7 @@ import {
   type WatcherOptions,
 } from "./watcher_config.ts";
 
-/** Default debounce interval of the bulk watcher, as in the seed. */
+/** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
 /** Default TTL of a `CachedStore` entry. */
 export const DEFAULT_CACHE_TTL = 130_000;
@@ -112,6 +113,7 @@ export function wrapConfigError<T>(field: string, build: () => T): T {
  */
 const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   gvr: true,
+  name: true,
   indexBy: true,
   ignoreFields: true,
   transform: true,
@@ -147,6 +149,7 @@ const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
   clock: true,
   random: true,
   idleTimeoutMs: true,
+  firstByteTimeoutMs: true,
 };
 
 /**
@@ -158,34 +161,17 @@ export function checkOptionNames(
   config: object,
   options: object,
 ): void {
-  const configNames: Record<string, true> = kind === "Watcher"
-    ? WATCHER_NAMES
-    : SINGLE_NAMES;
-  const problems: [name: string, why: string][] = [];
-  for (const name of Object.keys(config)) {
-    if (Object.hasOwn(configNames, name)) continue;
-    problems.push([
-      name,
-      Object.hasOwn(OPTION_NAMES, name)
-        ? "belongs in the third argument (WatcherOptions), not in the config"
-        : `is not a ${kind} config option`,
-    ]);
-  }
-  for (const name of Object.keys(options)) {
-    if (Object.hasOwn(OPTION_NAMES, name)) continue;
-    problems.push([
-      name,
-      Object.hasOwn(configNames, name)
-        ? `belongs in the config (the first argument), not in WatcherOptions`
-        : "is not a WatcherOptions option",
-    ]);
-  }
-  if (problems.length === 0) return;
-  if (problems.length === 1) {
-    throw new WatcherConfigError(problems[0][0], problems[0][1]);
-  }
-  throw new WatcherConfigError(
-    problems.map(([name]) => name).join(", "),
-    problems.map(([name, why]) => `${name} ${why}`).join("; "),
-  );
+  const problem = optionNamesProblem({
+    known: kind === "Watcher" ? WATCHER_NAMES : SINGLE_NAMES,
+    value: config,
+    type: `${kind} config`,
+    place: "the config (the first argument)",
+    short: "the config",
+  }, {
+    known: OPTION_NAMES,
+    value: options,
+    type: "WatcherOptions",
+    place: "the third argument (WatcherOptions)",
+  });
+  if (problem) throw new WatcherConfigError(problem.field, problem.message);
 }

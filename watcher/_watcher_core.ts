@@ -6,7 +6,9 @@
  *
  * @module
  */
+import { contextLogger } from "../_context_logger.ts";
 import type { Gvr, Logger } from "../types.ts";
+import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
@@ -60,10 +62,24 @@ export function loopFeed(loop: ListWatch): Feed {
   };
 }
 
-/** The logger a watcher with `options` logs to (never throws). */
-export function watcherLogger(options: WatcherOptions): Logger {
-  return neverThrowingLogger(options.logger ?? consoleLogger());
+/**
+ * The logger a watcher with `options` logs to (never throws): every line
+ * carries `context`, who speaks (see `contextLogger`).
+ */
+export function watcherLogger(
+  options: WatcherOptions,
+  context: Readonly<Record<string, unknown>> = {},
+): Logger {
+  return neverThrowingLogger(
+    contextLogger(options.logger ?? consoleLogger(), context),
+  );
 }
+
+/**
+ * How long `waitForSync()` on a watcher never started waits before it
+ * says so (it goes on waiting: starting later is legitimate).
+ */
+export const NOT_STARTED_WARNING_MS = 10_000;
 
 /** What a watcher plugs into its core once it has built its parts. */
 export interface CoreParts {
@@ -126,6 +142,10 @@ export class WatcherCore<T> {
   #lifecycle: Lifecycle;
   #parts: CoreParts | undefined;
   #owner: object;
+  #clock: Clock;
+  /** Waits begun before any start, and the timer that tells of them. */
+  #unstartedWaits = 0;
+  #unstartedTimer: TimerHandle | undefined;
 
   /**
    * @param owner The watcher this core serves.
@@ -135,6 +155,7 @@ export class WatcherCore<T> {
    * @param feed Builds the feed (its loops check their own options: gvr,
    * pageSize, idleTimeoutMs, initialList are checked once, there).
    * @param describe Names the watched thing, once `gvr` is known good.
+   * @param clock The watcher's clock.
    * @throws {WatcherConfigError} Naming the option that is wrong.
    */
   constructor(
@@ -144,8 +165,10 @@ export class WatcherCore<T> {
     logger: Logger,
     feed: () => Feed,
     describe: (gvr: Gvr) => string,
+    clock: Clock = systemClock,
   ) {
     this.logger = logger;
+    this.#clock = clock;
     this.#owner = owner;
     this.#feed = feed();
     validateClient(client);
@@ -180,17 +203,48 @@ export class WatcherCore<T> {
 
   /** See `Watcher.start`. */
   start(signal?: AbortSignal): Promise<void> {
+    this.#endUnstartedWarning();
     return this.#lifecycle.start(signal);
   }
 
   /** See `Watcher.stop`. */
   stop(): Promise<void> {
+    this.#endUnstartedWarning();
     return this.#lifecycle.stop();
   }
 
-  /** Waits for the initial sync, failing with the loop's last error. */
+  /**
+   * Waits for the initial sync, failing with the loop's last error. On a
+   * watcher never started, says so in the log after a while.
+   */
   waitForSync(signal?: AbortSignal): Promise<T> {
-    return this.#sync.wait(signal);
+    const waiting = this.#sync.wait(signal);
+    if (this.#lifecycle.state === "idle" && !this.#sync.done) {
+      this.#unstartedWaits++;
+      this.#unstartedTimer ??= this.#clock.setTimeout(
+        this.#warnUnstarted,
+        NOT_STARTED_WARNING_MS,
+      );
+      const settled = () => {
+        if (--this.#unstartedWaits === 0) this.#endUnstartedWarning();
+      };
+      waiting.then(settled, settled);
+    }
+    return waiting;
+  }
+
+  #warnUnstarted = (): void => {
+    this.#unstartedTimer = undefined;
+    this.logger.warn(
+      `waitForSync() has waited ${NOT_STARTED_WARNING_MS} ms for ${this.what}, which was never started: call start()`,
+      { waitedMs: NOT_STARTED_WARNING_MS },
+    );
+  };
+
+  #endUnstartedWarning(): void {
+    if (this.#unstartedTimer === undefined) return;
+    this.#clock.clearTimeout(this.#unstartedTimer);
+    this.#unstartedTimer = undefined;
   }
 
   /** Whether the initial sync is done (stopped or not). */

@@ -2,10 +2,12 @@ import type {
   Awaitable,
   Gvr,
   KubeObject,
+  KubeObjectLike,
   PartialObjectMetadata,
   ReadableStore,
   Store,
 } from "../types.ts";
+import { systemClock } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
@@ -46,8 +48,8 @@ import {
 
 /**
  * Watches every object of a resource, keeps them in an indexed store, and
- * calls `onChange` with debounced batches of changes (the seed's
- * `watcher.New`).
+ * calls `onChange` with debounced batches of changes (`watcher.New` of the
+ * Go package `pkg/k8s/watcher` of haptic, the HAProxy ingress controller).
  *
  * - The label selector is sent to the server; the field selector is
  *   evaluated here, over JSONPath, so any field can be used. An object that
@@ -112,7 +114,7 @@ import {
  * @typeParam T The stored objects: a user-defined type, or what
  * `transform` returns.
  */
-export class Watcher<T extends KubeObject = KubeObject>
+export class Watcher<T extends KubeObjectLike = KubeObject>
   extends WatcherBase<number> {
   #config: WatcherConfig<T>;
   #core: WatcherCore<number>;
@@ -186,7 +188,19 @@ export class Watcher<T extends KubeObject = KubeObject>
         "labelSelector",
         () => formatLabelSelector(config.labelSelector!),
       );
-    const logger = watcherLogger(options);
+    if (
+      config.name !== undefined &&
+      (typeof config.name !== "string" || config.name === "")
+    ) {
+      throw new WatcherConfigError("name", "must be a non-empty string");
+    }
+    // Who speaks, on every line: the stream's lines (shared by watchers
+    // of one form) name its resource and namespaces, this watcher's own
+    // lines its name too. Completed once gvr is checked.
+    const stream: Record<string, unknown> = {};
+    const own: Record<string, unknown> = {};
+    const logger = watcherLogger(options, own);
+    const streamLogger = watcherLogger(options, stream);
     const metadataOnly = config.metadataOnly === true;
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
@@ -217,6 +231,13 @@ export class Watcher<T extends KubeObject = KubeObject>
       () => {
         validateGvr(config.gvr);
         what = describe(config.gvr);
+        Object.assign(stream, {
+          resource: what,
+          ...scopeOf(namespaces),
+          // A stream others may share is not this watcher's alone.
+          ...(sharable ? {} : { watcher: config.name }),
+        });
+        Object.assign(own, stream, { watcher: config.name });
         for (
           const note of pathsNeverPresent({
             selector: fieldSelector,
@@ -228,7 +249,7 @@ export class Watcher<T extends KubeObject = KubeObject>
         preparer = new ObjectPreparer<T>({
           indexer,
           transform: config.transform,
-          logger,
+          logger: streamLogger,
           resource: what,
           metadataOnly,
         });
@@ -241,9 +262,10 @@ export class Watcher<T extends KubeObject = KubeObject>
           pageSize: config.pageSize,
           initialList: config.initialList,
           idleTimeoutMs: options.idleTimeoutMs,
+          firstByteTimeoutMs: options.firstByteTimeoutMs,
           clock: options.clock,
           random: options.random,
-          logger,
+          logger: streamLogger,
           preselect,
         };
         const key = JSON.stringify([
@@ -258,6 +280,7 @@ export class Watcher<T extends KubeObject = KubeObject>
           config.pageSize ?? null,
           config.initialList ?? "list",
           options.idleTimeoutMs ?? null,
+          options.firstByteTimeoutMs ?? null,
           identity(options.clock),
           identity(options.logger),
           identity(options.random),
@@ -284,6 +307,7 @@ export class Watcher<T extends KubeObject = KubeObject>
         );
       },
       describe,
+      options.clock,
     );
     this.#config = config;
     const keyCount = indexer.keyCount;
@@ -307,7 +331,13 @@ export class Watcher<T extends KubeObject = KubeObject>
     this.#outlet = config.group !== undefined
       ? wrapConfigError(
         "group",
-        () => groupOutlet(builder, config.group!, suppressDuringSync),
+        () =>
+          groupOutlet(
+            builder,
+            config.group!,
+            suppressDuringSync,
+            options.clock ?? systemClock,
+          ),
       )
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
@@ -376,8 +406,8 @@ export class Watcher<T extends KubeObject = KubeObject>
   }
 
   /**
-   * Calls `onChange` now with what accumulated (possibly nothing), as the
-   * seed's `ForceSync`. In a group: delivers the group's pending batches
+   * Calls `onChange` now with what accumulated (possibly nothing), as
+   * `ForceSync` does in haptic's Go watcher. In a group: delivers the group's pending batches
    * now, when there are any.
    *
    * @example Delivering a batch without waiting for the interval
@@ -501,7 +531,7 @@ type StoredForm<T> = PartialObjectMetadata extends T ? unknown
 
 /** Names the watched thing, for messages. */
 /** A memory store holding what `store` holds, keyed alike. */
-function copyOf<T extends KubeObject>(
+function copyOf<T extends KubeObjectLike>(
   store: Store<T>,
   indexer: Indexer,
   keyCount: number,
@@ -531,7 +561,7 @@ function aborted(signal: AbortSignal): Promise<void> {
  * own until it joins a source, then its view's, shared with the watchers
  * of the same index and field selector).
  */
-class StoreHandle<T extends KubeObject> implements ReadableStore<T> {
+class StoreHandle<T extends KubeObjectLike> implements ReadableStore<T> {
   target: Store<T>;
 
   constructor(target: Store<T>) {
@@ -561,7 +591,9 @@ function checkBoolean(field: string, value: unknown): void {
 }
 
 /** `onChange` xor `group`; no own interval in a group. */
-function checkCallbacks<T extends KubeObject>(config: WatcherConfig<T>): void {
+function checkCallbacks<T extends KubeObjectLike>(
+  config: WatcherConfig<T>,
+): void {
   if (config.group === undefined) {
     if (typeof config.onChange !== "function") {
       throw new WatcherConfigError("onChange", "must be a function");
@@ -587,8 +619,14 @@ function checkCallbacks<T extends KubeObject>(config: WatcherConfig<T>): void {
   }
 }
 
+/** The namespace fields of a watcher's lines: none for all namespaces. */
+function scopeOf(namespaces: readonly string[]): Record<string, unknown> {
+  if (namespaces.length > 1) return { namespaces };
+  return namespaces[0] ? { namespace: namespaces[0] } : {};
+}
+
 /** The namespaces of the loops: `[""]` for all, else one loop each. */
-function resolveNamespaces<T extends KubeObject>(
+function resolveNamespaces<T extends KubeObjectLike>(
   config: WatcherConfig<T>,
   client: RestClient,
 ): string[] {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { ChangeStats, KubeObject } from "../types.ts";
+import type { ChangeStats, KubeObject, KubeObjectLike } from "../types.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 
 /**
@@ -22,7 +22,7 @@ import { BatchBuilder } from "./_batch_builder.ts";
  *
  * @typeParam T The watched objects.
  */
-export interface ModifiedObject<T extends KubeObject = KubeObject> {
+export interface ModifiedObject<T extends KubeObjectLike = KubeObject> {
   /**
    * The version the store held before the first change of this batch.
    * With `storeType: "cached"` the store keeps references, not objects:
@@ -65,7 +65,7 @@ export interface ModifiedObject<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The watched objects.
  */
-export interface ChangedObjects<T extends KubeObject = KubeObject> {
+export interface ChangedObjects<T extends KubeObjectLike = KubeObject> {
   /** Objects added to the store, as stored now. */
   readonly created: readonly T[];
   /** Objects replaced in the store, with the version before the batch. */
@@ -106,7 +106,7 @@ export interface ChangedObjects<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The watched objects.
  */
-export interface ChangeBatch<T extends KubeObject = KubeObject>
+export interface ChangeBatch<T extends KubeObjectLike = KubeObject>
   extends ChangeStats {
   /** The objects behind the counts; empty for the initial list itself. */
   readonly objects: ChangedObjects<T>;
@@ -136,16 +136,21 @@ export interface ChangeBatch<T extends KubeObject = KubeObject>
  * await group.stop();
  * ```
  *
- * @typeParam T The watched objects.
+ * Typed by its batches, so that it is the `merge` of a group whose
+ * members watch different types (`DebounceGroup<{ ingresses:
+ * ChangeBatch<Ingress>; services: ChangeBatch<Service> }>`, or a union of
+ * `ChangeBatch` types): the group merges only batches of one member.
+ *
+ * @typeParam B The batches, `ChangeBatch<T>` for objects of type `T`.
  * @param pending The earlier batch.
  * @param next The later batch.
  * @returns One batch with both, coalesced per object.
  */
-export function mergeChangeBatches<T extends KubeObject>(
-  pending: ChangeBatch<T>,
-  next: ChangeBatch<T>,
-): ChangeBatch<T> {
-  const builder = new BatchBuilder<T>();
+export function mergeChangeBatches<B extends ChangeBatch<KubeObjectLike>>(
+  pending: B,
+  next: B,
+): B {
+  const builder = new BatchBuilder<KubeObjectLike>();
   for (const batch of [pending, next]) {
     const { created, modified, deleted } = batch.objects;
     // The initial list is counted, not listed.
@@ -157,8 +162,9 @@ export function mergeChangeBatches<T extends KubeObject>(
     }
     for (const obj of created) builder.created(ns(obj), name(obj), obj);
   }
-  return builder.take(pending.isInitialSync || next.isInitialSync);
+  // Holds the objects of `pending` and `next`: of B's object type.
+  return builder.take(pending.isInitialSync || next.isInitialSync) as B;
 }
 
-const ns = (obj: KubeObject): string => obj.metadata.namespace ?? "";
-const name = (obj: KubeObject): string => obj.metadata.name ?? "";
+const ns = (obj: KubeObjectLike): string => obj.metadata?.namespace ?? "";
+const name = (obj: KubeObjectLike): string => obj.metadata?.name ?? "";

@@ -1,5 +1,7 @@
-import type { Logger } from "../types.ts";
-import type { Clock } from "../clock.ts";
+import { failureFields } from "../_context_logger.ts";
+import { assertOptionNames } from "../_option_names.ts";
+import type { ChangeStats, Logger } from "../types.ts";
+import { type Clock, systemClock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
 import { consoleLogger } from "../logger.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
@@ -11,6 +13,104 @@ import {
 import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
 
 const done: Promise<void> = Promise.resolve();
+
+/**
+ * The batch type of each member of a `DebounceGroup<T>`, by name. `T` names
+ * the members when it is a plain object type whose properties are the
+ * members' batch types (`{ ingresses: ChangeBatch<Ingress>; services:
+ * ChangeBatch<Service> }`): `member("ingresses")` takes, and `onChange`
+ * gets, a `ChangeBatch<Ingress>`. Any other `T` is the one batch type of
+ * every member, under any name (`Record<string, T>`): a `ChangeBatch` (or
+ * a union of them), a primitive, an array, or an object with methods (a
+ * `Set`, a `Map`). For one plain object type for every member, write
+ * `DebounceGroup<Record<string, MyBatch>>`.
+ *
+ * @example Named members and one type for all
+ * ```ts
+ * import type { ChangeBatch, KubeObject } from "@haptic/k8s-watcher";
+ * import type { DebounceGroupMembers } from "@haptic/k8s-watcher/watcher";
+ *
+ * interface Ingress extends KubeObject { spec: { rules?: { host?: string }[] } }
+ * type Named = DebounceGroupMembers<{ ingresses: ChangeBatch<Ingress>; secrets: ChangeBatch }>;
+ * const hosts = (m: Named["ingresses"]) => m.objects.created.map((i) => i.spec.rules);
+ * type Counts = DebounceGroupMembers<number>; // Record<string, number>
+ * const counts: Counts = { ingresses: 1, anything: 2 };
+ * console.log(hosts, counts);
+ * ```
+ *
+ * @typeParam T The members by name, or the one batch type of them all.
+ */
+export type DebounceGroupMembers<T> = [T] extends [
+  ChangeStats | readonly unknown[] | ((...args: never[]) => unknown),
+] ? Record<string, T>
+  : [T] extends [object] ? true extends {
+      [K in keyof T]-?: T[K] extends (...args: never[]) => unknown ? true
+        : false;
+    }[keyof T] ? Record<string, T>
+    : T
+  : Record<string, T>;
+
+/**
+ * What a {@linkcode DebounceGroup}'s `onChange` receives: the pending batch
+ * of every member that has one, by name, in the order the members were
+ * created. A `ReadonlyMap` whose `get` is typed per member.
+ *
+ * @example The batch of one member, typed
+ * ```ts
+ * import type { ChangeBatch, KubeObject } from "@haptic/k8s-watcher";
+ * import type { DebounceGroupBatches } from "@haptic/k8s-watcher/watcher";
+ *
+ * interface Service extends KubeObject { spec: { ports?: { port: number }[] } }
+ * function ports(batches: DebounceGroupBatches<{ services: ChangeBatch<Service> }>): number[] {
+ *   const batch = batches.get("services");
+ *   return batch?.objects.created.flatMap((s) => s.spec.ports?.map((p) => p.port) ?? []) ?? [];
+ * }
+ * console.log(ports);
+ * ```
+ *
+ * @typeParam M The members by name (see {@linkcode DebounceGroupMembers}).
+ */
+export interface DebounceGroupBatches<M>
+  extends ReadonlyMap<keyof M & string, M[keyof M & string]> {
+  /**
+   * The batch of member `name`, if it has one in this call.
+   *
+   * @example
+   * ```ts
+   * import type { DebounceGroupBatches } from "@haptic/k8s-watcher/watcher";
+   *
+   * const count = (b: DebounceGroupBatches<{ a: number }>): number => b.get("a") ?? 0;
+   * console.log(count);
+   * ```
+   *
+   * @param name A member name.
+   * @returns Its batch, or `undefined`.
+   */
+  get<K extends keyof M & string>(name: K): M[K] | undefined;
+}
+
+/**
+ * The batch of some member of a `DebounceGroup<T>`: the union of the
+ * members' batch types (`T` itself for one type for all), what `merge`
+ * coalesces.
+ *
+ * @example What merge takes
+ * ```ts
+ * import type { ChangeBatch, KubeObject } from "@haptic/k8s-watcher";
+ * import type { DebounceGroupBatch } from "@haptic/k8s-watcher/watcher";
+ *
+ * interface Secret extends KubeObject { data?: Record<string, string> }
+ * type Any = DebounceGroupBatch<{ ingresses: ChangeBatch; secrets: ChangeBatch<Secret> }>;
+ * const total = (batch: Any): number => batch.total;
+ * console.log(total);
+ * ```
+ *
+ * @typeParam T The members by name, or the one batch type of them all.
+ */
+export type DebounceGroupBatch<T> = DebounceGroupMembers<T>[
+  & keyof DebounceGroupMembers<T>
+  & string
+];
 
 /**
  * Options for {@linkcode DebounceGroup}.
@@ -41,7 +141,10 @@ export interface DebounceGroupOptions<T> {
    * {@linkcode DebounceGroupMember.add} and leaves the pending batch as it
    * was.
    */
-  merge: (pending: T, next: T) => T;
+  merge: (
+    pending: DebounceGroupBatch<T>,
+    next: DebounceGroupBatch<T>,
+  ) => DebounceGroupBatch<T>;
   /**
    * Receives, in one call, the pending batch of every member that has one,
    * keyed by member name, in the order the members were created. May be
@@ -51,9 +154,14 @@ export interface DebounceGroupOptions<T> {
    * {@linkcode DebounceGroup.flush} or {@linkcode DebounceGroup.stop} from
    * inside it: they wait for this call.
    */
-  onChange: (batches: ReadonlyMap<string, T>) => void | Promise<void>;
+  onChange: (
+    batches: DebounceGroupBatches<DebounceGroupMembers<T>>,
+  ) => void | Promise<void>;
   /**
    * Time source; tests pass `FakeClock` from `@haptic/k8s-watcher/testing`.
+   * Watchers feeding the group must run on the same clock (their
+   * `WatcherOptions` clock): one on another is refused, since the group
+   * times its batches.
    *
    * @default {systemClock}
    */
@@ -171,13 +279,19 @@ export interface DebounceGroupMember<T> {
  * await group.stop();
  * ```
  *
- * @typeParam T The batch one member adds and `onChange` receives per member.
+ * @typeParam T The members by name, each with its batch type
+ * (`{ ingresses: ChangeBatch<Ingress>; services: ChangeBatch<Service> }`),
+ * or the one batch type of every member (`ChangeBatch`, `number`): see
+ * {@linkcode DebounceGroupMembers}.
  */
 export class DebounceGroup<T> implements AsyncDisposable {
-  readonly #onChange: (batches: ReadonlyMap<string, T>) => void | Promise<void>;
+  readonly #onChange: DebounceGroupOptions<T>["onChange"];
   readonly #logger: Logger;
-  readonly #pending: MemberBatches<T>;
-  readonly #scheduler: DebounceScheduler<ReadonlyMap<string, T>>;
+  readonly #clock: Clock;
+  readonly #pending: MemberBatches<DebounceGroupBatch<T>>;
+  readonly #scheduler: DebounceScheduler<
+    ReadonlyMap<string, DebounceGroupBatch<T>>
+  >;
   #stopping: Promise<void> | undefined;
 
   /**
@@ -199,9 +313,50 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * @param options Interval, merge, callback, clock and logger.
    * @throws {RangeError} When `interval` is not a positive number of
    * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
-   * @throws {TypeError} When `merge` or `onChange` is not a function.
+   * @throws {TypeError} When `merge` or `onChange` is not a function, or
+   * `options` has a name it does not take.
    */
+  constructor(
+    options: DebounceGroupOptions<T> & {
+      merge: (pending: T, next: T) => T;
+    },
+  );
+  /**
+   * Creates a group whose members have a batch type each, by name.
+   *
+   * @example Ingresses and Services, each typed
+   * ```ts
+   * import { type ChangeBatch, DebounceGroup, type KubeObject, mergeChangeBatches } from "@haptic/k8s-watcher";
+   *
+   * interface Ingress extends KubeObject { spec: { rules?: { host?: string }[] } }
+   * interface Service extends KubeObject { spec: { ports?: { port: number }[] } }
+   *
+   * const group = new DebounceGroup<{ ingresses: ChangeBatch<Ingress>; services: ChangeBatch<Service> }>({
+   *   interval: 1_000,
+   *   merge: mergeChangeBatches,
+   *   onChange: (batches) => {
+   *     const hosts = batches.get("ingresses")?.objects.created.flatMap((i) => i.spec.rules ?? []);
+   *     const ports = batches.get("services")?.objects.created.flatMap((s) => s.spec.ports ?? []);
+   *     console.log(hosts, ports);
+   *   },
+   * });
+   * await group.stop();
+   * ```
+   *
+   * @param options Interval, merge, callback, clock and logger.
+   * @throws {RangeError} When `interval` is not a positive number of
+   * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
+   * @throws {TypeError} When `merge` or `onChange` is not a function, or
+   * `options` has a name it does not take.
+   */
+  constructor(options: DebounceGroupOptions<T>);
   constructor(options: DebounceGroupOptions<T>) {
+    assertOptionNames(
+      "DebounceGroup options",
+      GROUP_NAMES,
+      options,
+      "DebounceGroupOptions",
+    );
     for (const key of ["merge", "onChange"] as const) {
       if (typeof options[key] !== "function") {
         throw new TypeError(`DebounceGroup option ${key} must be a function`);
@@ -215,9 +370,10 @@ export class DebounceGroup<T> implements AsyncDisposable {
       throw new RangeError(`DebounceGroup option interval ${problem}`);
     }
     // The scheduler decides when to fire; the batches wait in #pending.
+    this.#clock = options.clock ?? systemClock;
     this.#scheduler = new DebounceScheduler({
       interval: options.interval,
-      clock: options.clock,
+      clock: this.#clock,
       pending: this.#pending,
       onChange: this.#deliver,
       // #deliver reports its own failures; nothing reaches here.
@@ -250,7 +406,9 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * @throws {TypeError} When `name` is not a non-empty string.
    * @throws {Error} When the group already has a member named `name`.
    */
-  member(name: string): DebounceGroupMember<T> {
+  member<K extends keyof DebounceGroupMembers<T> & string>(
+    name: K,
+  ): DebounceGroupMember<DebounceGroupMembers<T>[K]> {
     if (typeof name !== "string" || name === "") {
       throw new TypeError(
         `Debounce group member names must be non-empty strings, got ${
@@ -262,11 +420,14 @@ export class DebounceGroup<T> implements AsyncDisposable {
       throw new Error(`"${name}" is already a member of this debounce group`);
     }
     this.#pending.names.push(name);
-    const member: DebounceGroupMember<T> = {
+    const member: DebounceGroupMember<DebounceGroupMembers<T>[K]> = {
       name,
-      add: (batch: T) => this.#add(name, batch),
+      add: (batch) => this.#add(name, batch),
     };
-    registerMember<T>(member, (source) => this.#attach(name, source));
+    registerMember<DebounceGroupBatch<T>>(
+      member,
+      (source) => this.#attach(name, source),
+    );
     return member;
   }
 
@@ -285,8 +446,12 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * await group.stop();
    * ```
    */
-  get names(): readonly string[] {
-    return [...this.#pending.names];
+  get names(): readonly (keyof DebounceGroupMembers<T> & string)[] {
+    // Every name came through member(), typed by the members.
+    return [...this.#pending.names] as (
+      & keyof DebounceGroupMembers<T>
+      & string
+    )[];
   }
 
   /**
@@ -414,7 +579,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
     await this.#scheduler.stop();
   }
 
-  #add(name: string, batch: T): void {
+  #add(name: string, batch: DebounceGroupBatch<T>): void {
     if (this.#stopping !== undefined) return;
     if (this.#pending.sources.has(name)) {
       throw new Error(
@@ -426,8 +591,18 @@ export class DebounceGroup<T> implements AsyncDisposable {
   }
 
   /** Lets a watcher feed member `name` from its own pending batch. */
-  #attach(name: string, source: GroupSource<T>): GroupLink {
+  #attach(
+    name: string,
+    source: GroupSource<DebounceGroupBatch<T>>,
+  ): GroupLink {
     const pending = this.#pending;
+    if (source.clock !== undefined && source.clock !== this.#clock) {
+      // The group times the watcher's batches: on another clock, a
+      // watcher on a FakeClock would be debounced in real time.
+      throw new Error(
+        "must come from a DebounceGroup on this watcher's clock: give both the same clock (DebounceGroupOptions clock and WatcherOptions clock)",
+      );
+    }
     if (pending.sources.has(name) || pending.pushed.has(name)) {
       throw new Error(
         `Debounce group member "${name}" is already fed by another source`,
@@ -448,12 +623,16 @@ export class DebounceGroup<T> implements AsyncDisposable {
   }
 
   /** Runs as the scheduler's callback with every pending batch. */
-  #deliver = (batches: ReadonlyMap<string, T>): void | Promise<void> => {
+  #deliver = (
+    batches: ReadonlyMap<string, DebounceGroupBatch<T>>,
+  ): void | Promise<void> => {
     // A watcher's batch may have coalesced to nothing since it asked.
     if (batches.size === 0) return;
     let result: void | Promise<void>;
     try {
-      result = runAsCallbackOf(this, () => this.#onChange(batches));
+      // Keyed by member name, each with its member's batch type.
+      const typed = batches as DebounceGroupBatches<DebounceGroupMembers<T>>;
+      result = runAsCallbackOf(this, () => this.#onChange(typed));
     } catch (error) {
       this.#report(error, batches);
       return;
@@ -465,10 +644,10 @@ export class DebounceGroup<T> implements AsyncDisposable {
     );
   };
 
-  #report(error: unknown, batches: ReadonlyMap<string, T>): void {
+  #report(error: unknown, batches: ReadonlyMap<string, unknown>): void {
     try {
       this.#logger.error("Debounce group callback failed", {
-        error,
+        ...failureFields(error),
         members: [...batches.keys()],
       });
     } catch {
@@ -523,3 +702,12 @@ class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
     return batches;
   }
 }
+
+/** The names `DebounceGroupOptions` takes (a record over its keys). */
+const GROUP_NAMES: Record<keyof DebounceGroupOptions<number>, true> = {
+  interval: true,
+  merge: true,
+  onChange: true,
+  clock: true,
+  logger: true,
+};

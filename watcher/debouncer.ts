@@ -1,3 +1,5 @@
+import { failureFields } from "../_context_logger.ts";
+import { assertOptionNames } from "../_option_names.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
@@ -127,9 +129,16 @@ export class Debouncer {
    * @param options Interval, callback, sync behaviour, clock and logger.
    * @throws {RangeError} When `interval` is not a positive number of
    * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
-   * @throws {TypeError} When `onChange` is not a function.
+   * @throws {TypeError} When `onChange` is not a function, or `options` has
+   * a name it does not take.
    */
   constructor(options: DebouncerOptions) {
+    assertOptionNames(
+      "Debouncer options",
+      DEBOUNCER_NAMES,
+      options,
+      "DebouncerOptions",
+    );
     const { interval, onChange } = options;
     const problem = durationProblem(interval);
     if (problem !== undefined) {
@@ -512,7 +521,10 @@ export class Debouncer {
 
   #report(error: unknown, stats: ChangeStats): void {
     try {
-      this.#logger.error("Change callback failed", { error, stats });
+      this.#logger.error("Change callback failed", {
+        ...failureFields(error),
+        stats,
+      });
     } catch {
       // A throwing logger must not leave the debouncer stuck as busy.
     }
@@ -540,3 +552,12 @@ class PendingCounts implements PendingBatch<ChangeStats> {
     return stats;
   }
 }
+
+/** The names `DebouncerOptions` takes (a record over its keys). */
+const DEBOUNCER_NAMES: Record<keyof DebouncerOptions, true> = {
+  interval: true,
+  onChange: true,
+  suppressDuringSync: true,
+  clock: true,
+  logger: true,
+};

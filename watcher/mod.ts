@@ -9,6 +9,7 @@
  *
  * The root module exports everything here except `Debouncer`,
  * `DebouncerOptions`, `DebounceGroupOptions`, `DebounceGroupMember`,
+ * `DebounceGroupMembers`, `DebounceGroupBatch`, `DebounceGroupBatches`,
  * `changeStats` and `ChangeStatsInit`.
  *
  * @example Debouncing changes of your own

@@ -1,4 +1,4 @@
-import type { KubeObject } from "../types.ts";
+import type { KubeObject, KubeObjectLike } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type {
   ListInfo,
@@ -24,7 +24,8 @@ import {
 
 /**
  * Watches one named object and calls `onChange` at once for every change,
- * without debouncing and without a store (the seed's `watcher.NewSingle`),
+ * without debouncing and without a store (`watcher.NewSingle` of the Go
+ * package `pkg/k8s/watcher` of haptic, the HAProxy ingress controller),
  * for things that must take effect immediately: credentials, the
  * controller's own configuration.
  *
@@ -76,7 +77,7 @@ import {
  * await server.close();
  * ```
  */
-export class SingleWatcher<T extends KubeObject = KubeObject>
+export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   extends WatcherBase<number> {
   #config: SingleWatcherConfig<T>;
   #core: WatcherCore<number>;
@@ -137,7 +138,9 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
       throw new WatcherConfigError("metadataOnly", "must be a boolean");
     }
     this.#reduce = config.metadataOnly === true;
-    const logger = watcherLogger(options);
+    // Who speaks, on every line: the object; the resource once gvr is checked.
+    const context: Record<string, unknown> = {};
+    const logger = watcherLogger(options, context);
     this.#core = new WatcherCore(
       this,
       config,
@@ -156,12 +159,21 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
             metadataOnly: config.metadataOnly,
             initialList: config.initialList,
             idleTimeoutMs: options.idleTimeoutMs,
+            firstByteTimeoutMs: options.firstByteTimeoutMs,
             clock: options.clock,
             logger,
             random: options.random,
           }),
         ),
-      (gvr) => `${gvr.resource} ${config.namespace}/${config.name}`,
+      (gvr) => {
+        Object.assign(context, {
+          resource: gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource,
+          namespace: config.namespace,
+          name: config.name,
+        });
+        return `${gvr.resource} ${config.namespace}/${config.name}`;
+      },
+      options.clock,
     );
     this.#core.connect({
       shutdown: () => this.#shutdown(),
@@ -240,7 +252,7 @@ export class SingleWatcher<T extends KubeObject = KubeObject>
 
   /** The object as kept: reduced to its metadata with `metadataOnly`. */
   #form(obj: KubeObject): T {
-    return (this.#reduce ? asPartialObjectMetadata(obj) : obj) as T;
+    return (this.#reduce ? asPartialObjectMetadata(obj) : obj) as unknown as T;
   }
 
   #deliver(next: T | null): Promise<void> {
@@ -273,15 +285,17 @@ function escapeFieldValue(value: string): string {
 
 /** Whether a user of the single watcher needs to hear about `next`. */
 function changed(
-  previous: KubeObject | null,
-  next: KubeObject | null,
+  previous: KubeObjectLike | null,
+  next: KubeObjectLike | null,
   skip: "statusOnly" | "none",
 ): boolean {
   if (previous === null || next === null) return previous !== next;
   const a = previous.metadata, b = next.metadata;
-  if (a.uid !== b.uid) return true;
-  if (a.resourceVersion && a.resourceVersion === b.resourceVersion) {
+  if (a?.uid !== b?.uid) return true;
+  if (a?.resourceVersion && a.resourceVersion === b?.resourceVersion) {
     return false;
   }
-  return skip === "none" || !isStatusOnlyChange(previous, next);
+  // Both are objects as the API sent them (whatever type `T` gives them).
+  return skip === "none" ||
+    !isStatusOnlyChange(previous as KubeObject, next as KubeObject);
 }

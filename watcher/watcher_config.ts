@@ -1,4 +1,10 @@
-import type { Gvr, KubeObject, Logger, ReadableStore } from "../types.ts";
+import type {
+  Gvr,
+  KubeObject,
+  KubeObjectLike,
+  Logger,
+  ReadableStore,
+} from "../types.ts";
 // deno-lint-ignore no-unused-vars -- linked from the docs
 import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
@@ -8,10 +14,10 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 
 /**
- * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of the
- * seed's `WatcherConfig`: what to watch and what to call. How the watcher
- * runs (logger, clock, timeouts) goes in the third argument,
- * {@linkcode WatcherOptions}. An unknown name in either is a
+ * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of
+ * `WatcherConfig` in haptic's Go package `pkg/k8s/watcher`: what to watch
+ * and what to call. How the watcher runs (logger, clock, timeouts) goes in
+ * the third argument, {@linkcode WatcherOptions}. An unknown name in either is a
  * {@linkcode WatcherConfigError}.
  *
  * `T` is the type of the stored objects: a user-defined type such as
@@ -40,17 +46,25 @@ import type { DebounceGroupMember } from "./debounce_group.ts";
  *
  * @typeParam T The stored objects.
  */
-export interface WatcherConfig<T extends KubeObject = KubeObject> {
+export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
   /** The resource to watch. `resource` is required. */
   gvr: Gvr;
+  /**
+   * A name for this watcher in its log lines (the `watcher` field), beside
+   * the `resource` and `namespace` (or `namespaces`) every line of a
+   * watcher carries: to tell two watchers of one resource apart. The lines
+   * of a stream that watchers of one form may share (`shared`) name no
+   * watcher.
+   */
+  name?: string;
   /** JSONPath expressions whose values form each object's index keys. */
-  indexBy: string[];
+  indexBy: readonly string[];
   /**
    * JSONPath expressions removed from objects before they are stored.
    *
    * @default {[]}
    */
-  ignoreFields?: string[];
+  ignoreFields?: readonly string[];
   /**
    * Reshapes (or drops) each object before it is stored: runs after
    * `ignoreFields` and before the index keys are taken, on list items and
@@ -80,7 +94,7 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
    * keeps retrying without disturbing the others; `health().namespaces`
    * says which. Not allowed with `namespace` or `namespacedWatch`.
    */
-  namespaces?: string[];
+  namespaces?: readonly string[];
   /**
    * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
    * {@linkcode PartialObjectMetadata}): LIST asks for
@@ -111,7 +125,8 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
    * the namespace(s), `labelSelector`, `metadataOnly`, `ignoreFields`,
    * `transform` (the same function), and what decides how the one loop
    * runs: `pageSize`, `initialList`, and the `WatcherOptions` `clock`,
-   * `logger`, `random` (the same objects) and `idleTimeoutMs`. Each watcher
+   * `logger`, `random` (the same objects), `idleTimeoutMs` and
+   * `firstByteTimeoutMs`. Each watcher
    * keeps its own field selector, index, debounce or group, and callbacks,
    * and sees what it would see alone; watchers with the same `indexBy` and
    * field selector share one store and index. The stream opens with the
@@ -223,7 +238,7 @@ export interface WatcherConfig<T extends KubeObject = KubeObject> {
  *
  * @typeParam T The watched object's type.
  */
-export interface SingleWatcherConfig<T extends KubeObject = KubeObject> {
+export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
   /** The resource of the object. */
   gvr: Gvr;
   /** Its namespace (`""` for a cluster-scoped object is not allowed: name one). */
@@ -320,6 +335,15 @@ export interface WatcherOptions {
    * @default {180000}
    */
   idleTimeoutMs?: number;
+  /**
+   * A LIST or watch request not answered (no status, no headers) within
+   * this long is aborted, logged with its URL and retried with backoff, in
+   * ms: a server that accepts the connection and never answers shows in
+   * the log and in `lastError()` after this, not after `idleTimeoutMs`.
+   *
+   * @default {30000}
+   */
+  firstByteTimeoutMs?: number;
 }
 
 /**

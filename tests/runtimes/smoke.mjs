@@ -11,7 +11,10 @@
 // known by its tls-server-name only, the in-cluster service account, and a
 // client certificate. It exits non-zero on any failure.
 // The modules are the package as a user of that runtime gets it: the
-// TypeScript sources on Deno, the transpiled bundle on Node and Bun.
+// TypeScript sources on Deno (and on Node, which strips their types), the
+// npm package imported by name on Node and Bun (`@haptic/k8s-watcher` and
+// `@haptic/k8s-watcher/testing`, from a copy of this file in a project that
+// has the packed tarball installed).
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
@@ -35,8 +38,11 @@ const runtime = typeof globalThis.Deno === "object"
   ? `Bun ${globalThis.Bun.version}`
   : `Node ${process.versions.node}`;
 
+// A URL or a package name as it is; a path as a file URL.
 const moduleUrl = (spec) =>
-  /^[a-z]+:/.test(spec) ? spec : pathToFileURL(spec).href;
+  /^[a-z]+:/.test(spec) || !/^[./]/.test(spec)
+    ? spec
+    : pathToFileURL(spec).href;
 const [modPath, testingPath] = process.argv.slice(2);
 if (!modPath || !testingPath) {
   throw new Error("usage: smoke.mjs <mod module> <testing module>");

@@ -1,0 +1,42 @@
+import type { Logger } from "./types.ts";
+
+/**
+ * A logger that says who speaks on every line: `context`'s fields (a
+ * watcher's resource, namespace and name; an elector's Lease and identity)
+ * join each line's fields, except where the line has a field of that name
+ * (its own wins). `context` is read at each line, so that it may be
+ * completed after the logger is made (once the options are checked).
+ */
+export function contextLogger(
+  logger: Logger,
+  context: Readonly<Record<string, unknown>>,
+): Logger {
+  const withContext = (fields: Record<string, unknown> | undefined) => {
+    let out: Record<string, unknown> | undefined;
+    for (const key in context) {
+      const value = context[key];
+      if (value === undefined || (fields !== undefined && key in fields)) {
+        continue;
+      }
+      (out ??= { ...fields })[key] = value;
+    }
+    return out ?? fields;
+  };
+  return {
+    debug: (message, fields) => logger.debug(message, withContext(fields)),
+    info: (message, fields) => logger.info(message, withContext(fields)),
+    warn: (message, fields) => logger.warn(message, withContext(fields)),
+    error: (message, fields) => logger.error(message, withContext(fields)),
+  };
+}
+
+/**
+ * The fields of a line about a user callback that threw or rejected: the
+ * error and, for an `Error`, its stack (a logger that prints fields as
+ * JSON shows only the message of an error), so that the line says where
+ * in the user's code it failed.
+ */
+export function failureFields(error: unknown): Record<string, unknown> {
+  const stack = error instanceof Error ? error.stack : undefined;
+  return stack === undefined ? { error } : { error, stack };
+}
