@@ -88,7 +88,6 @@ function setUp(sharable: boolean) {
       synced++;
       return undefined;
     },
-    leftShared: () => {},
   };
   source.join(consumer);
   return {
