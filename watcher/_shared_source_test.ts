@@ -83,6 +83,7 @@ function setUp(sharable: boolean) {
     joined: (view) => {
       store = view;
     },
+    leftShared: () => {},
     sourceSynced: () => {
       synced++;
       return undefined;
