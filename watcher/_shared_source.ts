@@ -240,7 +240,7 @@ export class SharedSource<T extends KubeObject> {
       this.#fill(view);
       this.#views.set(consumer.viewKey, view);
       this.#viewList = [...this.#views.values()];
-    }
+    } else this.#report(view);
     view.consumers.push(consumer);
     view.rewire();
     this.#members.add(consumer);
@@ -349,16 +349,9 @@ export class SharedSource<T extends KubeObject> {
    */
   #fill(view: View<T>): void {
     const selectStored = this.#settings.preselect === undefined;
-    const scoped = this.#loops.length > 1;
-    const all = this.#objects;
     for (const loop of this.#loops) {
       const writer = view.writers[loop.index];
-      const seeded = writer.seed(
-        scoped ? all.get(loop.namespace)?.values() ?? [] : (function* () {
-          for (const names of all.values()) yield* names.values();
-        })(),
-        selectStored,
-      );
+      const seeded = writer.seed(this.#scopeObjects(loop), selectStored);
       if (!loop.listing) {
         if (loop.listed) writer.reportSeed();
       } else if (loop.listed) {
@@ -368,6 +361,28 @@ export class SharedSource<T extends KubeObject> {
         writer.continueDirect(seeded);
       }
     }
+  }
+
+  /**
+   * A consumer joins an existing view: each loop at rest warns about the
+   * objects of its namespace as that consumer's own list alone would (a
+   * list under way warns at its end, for the view).
+   */
+  #report(view: View<T>): void {
+    const selectStored = this.#settings.preselect === undefined;
+    for (const loop of this.#loops) {
+      if (loop.listing || !loop.listed) continue;
+      view.writers[loop.index].reportOn(this.#scopeObjects(loop), selectStored);
+    }
+  }
+
+  /** The prepared objects a loop's namespace holds (all, for one loop). */
+  #scopeObjects(loop: Loop<T>): Iterable<T> {
+    const all = this.#objects;
+    if (this.#loops.length > 1) return all.get(loop.namespace)?.values() ?? [];
+    return (function* () {
+      for (const names of all.values()) yield* names.values();
+    })();
   }
 
   /** Whether the source keeps `sent` (see `SourceSettings.preselect`). */

@@ -263,6 +263,31 @@ Deno.test("Watcher joining late warns about a misconfigured path, as alone", asy
   }
 });
 
+Deno.test("Watcher joining the view of a running watcher of its kind warns about a misconfigured path, as alone", async () => {
+  for (
+    const [path, config] of [
+      ["metadata.labels.app", { indexBy: ["metadata.labels.app"] }],
+      ["spec.class", { fieldSelector: "spec.class=x" }],
+    ] as [string, Partial<WatcherConfig>][]
+  ) {
+    const alone = await warningsAbout(path, config, false);
+    await using f = new Fixture(tiered);
+    const warnings = () =>
+      f.logger.records.filter((r) =>
+        r.level === "warn" && r.fields.path === path
+      ).map((r) => r.message);
+    // The same index and field selector: the late one joins this one's view.
+    const first = f.consumer(config);
+    first.start();
+    await first.watcher.waitForSync();
+    const before = warnings().length;
+    const late = f.consumer(config);
+    late.start();
+    await late.watcher.waitForSync();
+    assert.deepEqual(warnings().slice(before), alone, `about ${path}`);
+  }
+});
+
 Deno.test("Watcher: await stop() inside onChange and onSyncComplete resolves, alone and shared", async () => {
   for (const shared of [false, true]) {
     for (const where of ["onChange", "onSyncComplete"] as const) {
