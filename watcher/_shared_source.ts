@@ -69,7 +69,7 @@ export interface SourceConsumer<T extends KubeObject> {
   readonly viewKey: string;
   /** Builds the parts of a new view from this consumer's settings. */
   viewParts(): ViewParts<T>;
-  /** The consumer's pending batch. */
+  /** The consumer's pending batch (read again by `SharedSource.rewire`). */
   readonly recorder: ChangeRecorder<T>;
   /** Joined `store` (its view's). */
   joined(store: Store<T>): void;
@@ -78,8 +78,12 @@ export interface SourceConsumer<T extends KubeObject> {
    * held (a stopped watcher's view is no longer kept up to date).
    */
   leftShared(store: Store<T>): void;
-  /** Every loop has listed: the consumer's initial sync (once). */
-  sourceSynced(): Promise<void> | undefined;
+  /**
+   * Every loop has listed: the consumer's initial sync (once). `live` when
+   * the consumer joined a synced source: the loops do not wait for this
+   * sync, and go on writing its view meanwhile.
+   */
+  sourceSynced(live?: boolean): Promise<void> | undefined;
 }
 
 /** One namespace's loop and the list it is receiving. */
@@ -255,8 +259,14 @@ export class SharedSource<T extends KubeObject> {
       const signal = this.#controller.signal;
       this.#runs = this.#loops.map((loop) => loop.watch.run(signal));
     } else if (this.#synced) {
-      void consumer.sourceSynced();
+      void consumer.sourceSynced(true);
     }
+  }
+
+  /** The consumer's `recorder` changed: its view records into the new one. */
+  rewire(consumer: SourceConsumer<T>): void {
+    if (!this.#members.has(consumer)) return;
+    this.#views.get(consumer.viewKey)?.rewire();
   }
 
   /**

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import type { RestClient } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, settle, waitFor } from "../testing/fake_clock.ts";
@@ -42,7 +43,10 @@ class Fixture implements AsyncDisposable {
     seed(this.server);
   }
 
-  consumer(config: Partial<WatcherConfig> = {}): Consumer {
+  consumer(
+    config: Partial<WatcherConfig> = {},
+    client: RestClient = this.client,
+  ): Consumer {
     const c = new Consumer();
     c.watcher = new Watcher(
       {
@@ -60,7 +64,7 @@ class Fixture implements AsyncDisposable {
         },
         ...config,
       } as WatcherConfig,
-      this.client,
+      client,
       this.options,
     );
     this.consumers.push(c);
@@ -207,6 +211,48 @@ Deno.test("Watcher joining late gets no onChange while its onSyncComplete runs, 
   held.open();
   await waitFor(() => late.log.length === 4, { description: "late's change" });
   assert.deepEqual(late.log.slice(2), ["sync done", "change +0() ~1(a) -0()"]);
+});
+
+Deno.test("Watcher joining late reads the store as synced while its onSyncComplete runs, and keeps it when it stops there, as alone", async () => {
+  for (const shared of [false, true]) {
+    await using f = new Fixture(tiered);
+    const first = f.consumer();
+    if (shared) {
+      first.start();
+      await first.watcher.waitForSync();
+    }
+    const late = f.consumer({ shared, indexBy: ["metadata.name"] });
+    const held = gate();
+    const seen: { names: string[]; size: number; objects: number }[] = [];
+    late.onSyncComplete = async () => {
+      await held.wait;
+      seen.push({
+        names: late.names(),
+        size: late.watcher.store.size,
+        objects: late.watcher.health().objects,
+      });
+      await late.watcher.stop();
+    };
+    late.start();
+    await waitFor(() => late.log.includes("sync 4"));
+    f.server.create(CONFIGMAPS, { metadata: { namespace: "shop", name: "e" } });
+    f.server.delete(CONFIGMAPS, "shop", "a");
+    // Shared, the stream has applied both to the view by now.
+    if (shared) await waitFor(() => first.names().includes("shop/e"));
+    else await settle(20);
+    held.open();
+    await waitFor(() => late.log.includes("sync done"));
+    const synced = ["shop/a", "shop/b", "shop/c", "shop/d"];
+    const what = `shared: ${shared}`;
+    assert.deepEqual(seen, [{ names: synced, size: 4, objects: 4 }], what);
+    assert.deepEqual(late.names(), synced, what);
+    assert.equal(late.watcher.health().objects, 4, what);
+    assert.deepEqual(late.log, [
+      "change initial +4() ~0() -0()",
+      "sync 4",
+      "sync done",
+    ], what);
+  }
 });
 
 Deno.test("Watcher sharing a view: once stopped, its store and health().objects stay as they were", async () => {
