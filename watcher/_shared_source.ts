@@ -354,34 +354,34 @@ export class SharedSource<T extends KubeObject> {
   /**
    * A new view: each loop's writer seeded with the current objects of its
    * namespace, then joined to the list that loop is receiving, if any. A
-   * loop at rest warns about the seeded objects' paths now, as its last
-   * list did; a list under way warns at its end.
+   * loop that has listed warns about the seeded objects' paths now: they
+   * are what the consumer syncs with, at once (a relist under way warns
+   * again at its end). An initial list under way warns at its end, when
+   * the consumer syncs.
    */
   #fill(view: View<T>): void {
     const selectStored = this.#settings.preselect === undefined;
     for (const loop of this.#loops) {
       const writer = view.writers[loop.index];
       const seeded = writer.seed(this.#scopeObjects(loop), selectStored);
-      if (!loop.listing) {
-        if (loop.listed) writer.reportSeed();
-      } else if (loop.listed) {
-        writer.stageStored(loop.staged, loop.kept, selectStored);
-      } else {
-        // An initial list under way is in `#objects`: seeded already.
-        writer.continueDirect(seeded);
-      }
+      if (loop.listed) writer.reportSeed();
+      if (!loop.listing) continue;
+      if (loop.listed) writer.stageStored(loop.staged, loop.kept, selectStored);
+      // An initial list under way is in `#objects`: seeded already.
+      else writer.continueDirect(seeded);
     }
   }
 
   /**
-   * A consumer joins an existing view: each loop at rest warns about the
-   * objects of its namespace as that consumer's own list alone would (a
-   * list under way warns at its end, for the view).
+   * A consumer joins an existing view: each loop that has listed warns
+   * about the objects of its namespace, which the consumer syncs with at
+   * once, as its own list alone would (an initial list under way warns at
+   * its end, for the view).
    */
   #report(view: View<T>): void {
     const selectStored = this.#settings.preselect === undefined;
     for (const loop of this.#loops) {
-      if (loop.listing || !loop.listed) continue;
+      if (!loop.listed) continue;
       view.writers[loop.index].reportOn(this.#scopeObjects(loop), selectStored);
     }
   }

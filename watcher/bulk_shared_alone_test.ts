@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
-import type { RestClient } from "../client/rest_client.ts";
+import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, settle, waitFor } from "../testing/fake_clock.ts";
@@ -332,6 +332,85 @@ Deno.test("Watcher joining the view of a running watcher of its kind warns about
     await late.watcher.waitForSync();
     assert.deepEqual(warnings().slice(before), alone, `about ${path}`);
   }
+});
+
+/** `f`'s client, holding every continued LIST while `holding`. */
+function holdingClient(f: Fixture) {
+  let held: (() => void)[] = [];
+  const client = {
+    holding: false,
+    get held() {
+      return held.length;
+    },
+    release() {
+      client.holding = false;
+      const waiting = held;
+      held = [];
+      for (const go of waiting) go();
+    },
+    performRequest: async (opts: RequestOptions) => {
+      if (client.holding && opts.querystring?.has("continue")) {
+        await new Promise<void>((resolve) => held.push(resolve));
+      }
+      return f.client.performRequest(opts as never);
+    },
+  };
+  return client as typeof client & RestClient;
+}
+
+/**
+ * The warnings about `path` a consumer with `config` gets when it joins a
+ * relist under way (shared) or lists (alone), and stops itself inside its
+ * onSyncComplete, before that list ends.
+ */
+async function midRelistWarnings(
+  path: string,
+  config: Partial<WatcherConfig>,
+  firstConfig: Partial<WatcherConfig>,
+  shared: boolean,
+): Promise<string[]> {
+  await using f = new Fixture(tiered);
+  const client = holdingClient(f);
+  const warnings = () =>
+    f.logger.records.filter((r) => r.level === "warn" && r.fields.path === path)
+      .map((r) => r.message);
+  if (shared) {
+    const first = f.consumer({ pageSize: 2, ...firstConfig }, client);
+    first.start();
+    await first.watcher.waitForSync();
+    await waitFor(() => f.server.openWatchCount === 1);
+    // An event, so that the 410 below relists at once; then every watch
+    // resumes from a compacted version.
+    f.server.patch(CONFIGMAPS, "shop", "d", { data: { v: "1" } });
+    await waitFor(() => first.watcher.health().events === 1);
+    client.holding = true;
+    f.server.create("secrets", { metadata: { namespace: "z", name: "bump" } });
+    f.server.compactHistory();
+    f.server.closeAllWatches();
+    await waitFor(() => client.held === 1, { description: "the relist held" });
+  } else client.holding = true;
+  const before = warnings().length;
+  const late = f.consumer({ pageSize: 2, shared, ...config }, client);
+  late.onSyncComplete = () => late.watcher.stop();
+  late.start();
+  if (!shared) {
+    await waitFor(() => client.held === 1, { description: "the list held" });
+    client.release();
+  }
+  await waitFor(() => late.watcher.health().state === "stopped");
+  const seen = warnings().slice(before);
+  client.release();
+  return seen;
+}
+
+Deno.test("Watcher joining a relist under way warns about a misconfigured path, as alone, even when it stops before the relist ends", async () => {
+  const config = { indexBy: ["metadata.labels.app"] };
+  const path = "metadata.labels.app";
+  const alone = await midRelistWarnings(path, config, {}, false);
+  assert.equal(alone.length, 1);
+  // Into a new view, and into the view of a running watcher of its kind.
+  assert.deepEqual(await midRelistWarnings(path, config, {}, true), alone);
+  assert.deepEqual(await midRelistWarnings(path, config, config, true), alone);
 });
 
 Deno.test("Watcher: await stop() inside onChange and onSyncComplete resolves, alone and shared", async () => {
