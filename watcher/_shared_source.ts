@@ -76,7 +76,7 @@ export interface SourceConsumer<T extends KubeObjectLike> {
   readonly viewKey: string;
   /** Builds the parts of a new view from this consumer's settings. */
   viewParts(): ViewParts<T>;
-  /** The consumer's pending batch. */
+  /** The consumer's pending batch (read again by `SharedSource.rewire`). */
   readonly recorder: ChangeRecorder<T>;
   /** Joined `store` (its view's). */
   joined(store: Store<T>): void;
@@ -85,8 +85,12 @@ export interface SourceConsumer<T extends KubeObjectLike> {
    * held (a stopped watcher's view is no longer kept up to date).
    */
   leftShared(store: Store<T>): void;
-  /** Every loop has listed: the consumer's initial sync (once). */
-  sourceSynced(): Promise<void> | undefined;
+  /**
+   * Every loop has listed: the consumer's initial sync (once). `live` when
+   * the consumer joined a synced source: the loops do not wait for this
+   * sync, and go on writing its view meanwhile.
+   */
+  sourceSynced(live?: boolean): Promise<void> | undefined;
 }
 
 /** One namespace's loop and the list it is receiving. */
@@ -248,7 +252,7 @@ export class SharedSource<T extends KubeObjectLike> {
       this.#fill(view);
       this.#views.set(consumer.viewKey, view);
       this.#viewList = [...this.#views.values()];
-    }
+    } else this.#report(view);
     view.consumers.push(consumer);
     view.rewire();
     this.#members.add(consumer);
@@ -263,8 +267,14 @@ export class SharedSource<T extends KubeObjectLike> {
       const signal = this.#controller.signal;
       this.#runs = this.#loops.map((loop) => loop.watch.run(signal));
     } else if (this.#synced) {
-      void consumer.sourceSynced();
+      void consumer.sourceSynced(true);
     }
+  }
+
+  /** The consumer's `recorder` changed: its view records into the new one. */
+  rewire(consumer: SourceConsumer<T>): void {
+    if (!this.#members.has(consumer)) return;
+    this.#views.get(consumer.viewKey)?.rewire();
   }
 
   /**
@@ -352,30 +362,45 @@ export class SharedSource<T extends KubeObjectLike> {
   /**
    * A new view: each loop's writer seeded with the current objects of its
    * namespace, then joined to the list that loop is receiving, if any. A
-   * loop at rest warns about the seeded objects' paths now, as its last
-   * list did; a list under way warns at its end.
+   * loop that has listed warns about the seeded objects' paths now: they
+   * are what the consumer syncs with, at once (a relist under way warns
+   * again at its end). An initial list under way warns at its end, when
+   * the consumer syncs.
    */
   #fill(view: View<T>): void {
     const selectStored = this.#settings.preselect === undefined;
-    const scoped = this.#loops.length > 1;
-    const all = this.#objects;
     for (const loop of this.#loops) {
       const writer = view.writers[loop.index];
-      const seeded = writer.seed(
-        scoped ? all.get(loop.namespace)?.values() ?? [] : (function* () {
-          for (const names of all.values()) yield* names.values();
-        })(),
-        selectStored,
-      );
-      if (!loop.listing) {
-        if (loop.listed) writer.reportSeed();
-      } else if (loop.listed) {
-        writer.stageStored(loop.staged, loop.kept, selectStored);
-      } else {
-        // An initial list under way is in `#objects`: seeded already.
-        writer.continueDirect(seeded);
-      }
+      const seeded = writer.seed(this.#scopeObjects(loop), selectStored);
+      if (loop.listed) writer.reportSeed();
+      if (!loop.listing) continue;
+      if (loop.listed) writer.stageStored(loop.staged, loop.kept, selectStored);
+      // An initial list under way is in `#objects`: seeded already.
+      else writer.continueDirect(seeded);
     }
+  }
+
+  /**
+   * A consumer joins an existing view: each loop that has listed warns
+   * about the objects of its namespace, which the consumer syncs with at
+   * once, as its own list alone would (an initial list under way warns at
+   * its end, for the view).
+   */
+  #report(view: View<T>): void {
+    const selectStored = this.#settings.preselect === undefined;
+    for (const loop of this.#loops) {
+      if (!loop.listed) continue;
+      view.writers[loop.index].reportOn(this.#scopeObjects(loop), selectStored);
+    }
+  }
+
+  /** The prepared objects a loop's namespace holds (all, for one loop). */
+  #scopeObjects(loop: Loop<T>): Iterable<T> {
+    const all = this.#objects;
+    if (this.#loops.length > 1) return all.get(loop.namespace)?.values() ?? [];
+    return (function* () {
+      for (const names of all.values()) yield* names.values();
+    })();
   }
 
   /** Whether the source keeps `sent` (see `SourceSettings.preselect`). */

@@ -191,6 +191,31 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
   }
 
   /**
+   * Warns about `objs` as the end of a list of them would, storing nothing
+   * and leaving a list under way alone: for a consumer that joins the view
+   * of a running one, whose own list alone would warn. Selects as `seed`
+   * does.
+   */
+  reportOn(objs: Iterable<T>, selectStored: boolean): void {
+    const paths = new PathCensus(this.#indexer, this.#selector);
+    const selector = this.#selector;
+    const indexer = this.#indexer;
+    for (const obj of objs) {
+      paths.listed++;
+      if (selector !== undefined) {
+        if (!selectStored) paths.selectorSeenElsewhere();
+        else {
+          paths.checkSelector(obj);
+          if (!selector.matches(obj)) continue;
+        }
+      }
+      paths.keyed++;
+      if (indexer.extractKeys(obj) === undefined) paths.unindexable(obj);
+    }
+    for (const note of paths.report()) this.#note(note);
+  }
+
+  /**
    * Whether a listed object is selected, counted into the path census:
    * `sent` is the object as sent (or a stored copy that answers the same);
    * `undefined` when the source selected it already.

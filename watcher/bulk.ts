@@ -31,7 +31,7 @@ import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { write, writerLine } from "../listwatch/_log_lines.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
-import { BatchBuilder } from "./_batch_builder.ts";
+import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_CACHE_TTL,
@@ -125,6 +125,15 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   #consumer: SourceConsumer<T>;
   /** The initial sync under way or done: the batch, then onSyncComplete. */
   #syncing: Promise<void> | undefined;
+  #builder: BatchBuilder<T>;
+  /** Where the view records this watcher's changes (see `#freeze`). */
+  #recorder: ChangeRecorder<T>;
+  /** The store of the view this watcher is in, while it is in one. */
+  #view: Store<T> | undefined;
+  /** What `store` reads while frozen, once the view changed (`#freeze`). */
+  #frozen: Store<T> | undefined;
+  #indexer: Indexer;
+  #keyCount: number;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -326,7 +335,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       })
       : new MemoryStore<T>({ keyCount });
     const store = this.#store = new StoreHandle(ownStore);
-    const builder = new BatchBuilder<T>();
+    const builder = this.#builder = new BatchBuilder<T>();
+    this.#recorder = builder;
+    this.#indexer = indexer;
+    this.#keyCount = keyCount;
     const suppressDuringSync = !config.callOnChangeDuringSync;
     this.#outlet = config.group !== undefined
       ? wrapConfigError(
@@ -347,6 +359,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         clock: options.clock,
         logger,
       });
+    // deno-lint-ignore no-this-alias
+    const self = this;
     this.#consumer = {
       viewKey: JSON.stringify([config.indexBy, config.fieldSelector ?? ""]),
       viewParts: () => ({
@@ -356,14 +370,17 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         logger,
         resource: what,
       }),
-      recorder: builder,
+      get recorder() {
+        return self.#recorder;
+      },
       joined: (view) => {
-        store.target = view;
+        store.target = this.#view = view;
       },
       leftShared: (view) => {
-        store.target = copyOf(view, indexer, keyCount);
+        store.target = this.#frozen ?? copyOf(view, indexer, keyCount);
       },
-      sourceSynced: () => this.#syncing ??= this.#completeSync(),
+      sourceSynced: (live) =>
+        this.#syncing ??= this.#completeSync(live === true),
     };
     core.connect({
       beforeRun: () => this.#outlet.setSyncMode(true),
@@ -453,7 +470,9 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         const source = this.#source = current = acquire();
         source.join(this.#consumer);
         await aborted(signal);
-        await source.leave(this.#consumer);
+        const left = source.leave(this.#consumer);
+        this.#view = undefined;
+        await left;
         // A source others still read does not wait for this consumer's
         // onSyncComplete; its stop does, as a watcher alone does.
         await this.#syncing;
@@ -491,13 +510,18 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     return this.#outlet.shutdown(deliverable);
   }
 
-  /** Every loop of the source has listed: the initial batch, then the sync. */
-  async #completeSync(): Promise<void> {
+  /**
+   * Every loop of the source has listed: the initial batch, then the sync.
+   * `live`: the source was running when this watcher joined, and its loops
+   * do not wait for this sync.
+   */
+  async #completeSync(live: boolean): Promise<void> {
     if (this.#core.synced) return;
     const count = this.#store.size;
-    // Until onSyncComplete settles, later changes wait in the batch: a
-    // watcher alone receives none then (its loop waits), and one that
-    // joined a running stream must not either.
+    // Until onSyncComplete settles, later changes wait in the batch, and the
+    // store reads as it synced: a watcher alone receives none then (its loop
+    // waits), and one that joined a running stream must not either.
+    const thaw = live ? this.#freeze() : undefined;
     const release = this.#outlet.hold();
     this.#outlet.setSyncMode(false);
     this.#core.synchronized(count);
@@ -515,7 +539,60 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         () => onSyncComplete(this.#store, count),
       );
     }
+    thaw?.();
     release();
+  }
+
+  /**
+   * Until the returned function runs, `store` reads the view as it is now,
+   * as for a watcher alone, whose loop waits: the first change the view
+   * records for this watcher makes a copy of the view without that change
+   * (no copy while nothing changes), which `store` reads from then on.
+   */
+  #freeze(): () => void {
+    const view = this.#view;
+    const source = this.#source;
+    if (view === undefined || source === undefined) return () => {};
+    const builder = this.#builder;
+    const handle = this.#store;
+    const indexer = this.#indexer;
+    const freeze = (undo: (copy: Store<T>) => void) => {
+      // Later changes go straight to the batch.
+      this.#recorder = builder;
+      source.rewire(this.#consumer);
+      const copy = copyOf(view, indexer, this.#keyCount);
+      undo(copy);
+      this.#frozen = copy;
+      if (handle.target === view) handle.target = copy;
+    };
+    this.#recorder = {
+      created(namespace, name, obj) {
+        freeze((copy) => copy.delete(namespace, name));
+        builder.created(namespace, name, obj);
+      },
+      modified(namespace, name, previous, current) {
+        freeze((copy) => copy.update(previous, indexer.extractKeys(previous)!));
+        builder.modified(namespace, name, previous, current);
+      },
+      deleted(namespace, name, last) {
+        freeze((copy) => copy.add(last, indexer.extractKeys(last)!));
+        builder.deleted(namespace, name, last);
+      },
+      createdInBulk: (count) => builder.createdInBulk(count),
+    };
+    source.rewire(this.#consumer);
+    return () => {
+      if (this.#recorder !== builder) {
+        this.#recorder = builder;
+        source.rewire(this.#consumer);
+      }
+      const frozen = this.#frozen;
+      this.#frozen = undefined;
+      // Back to the view, unless stopped (it keeps what it held).
+      if (frozen !== undefined && this.#view !== undefined) {
+        handle.target = this.#view;
+      }
+    };
   }
 }
 

@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, settle, waitFor } from "../testing/fake_clock.ts";
@@ -42,7 +43,10 @@ class Fixture implements AsyncDisposable {
     seed(this.server);
   }
 
-  consumer(config: Partial<WatcherConfig> = {}): Consumer {
+  consumer(
+    config: Partial<WatcherConfig> = {},
+    client: RestClient = this.client,
+  ): Consumer {
     const c = new Consumer();
     c.watcher = new Watcher(
       {
@@ -60,7 +64,7 @@ class Fixture implements AsyncDisposable {
         },
         ...config,
       } as WatcherConfig,
-      this.client,
+      client,
       this.options,
     );
     this.consumers.push(c);
@@ -209,6 +213,48 @@ Deno.test("Watcher joining late gets no onChange while its onSyncComplete runs, 
   assert.deepEqual(late.log.slice(2), ["sync done", "change +0() ~1(a) -0()"]);
 });
 
+Deno.test("Watcher joining late reads the store as synced while its onSyncComplete runs, and keeps it when it stops there, as alone", async () => {
+  for (const shared of [false, true]) {
+    await using f = new Fixture(tiered);
+    const first = f.consumer();
+    if (shared) {
+      first.start();
+      await first.watcher.waitForSync();
+    }
+    const late = f.consumer({ shared, indexBy: ["metadata.name"] });
+    const held = gate();
+    const seen: { names: string[]; size: number; objects: number }[] = [];
+    late.onSyncComplete = async () => {
+      await held.wait;
+      seen.push({
+        names: late.names(),
+        size: late.watcher.store.size,
+        objects: late.watcher.health().objects,
+      });
+      await late.watcher.stop();
+    };
+    late.start();
+    await waitFor(() => late.log.includes("sync 4"));
+    f.server.create(CONFIGMAPS, { metadata: { namespace: "shop", name: "e" } });
+    f.server.delete(CONFIGMAPS, "shop", "a");
+    // Shared, the stream has applied both to the view by now.
+    if (shared) await waitFor(() => first.names().includes("shop/e"));
+    else await settle(20);
+    held.open();
+    await waitFor(() => late.log.includes("sync done"));
+    const synced = ["shop/a", "shop/b", "shop/c", "shop/d"];
+    const what = `shared: ${shared}`;
+    assert.deepEqual(seen, [{ names: synced, size: 4, objects: 4 }], what);
+    assert.deepEqual(late.names(), synced, what);
+    assert.equal(late.watcher.health().objects, 4, what);
+    assert.deepEqual(late.log, [
+      "change initial +4() ~0() -0()",
+      "sync 4",
+      "sync done",
+    ], what);
+  }
+});
+
 Deno.test("Watcher sharing a view: once stopped, its store and health().objects stay as they were", async () => {
   await using f = new Fixture(tiered);
   const kept = f.consumer();
@@ -261,6 +307,110 @@ Deno.test("Watcher joining late warns about a misconfigured path, as alone", asy
     assert.equal(alone.length, 1, `alone warns once about ${path}`);
     assert.deepEqual(await warningsAbout(path, config, true), alone);
   }
+});
+
+Deno.test("Watcher joining the view of a running watcher of its kind warns about a misconfigured path, as alone", async () => {
+  for (
+    const [path, config] of [
+      ["metadata.labels.app", { indexBy: ["metadata.labels.app"] }],
+      ["spec.class", { fieldSelector: "spec.class=x" }],
+    ] as [string, Partial<WatcherConfig>][]
+  ) {
+    const alone = await warningsAbout(path, config, false);
+    await using f = new Fixture(tiered);
+    const warnings = () =>
+      f.logger.records.filter((r) =>
+        r.level === "warn" && r.fields.path === path
+      ).map((r) => r.message);
+    // The same index and field selector: the late one joins this one's view.
+    const first = f.consumer(config);
+    first.start();
+    await first.watcher.waitForSync();
+    const before = warnings().length;
+    const late = f.consumer(config);
+    late.start();
+    await late.watcher.waitForSync();
+    assert.deepEqual(warnings().slice(before), alone, `about ${path}`);
+  }
+});
+
+/** `f`'s client, holding every continued LIST while `holding`. */
+function holdingClient(f: Fixture) {
+  let held: (() => void)[] = [];
+  const client = {
+    holding: false,
+    get held() {
+      return held.length;
+    },
+    release() {
+      client.holding = false;
+      const waiting = held;
+      held = [];
+      for (const go of waiting) go();
+    },
+    performRequest: async (opts: RequestOptions) => {
+      if (client.holding && opts.querystring?.has("continue")) {
+        await new Promise<void>((resolve) => held.push(resolve));
+      }
+      return f.client.performRequest(opts as never);
+    },
+  };
+  return client as typeof client & RestClient;
+}
+
+/**
+ * The warnings about `path` a consumer with `config` gets when it joins a
+ * relist under way (shared) or lists (alone), and stops itself inside its
+ * onSyncComplete, before that list ends.
+ */
+async function midRelistWarnings(
+  path: string,
+  config: Partial<WatcherConfig>,
+  firstConfig: Partial<WatcherConfig>,
+  shared: boolean,
+): Promise<string[]> {
+  await using f = new Fixture(tiered);
+  const client = holdingClient(f);
+  const warnings = () =>
+    f.logger.records.filter((r) => r.level === "warn" && r.fields.path === path)
+      .map((r) => r.message);
+  if (shared) {
+    const first = f.consumer({ pageSize: 2, ...firstConfig }, client);
+    first.start();
+    await first.watcher.waitForSync();
+    await waitFor(() => f.server.openWatchCount === 1);
+    // An event, so that the 410 below relists at once; then every watch
+    // resumes from a compacted version.
+    f.server.patch(CONFIGMAPS, "shop", "d", { data: { v: "1" } });
+    await waitFor(() => first.watcher.health().events === 1);
+    client.holding = true;
+    f.server.create("secrets", { metadata: { namespace: "z", name: "bump" } });
+    f.server.compactHistory();
+    f.server.closeAllWatches();
+    await waitFor(() => client.held === 1, { description: "the relist held" });
+  } else client.holding = true;
+  const before = warnings().length;
+  const late = f.consumer({ pageSize: 2, shared, ...config }, client);
+  late.onSyncComplete = () => late.watcher.stop();
+  late.start();
+  if (!shared) {
+    await waitFor(() => client.held === 1, { description: "the list held" });
+    client.release();
+  }
+  await waitFor(() => late.watcher.health().state === "stopped");
+  const seen = warnings().slice(before);
+  client.release();
+  return seen;
+}
+
+Deno.test("Watcher joining a relist under way warns about a misconfigured path, as alone, even when it stops before the relist ends", async () => {
+  const config = { indexBy: ["metadata.labels.app"] };
+  const path = "metadata.labels.app";
+  const alone = await midRelistWarnings(path, config, {}, false);
+  assert.equal(alone.length, 1);
+  // Into a new view, and into the view of a running watcher of its kind.
+  assert.deepEqual(await midRelistWarnings(path, config, {}, true), alone);
+  assert.deepEqual(await midRelistWarnings(path, config, config, true), alone);
 });
 
 Deno.test("Watcher: await stop() inside onChange and onSyncComplete resolves, alone and shared", async () => {
