@@ -126,21 +126,19 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * `transform` (the same function), and what decides how the one loop
    * runs: `pageSize`, `initialList`, and the `WatcherOptions` `clock`,
    * `logger`, `random` (the same objects), `idleTimeoutMs` and
-   * `firstByteTimeoutMs`. Each watcher
-   * keeps its own field selector, index, debounce or group, and callbacks,
-   * and sees what it would see alone; watchers with the same `indexBy` and
-   * field selector share one store and index. The stream opens with the
-   * first watcher's `start()` and closes with the last one's `stop()`; one
-   * started after the stream synced gets the current state as its initial
-   * sync. `false` keeps a watcher to itself; `storeType: "cached"` never
-   * shares. `health().shared` says whether and with how many.
-   *
-   * Two differences from running alone: a watcher that joins a running
-   * stream with an `indexBy` and field selector no running watcher has
-   * selects the objects already there on their stored copies (after
-   * `ignoreFields` and `transform`), later events on the objects as
-   * received, as always; and the store of a stopped watcher keeps
-   * changing while others of its kind still run.
+   * `firstByteTimeoutMs`, and the field selector when the stored copies
+   * may not answer it as the objects sent would (with a `transform`, or an
+   * `ignoreFields` path above or below a selector path). Each watcher keeps
+   * its own field selector, index, debounce or group, and callbacks, and
+   * sees what it would see alone: the same batches, `onSyncComplete`
+   * count and store; watchers with the same `indexBy` and field selector
+   * share one store and index. The stream opens with the first watcher's
+   * `start()` and closes with the last one's `stop()`; one started after
+   * the stream synced gets the current state as its initial sync, and
+   * nothing else until its `onSyncComplete` settles; a stopped watcher
+   * keeps the store it had while others go on. `false` keeps a watcher to
+   * itself; `storeType: "cached"` never shares. `health().shared` says
+   * whether and with how many.
    *
    * @default {true}
    */
