@@ -11,6 +11,7 @@ import { failureFields } from "../_context_logger.ts";
 import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { attachSource, type GroupLink } from "./_group_link.ts";
@@ -43,6 +44,7 @@ export function ownOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   options: {
     interval: number;
+    settle: DebounceSettle | undefined;
     onChange: (batch: ChangeBatch<T>) => void | Promise<void>;
     suppressDuringSync: boolean;
     clock: Clock | undefined;
@@ -53,6 +55,7 @@ export function ownOutlet<T extends KubeObjectLike>(
   const hold = new Hold(builder);
   const scheduler = new DebounceScheduler<ChangeBatch<T>>({
     interval: options.interval,
+    settle: options.settle,
     pending: {
       get isEmpty() {
         return builder.isEmpty || hold.holds;

@@ -8,6 +8,7 @@
  * @module
  */
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
 
 /** What a scheduler delivers: a batch that is taken whole at each call. */
 export interface PendingBatch<B> {
@@ -28,8 +29,10 @@ export interface PendingBatch<B> {
 
 /** Options of a {@linkcode DebounceScheduler}. */
 export interface DebounceSchedulerOptions<B> {
-  /** Refractory period in milliseconds; checked by the caller. */
+  /** Refractory period in milliseconds (leading edge); checked by the caller. Unused with `settle`. */
   interval: number;
+  /** Settle mode instead of the leading edge; checked by the caller. */
+  settle?: DebounceSettle | undefined;
   /** The batch being collected. */
   pending: PendingBatch<B>;
   /** Receives each batch; calls never overlap. */
@@ -43,13 +46,15 @@ export interface DebounceSchedulerOptions<B> {
 }
 
 /**
- * Leading edge with a refractory period, never-overlapping calls, and a
- * sync mode: see `Debouncer` for the rules in full. The batch that leaving
- * sync mode fires (the initial sync) does not open a refractory window, so
- * the first change after the initial sync fires at once.
+ * Leading edge with a refractory period, or settle mode (see
+ * `DebounceSettle`), never-overlapping calls, and a sync mode: see
+ * `Debouncer` for the rules in full. The batch that leaving sync mode fires
+ * (the initial sync) does not open a refractory window, so the first change
+ * after the initial sync fires at once.
  */
 export class DebounceScheduler<B> {
   readonly #interval: number;
+  readonly #settle: DebounceSettle | undefined;
   readonly #pending: PendingBatch<B>;
   readonly #onChange: (batch: B) => void | Promise<void>;
   readonly #onFailure: (error: unknown, batch: B) => void;
@@ -61,6 +66,10 @@ export class DebounceScheduler<B> {
   #syncing = false;
   #stopped = false;
   #lastFire = -Infinity;
+  /** Settle mode: when the first change the pending batch carries came. */
+  #firstChange: number | undefined;
+  /** Settle mode: when the latest change came. */
+  #lastChange = 0;
   #timer: TimerHandle | undefined;
   /** A leading-edge fire is queued as a microtask. */
   #queued = false;
@@ -72,6 +81,7 @@ export class DebounceScheduler<B> {
 
   constructor(options: DebounceSchedulerOptions<B>) {
     this.#interval = options.interval;
+    this.#settle = options.settle;
     this.#pending = options.pending;
     this.#onChange = options.onChange;
     this.#onFailure = options.onFailure;
@@ -96,6 +106,22 @@ export class DebounceScheduler<B> {
 
   /** Something was added to the pending batch: schedule it. (Bound.) */
   changed = (): void => {
+    if (
+      this.#settle !== undefined && !this.#stopped &&
+      !(this.#syncing && this.#suppressDuringSync)
+    ) {
+      // Only the times move: a timer armed for an earlier time finds, when
+      // it fires, that the quiet period started again (#due re-arms it),
+      // so a burst of thousands of events sets no timer per event.
+      const now = this.#clock.now();
+      this.#firstChange ??= now;
+      this.#lastChange = now;
+    }
+    this.#schedule();
+  };
+
+  /** Arms the timer (or queues a fire) for what is pending, unless one is. */
+  #schedule(): void {
     if (this.#syncing) {
       this.#batchInitial = true;
       if (this.#suppressDuringSync) return;
@@ -106,14 +132,28 @@ export class DebounceScheduler<B> {
     ) {
       return;
     }
-    const wait = this.#lastFire + this.#interval - this.#clock.now();
+    const wait = this.#dueAt() - this.#clock.now();
     if (wait <= 0) {
       this.#queued = true;
       queueMicrotask(this.#due);
     } else {
       this.#timer = this.#clock.setTimeout(this.#due, wait);
     }
-  };
+  }
+
+  /** When the pending batch falls due (a call running may delay it). */
+  #dueAt(): number {
+    const settle = this.#settle;
+    if (settle === undefined) return this.#lastFire + this.#interval;
+    if (this.#firstChange === undefined) {
+      // Pending since before the times were kept (sync mode): from now.
+      this.#firstChange = this.#lastChange = this.#clock.now();
+    }
+    return Math.min(
+      this.#lastChange + settle.quietMs,
+      this.#firstChange + settle.maxWaitMs,
+    );
+  }
 
   /**
    * Enters or leaves sync mode. Leaving fires what accumulated at once,
@@ -123,7 +163,11 @@ export class DebounceScheduler<B> {
     if (syncing === this.#syncing) return;
     this.#syncing = syncing;
     if (syncing) {
-      if (this.#suppressDuringSync) this.#cancelScheduled();
+      if (this.#suppressDuringSync) {
+        this.#cancelScheduled();
+        // What is pending now goes out with the initial sync, at once.
+        this.#firstChange = undefined;
+      }
     } else if (!this.#pending.isEmpty) {
       // Never rejects; the batch is delivered as soon as calls allow.
       void this.deliverInitial();
@@ -176,8 +220,17 @@ export class DebounceScheduler<B> {
     ) {
       // Stale: stopped, suppressed since, taken by a flush, or a call is
       // running (#ended schedules what is left once it ends).
+      if (this.#pending.isEmpty) this.#firstChange = undefined;
       this.#notifyIdle();
       return;
+    }
+    if (this.#settle !== undefined) {
+      const wait = this.#dueAt() - this.#clock.now();
+      if (wait > 0) {
+        // A change came since the timer was armed: quiet starts again.
+        this.#timer = this.#clock.setTimeout(this.#due, wait);
+        return;
+      }
     }
     void this.#start(true);
   };
@@ -186,6 +239,8 @@ export class DebounceScheduler<B> {
     this.#cancelTimer();
     const batch = this.#pending.take(this.#batchInitial || this.#syncing);
     this.#batchInitial = false;
+    // Before onChange runs: a change it makes starts the next wait.
+    this.#firstChange = undefined;
     if (opensWindow && this.#pending.lastOpensWindow !== false) {
       this.#lastFire = this.#clock.now();
     }
@@ -208,8 +263,9 @@ export class DebounceScheduler<B> {
   #ended = (): void => {
     this.#running = undefined;
     // Changes recorded during the call are scheduled from here, since
-    // changed() does nothing while busy.
-    if (!this.#pending.isEmpty) this.changed();
+    // changed() does nothing while busy; in settle mode from the times
+    // they came, so one already due fires at once.
+    if (!this.#pending.isEmpty) this.#schedule();
     this.#notifyIdle();
   };
 

@@ -1,6 +1,7 @@
 import type { Gvr } from "../types.ts";
 import { durationProblem } from "../_duration.ts";
 import { optionNamesProblem } from "../_option_names.ts";
+import { settleProblem } from "./_settle_problem.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import {
   type SingleWatcherConfig,
@@ -64,6 +65,18 @@ export function validateDuration(field: string, value: unknown): void {
   if (problem !== undefined) throw new WatcherConfigError(field, problem);
 }
 
+/**
+ * Checks an optional `settle` option: an object of two durations, the
+ * quiet period no longer than the maximum wait.
+ */
+export function validateSettle(value: unknown): void {
+  if (value === undefined) return;
+  const problem = settleProblem(value);
+  if (problem !== undefined) {
+    throw new WatcherConfigError(problem.field, problem.message);
+  }
+}
+
 /** Checks an optional `initialList` option. */
 export function validateInitialList(value: unknown): void {
   if (value === undefined || value === "list" || value === "stream") return;
@@ -125,6 +138,7 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   group: true,
   onSyncComplete: true,
   debounceInterval: true,
+  settle: true,
   callOnChangeDuringSync: true,
   storeType: true,
   cacheTTL: true,

@@ -38,6 +38,7 @@ import {
   DEFAULT_DEBOUNCE_INTERVAL,
   validateDuration,
   validateGvr,
+  validateSettle,
   wrapConfigError,
 } from "./_validate.ts";
 import {
@@ -179,6 +180,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     if (options === undefined) options = {};
     checkConfigObject("Watcher", config, options);
     validateDuration("debounceInterval", config.debounceInterval);
+    validateSettle(config.settle);
     validateDuration("cacheTTL", config.cacheTTL);
     checkCallbacks(config);
     const storeType = config.storeType ?? "memory";
@@ -353,6 +355,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       )
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
+        settle: config.settle,
         onChange: (batch) =>
           runAsCallbackOf(this, () => config.onChange!(store, batch)),
         suppressDuringSync,
@@ -688,6 +691,18 @@ function checkCallbacks<T extends KubeObjectLike>(
         "is not allowed with group: the group's interval applies",
       );
     }
+    if (config.settle !== undefined) {
+      throw new WatcherConfigError(
+        "settle",
+        "is not allowed with group: the group times the batches (give the DebounceGroup settle)",
+      );
+    }
+  }
+  if (config.settle !== undefined && config.debounceInterval !== undefined) {
+    throw new WatcherConfigError(
+      "settle",
+      "is not allowed with debounceInterval: a watcher fires on the leading edge (debounceInterval) or once changes settle, not both",
+    );
   }
   if (
     config.transform !== undefined && typeof config.transform !== "function"

@@ -2,7 +2,6 @@ import { failureFields } from "../_context_logger.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { durationProblem } from "../_duration.ts";
 import { consoleLogger } from "../logger.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
 import {
@@ -11,6 +10,8 @@ import {
   registerMember,
 } from "./_group_link.ts";
 import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
+import { debounceTiming } from "./_settle_problem.ts";
 
 const done: Promise<void> = Promise.resolve();
 
@@ -130,9 +131,43 @@ export interface DebounceGroupOptions<T> {
   /**
    * Refractory period in milliseconds: at most one call per interval,
    * measured from the start of the previous call. Must be > 0 and at most
-   * 2³¹−1 (the longest a timer can wait).
+   * 2³¹−1 (the longest a timer can wait). Required, unless `settle` is
+   * given: then it is not allowed.
    */
-  interval: number;
+  interval?: number;
+  /**
+   * Fire once changes settle, across every member, instead of on the
+   * leading edge: after `quietMs` without a batch from any member, at the
+   * latest `maxWaitMs` after the first batch pending (see
+   * {@linkcode DebounceSettle}). Replaces `interval`. An Ingress and its
+   * Service applied together reach one call, not a call with the Ingress
+   * alone first. Watchers in the group are timed by it.
+   *
+   * @example An Ingress and its Service in one call
+   * ```ts
+   * import { DebounceGroup } from "@haptic/k8s-watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const calls: string[][] = [];
+   * const group = new DebounceGroup<string[]>({
+   *   settle: { quietMs: 200, maxWaitMs: 2_000 },
+   *   clock,
+   *   merge: (pending, next) => [...pending, ...next],
+   *   onChange: (batches) => {
+   *     calls.push([...batches.keys()]);
+   *   },
+   * });
+   * group.member("ingresses").add(["shop/web"]);
+   * await clock.tick(30); // the Service arrives a moment later
+   * group.member("services").add(["shop/web"]);
+   * await clock.tick(200);
+   * assert.deepEqual(calls, [["ingresses", "services"]]);
+   * await group.stop();
+   * ```
+   */
+  settle?: DebounceSettle;
   /**
    * Coalesces a member's pending batch with the batch it just added, into
    * the batch `onChange` will receive for that member. Called only when
@@ -236,6 +271,11 @@ export interface DebounceGroupMember<T> {
  * fire once it has settled. {@linkcode DebounceGroup.stop} delivers what is
  * pending, then nothing fires again.
  *
+ * With `settle` instead of `interval`, the group fires once batches stop
+ * coming from every member: `settle.quietMs` after the latest, at the
+ * latest `settle.maxWaitMs` after the first one pending (see
+ * {@linkcode DebounceSettle}).
+ *
  * Batches are of any type `T`; `merge` says how two of one member's
  * batches coalesce while they wait.
  *
@@ -310,11 +350,14 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * await group.stop();
    * ```
    *
-   * @param options Interval, merge, callback, clock and logger.
-   * @throws {RangeError} When `interval` is not a positive number of
-   * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
-   * @throws {TypeError} When `merge` or `onChange` is not a function, or
-   * `options` has a name it does not take.
+   * @param options Interval or settle, merge, callback, clock and logger.
+   * @throws {RangeError} When `interval`, `settle.quietMs` or
+   * `settle.maxWaitMs` is not a positive number of milliseconds, or is above
+   * 2³¹−1 (longer than a timer can wait), or `settle.quietMs` is above
+   * `settle.maxWaitMs`.
+   * @throws {TypeError} When `merge` or `onChange` is not a function, both
+   * `interval` and `settle` are given, `settle` is not an object, or
+   * `options` or `settle` has a name it does not take.
    */
   constructor(
     options: DebounceGroupOptions<T> & {
@@ -343,11 +386,14 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * await group.stop();
    * ```
    *
-   * @param options Interval, merge, callback, clock and logger.
-   * @throws {RangeError} When `interval` is not a positive number of
-   * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
-   * @throws {TypeError} When `merge` or `onChange` is not a function, or
-   * `options` has a name it does not take.
+   * @param options Interval or settle, merge, callback, clock and logger.
+   * @throws {RangeError} When `interval`, `settle.quietMs` or
+   * `settle.maxWaitMs` is not a positive number of milliseconds, or is above
+   * 2³¹−1 (longer than a timer can wait), or `settle.quietMs` is above
+   * `settle.maxWaitMs`.
+   * @throws {TypeError} When `merge` or `onChange` is not a function, both
+   * `interval` and `settle` are given, `settle` is not an object, or
+   * `options` or `settle` has a name it does not take.
    */
   constructor(options: DebounceGroupOptions<T>);
   constructor(options: DebounceGroupOptions<T>) {
@@ -365,14 +411,12 @@ export class DebounceGroup<T> implements AsyncDisposable {
     this.#onChange = options.onChange;
     this.#logger = options.logger ?? consoleLogger();
     this.#pending = new MemberBatches(options.merge);
-    const problem = durationProblem(options.interval);
-    if (problem !== undefined) {
-      throw new RangeError(`DebounceGroup option interval ${problem}`);
-    }
+    const { interval, settle } = debounceTiming("DebounceGroup", options);
     // The scheduler decides when to fire; the batches wait in #pending.
     this.#clock = options.clock ?? systemClock;
     this.#scheduler = new DebounceScheduler({
-      interval: options.interval,
+      interval,
+      settle,
       clock: this.#clock,
       pending: this.#pending,
       onChange: this.#deliver,
@@ -706,6 +750,7 @@ class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
 /** The names `DebounceGroupOptions` takes (a record over its keys). */
 const GROUP_NAMES: Record<keyof DebounceGroupOptions<number>, true> = {
   interval: true,
+  settle: true,
   merge: true,
   onChange: true,
   clock: true,

@@ -2,10 +2,11 @@ import { failureFields } from "../_context_logger.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
-import { durationProblem } from "../_duration.ts";
 import { consoleLogger } from "../logger.ts";
 import { changeStats } from "./change_stats.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
+import { debounceTiming } from "./_settle_problem.ts";
 
 /**
  * Options for {@linkcode Debouncer}.
@@ -21,8 +22,46 @@ import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
  * ```
  */
 export interface DebouncerOptions {
-  /** Refractory period in milliseconds: at most one call per interval. Must be > 0 and at most 2³¹−1 (the longest a timer can wait). */
-  interval: number;
+  /**
+   * Refractory period in milliseconds: at most one call per interval. Must
+   * be > 0 and at most 2³¹−1 (the longest a timer can wait). Required,
+   * unless `settle` is given: then it is not allowed.
+   */
+  interval?: number;
+  /**
+   * Fire once changes settle instead of on the leading edge: after
+   * `quietMs` without a change, at the latest `maxWaitMs` after the first
+   * change of the batch (see {@linkcode DebounceSettle}). Replaces
+   * `interval`.
+   *
+   * @example Three quick changes, one call once they stop
+   * ```ts
+   * import { Debouncer } from "@haptic/k8s-watcher/watcher";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * const totals: number[] = [];
+   * const debouncer = new Debouncer({
+   *   settle: { quietMs: 100, maxWaitMs: 1_000 },
+   *   clock,
+   *   onChange: (stats) => {
+   *     totals.push(stats.total);
+   *   },
+   * });
+   * debouncer.recordCreate();
+   * await clock.tick(50);
+   * debouncer.recordCreate(); // quiet starts again
+   * await clock.tick(50);
+   * debouncer.recordUpdate();
+   * await clock.tick(99);
+   * assert.deepEqual(totals, []);
+   * await clock.tick(1); // 100 ms without a change
+   * assert.deepEqual(totals, [3]);
+   * await debouncer.stop();
+   * ```
+   */
+  settle?: DebounceSettle;
   /**
    * Receives each batch. May be async: the next call waits until the
    * returned promise settles. Throwing or rejecting is logged at error level
@@ -52,8 +91,8 @@ export interface DebouncerOptions {
 }
 
 /**
- * Batches rapid changes into calls of `onChange`, leading edge with a
- * refractory period: the first change after a quiet interval fires at once
+ * Batches rapid changes into calls of `onChange`, by default on the leading
+ * edge with a refractory period: the first change after a quiet interval fires at once
  * (in a microtask, so every change recorded in the same synchronous run
  * lands in that first batch); changes recorded less than `interval` after
  * the previous call started accumulate and fire together when the interval
@@ -62,6 +101,12 @@ export interface DebouncerOptions {
  * Calls never overlap. A batch that falls due while `onChange` is still
  * running keeps accumulating and fires as soon as the call ends (or when the
  * interval since the previous start ends, whichever is later).
+ *
+ * With `settle` instead of `interval`, calls fire once changes stop
+ * coming: `settle.quietMs` after the latest change, at the latest
+ * `settle.maxWaitMs` after the first change of the batch (see
+ * {@linkcode DebounceSettle}). A batch that falls due while `onChange` runs
+ * fires as soon as it ends.
  *
  * Sync mode ({@linkcode Debouncer.setSyncMode}) marks the initial list: a
  * batch has `isInitialSync: true` when any change in it was recorded in sync
@@ -126,11 +171,15 @@ export class Debouncer {
    * await debouncer.stop();
    * ```
    *
-   * @param options Interval, callback, sync behaviour, clock and logger.
-   * @throws {RangeError} When `interval` is not a positive number of
-   * milliseconds, or is above 2³¹−1 (longer than a timer can wait).
-   * @throws {TypeError} When `onChange` is not a function, or `options` has
-   * a name it does not take.
+   * @param options Interval or settle, callback, sync behaviour, clock and
+   * logger.
+   * @throws {RangeError} When `interval`, `settle.quietMs` or
+   * `settle.maxWaitMs` is not a positive number of milliseconds, or is above
+   * 2³¹−1 (longer than a timer can wait), or `settle.quietMs` is above
+   * `settle.maxWaitMs`.
+   * @throws {TypeError} When `onChange` is not a function, both `interval`
+   * and `settle` are given, `settle` is not an object, or `options` or
+   * `settle` has a name it does not take.
    */
   constructor(options: DebouncerOptions) {
     assertOptionNames(
@@ -139,17 +188,15 @@ export class Debouncer {
       options,
       "DebouncerOptions",
     );
-    const { interval, onChange } = options;
-    const problem = durationProblem(interval);
-    if (problem !== undefined) {
-      throw new RangeError(`Debouncer option interval ${problem}`);
-    }
+    const { onChange } = options;
+    const { interval, settle } = debounceTiming("Debouncer", options);
     if (typeof onChange !== "function") {
       throw new TypeError("Debouncer option onChange must be a function");
     }
     this.#logger = options.logger ?? consoleLogger();
     this.#scheduler = new DebounceScheduler({
       interval,
+      settle,
       pending: this.#counts,
       onChange,
       onFailure: (error, stats) => this.#report(error, stats),
@@ -556,6 +603,7 @@ class PendingCounts implements PendingBatch<ChangeStats> {
 /** The names `DebouncerOptions` takes (a record over its keys). */
 const DEBOUNCER_NAMES: Record<keyof DebouncerOptions, true> = {
   interval: true,
+  settle: true,
   onChange: true,
   suppressDuringSync: true,
   clock: true,

@@ -10,7 +10,7 @@
  * The root module exports everything here except `Debouncer`,
  * `DebouncerOptions`, `DebounceGroupOptions`, `DebounceGroupMember`,
  * `DebounceGroupMembers`, `DebounceGroupBatch`, `DebounceGroupBatches`,
- * `changeStats` and `ChangeStatsInit`.
+ * `DebounceSettle`, `changeStats` and `ChangeStatsInit`.
  *
  * @example Debouncing changes of your own
  * ```ts
@@ -49,3 +49,4 @@ export * from "./change_stats.ts";
 export * from "./change_batch.ts";
 export * from "./watcher_stopped_error.ts";
 export * from "./debounce_group.ts";
+export * from "./debounce_settle.ts";

@@ -12,6 +12,7 @@ import type { LabelSelectorObject } from "../indexer/label_selector.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
 
 /**
  * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of
@@ -164,7 +165,8 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * Feeds this watcher's batches to a {@linkcode DebounceGroup} instead of
    * an own `onChange`: the group's one callback receives them under the
    * member's name, with every other member's, one call per burst. The
-   * group's interval applies (`debounceInterval` is not allowed). The
+   * group's interval or settle applies (`debounceInterval` and `settle`
+   * are not allowed). The
    * initial-sync batch is delivered at once, as without a group, and
    * `stop()` delivers what this watcher has pending through the group.
    * One watcher per member.
@@ -185,6 +187,30 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * @default {2000}
    */
   debounceInterval?: number;
+  /**
+   * Deliver a batch once changes settle instead of on the leading edge:
+   * `quietMs` after the latest change, at the latest `maxWaitMs` after the
+   * first change of the batch (see {@linkcode DebounceSettle}). One
+   * `kubectl apply` of several objects then reaches `onChange` as one
+   * batch, where the leading edge delivers the first object alone at once.
+   * Replaces `debounceInterval` (not allowed with it, nor with `group`:
+   * give the group `settle`). The initial-sync batch is still delivered at
+   * once, and `forceSync()` and `stop()` deliver at once.
+   *
+   * @example Wait for 300 ms of quiet, never more than 5 s
+   * ```ts
+   * import type { WatcherConfig } from "@haptic/k8s-watcher";
+   *
+   * const config: WatcherConfig = {
+   *   gvr: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
+   *   indexBy: ["metadata.namespace", "metadata.name"],
+   *   settle: { quietMs: 300, maxWaitMs: 5_000 },
+   *   onChange: (_store, batch) => console.log(batch.objects.created.length),
+   * };
+   * console.log(config.settle);
+   * ```
+   */
+  settle?: DebounceSettle;
   /**
    * Deliver batches while the initial list loads (with `isInitialSync`).
    *

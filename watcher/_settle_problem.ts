@@ -1,0 +1,110 @@
+/**
+ * The one check of a `settle` option (`DebounceSettle`), for the watchers,
+ * the `DebounceGroup` and the `Debouncer`; each words the error its own way
+ * (its own error class) around the field and the message.
+ *
+ * @module
+ */
+import { durationProblem } from "../_duration.ts";
+import { invalidOptionsMessage, optionNamesProblem } from "../_option_names.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
+
+/** What is wrong with a `settle` option. */
+export interface SettleProblem {
+  /** The option at fault: `settle`, `settle.quietMs`, `settle.maxWaitMs`, or unknown names. */
+  readonly field: string;
+  /** Why, worded to follow the field ("must be …"). */
+  readonly message: string;
+  /**
+   * `"range"`: a number out of range (a `RangeError` where errors carry no
+   * field); `"names"`: names `DebounceSettle` does not take; `"shape"`:
+   * not an object.
+   */
+  readonly kind: "range" | "names" | "shape";
+}
+
+/** The names `DebounceSettle` takes (a record over its keys). */
+const SETTLE_NAMES: Record<keyof DebounceSettle, true> = {
+  quietMs: true,
+  maxWaitMs: true,
+};
+
+/** What is wrong with `value` as a `settle` option; undefined when nothing is. */
+export function settleProblem(value: unknown): SettleProblem | undefined {
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    return {
+      field: "settle",
+      message: `must be an object { quietMs, maxWaitMs }, got ${
+        Array.isArray(value) ? "an array" : String(value)
+      }`,
+      kind: "shape",
+    };
+  }
+  const names = optionNamesProblem({
+    known: SETTLE_NAMES,
+    value,
+    type: "DebounceSettle",
+    prefix: "settle.",
+  });
+  if (names !== undefined) return { ...names, kind: "names" };
+  const { quietMs, maxWaitMs } = value as DebounceSettle;
+  for (const [name, ms] of [["quietMs", quietMs], ["maxWaitMs", maxWaitMs]]) {
+    const problem = durationProblem(ms);
+    if (problem !== undefined) {
+      return { field: `settle.${name}`, message: problem, kind: "range" };
+    }
+  }
+  if (quietMs > maxWaitMs) {
+    return {
+      field: "settle.maxWaitMs",
+      message:
+        `must be at least settle.quietMs (${quietMs} ms), got ${maxWaitMs}`,
+      kind: "range",
+    };
+  }
+  return undefined;
+}
+
+/** How a `Debouncer` or `DebounceGroup` times its calls: checked options. */
+export interface DebounceTiming {
+  /** The leading edge's refractory period; 0 with `settle`. */
+  readonly interval: number;
+  /** Settle mode, when given. */
+  readonly settle: DebounceSettle | undefined;
+}
+
+/**
+ * Checks `interval` xor `settle` of a `Debouncer` or `DebounceGroup`
+ * (`what`), in their words: `Debouncer option settle.quietMs must be …`.
+ *
+ * @throws {RangeError} For a duration out of range.
+ * @throws {TypeError} For both given, or a `settle` of the wrong shape.
+ */
+export function debounceTiming(
+  what: string,
+  options: { readonly interval?: number; readonly settle?: DebounceSettle },
+): DebounceTiming {
+  const { interval, settle } = options;
+  if (settle === undefined) {
+    const problem = durationProblem(interval);
+    if (problem !== undefined) {
+      throw new RangeError(`${what} option interval ${problem}`);
+    }
+    return { interval: interval!, settle: undefined };
+  }
+  if (interval !== undefined) {
+    throw new TypeError(
+      `${what} option interval is not allowed with settle: settle's quietMs and maxWaitMs time the calls`,
+    );
+  }
+  const problem = settleProblem(settle);
+  if (problem === undefined) return { interval: 0, settle };
+  if (problem.kind === "names") {
+    // In the words of every options object's unknown names.
+    throw new TypeError(invalidOptionsMessage(`${what} options`, problem));
+  }
+  const message = `${what} option ${problem.field} ${problem.message}`;
+  throw problem.kind === "range"
+    ? new RangeError(message)
+    : new TypeError(message);
+}
