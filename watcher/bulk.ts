@@ -69,6 +69,10 @@ import {
  *   the store), then `onSyncComplete(store, count)` runs, then later
  *   changes arrive in batches with `isInitialSync: false`. The first of
  *   them fires at once: the initial batch opens no debounce interval.
+ * - With `settle` instead of `debounceInterval`, a batch waits until
+ *   changes stop coming (`settle.quietMs` of quiet, at most
+ *   `settle.maxWaitMs`), so the objects of one `kubectl apply` arrive in
+ *   one batch.
  * - A relist (after 410 Gone) is applied as one diff: objects missing from
  *   the new list count as deleted, and are in the batch's deleted objects.
  * - With `group`, batches go to a {@linkcode DebounceGroup}'s one callback
