@@ -203,6 +203,8 @@ export interface TappedRequest {
   method: string;
   path: string;
   query: URLSearchParams;
+  /** The Accept header asked for. */
+  accept?: string;
   /** The status of the answer, once known (200 for a stream). */
   status?: number;
 }
@@ -268,6 +270,7 @@ export class TapClient implements RestClient {
       method: opts.method,
       path: opts.path,
       query: new URLSearchParams(opts.querystring),
+      accept: opts.accept,
     };
     this.requests.push(record);
     try {
