@@ -123,7 +123,7 @@ function keyOf(o: KubeObject): string {
 
 /**
  * Compares `store` with a fresh LIST of `gvr` (in `namespaces`, or all),
- * keeping the listed objects `select` accepts.
+ * both sides kept to the objects `select` accepts.
  */
 export async function driftFromList(
   store: ReadableStore<KubeObject>,
@@ -149,7 +149,9 @@ export async function driftFromList(
   }
   const stored = new Map<string, string | undefined>();
   for (const o of await store.list()) {
-    stored.set(keyOf(o), o.metadata.resourceVersion);
+    if (!options.select || options.select(o)) {
+      stored.set(keyOf(o), o.metadata.resourceVersion);
+    }
   }
   const drift: Drift = { missing: [], ghost: [], stale: [] };
   for (const [key, rv] of listed) {
