@@ -40,8 +40,21 @@ if have etcd && have kube-apiserver && have kubectl; then
   echo "$out"
   exit 0
 fi
-mkdir -p "$out" "$work"
 log() { echo "control-plane: $*" >&2; }
+# Binaries the tests would take instead (setup-envtest's, for instance):
+# nothing to build.
+assets=${KUBEBUILDER_ASSETS:-}
+if [ -n "$assets" ] && [ -x "$assets/etcd" ] && [ -x "$assets/kube-apiserver" ] &&
+  [ -x "$assets/kubectl" ]; then
+  log "using KUBEBUILDER_ASSETS=$assets"
+  echo "$assets"
+  exit 0
+fi
+if ! command -v go >/dev/null 2>&1; then
+  log "Go is needed to build etcd ${ETCD_VERSION}, kube-apiserver and kubectl ${KUBERNETES_VERSION} (from the Go module proxy); or set KUBEBUILDER_ASSETS to a folder holding all three, e.g. setup-envtest's"
+  exit 1
+fi
+mkdir -p "$out" "$work"
 started=$SECONDS
 
 # etcd: the server module's go.mod replaces its sibling modules with folders
