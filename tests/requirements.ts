@@ -4,7 +4,7 @@
  * warning naming what is missing and how to get it; under `CI=true` it
  * runs and fails with that message, so CI never skips it silently.
  *
- * ```ts
+ * ```ts ignore
  * Deno.test(needs(kubectlMissing, { name: "…", async fn() { … } }));
  * ```
  */
