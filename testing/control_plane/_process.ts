@@ -21,6 +21,9 @@ child=$!
 echo "$child"
 exec >/dev/null
 (
+  # A signal to the whole process group (a CI runner stopping the job)
+  # must not take the watchdog down before Deno's end of the pipe closes.
+  trap '' INT TERM HUP
   cat <&3 >/dev/null 2>&1
   # Still running when the pipe closed: Deno is gone without stopping it.
   if kill -9 "$child" 2>/dev/null && [ -n "$cleanup" ]; then
