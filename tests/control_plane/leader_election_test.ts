@@ -46,12 +46,12 @@ interface Replica extends AsyncDisposable {
   done: Promise<void>;
 }
 
-async function replica(
+function replica(
   p: ControlPlane,
   identity: string,
   terms: Term[],
   releaseOnStop: boolean,
-): Promise<Replica> {
+): Replica {
   const proxy = new LoopbackProxy(p.url);
   const client = new FetchClient({
     server: proxy.url,
@@ -134,10 +134,10 @@ planeTest(
     const terms: Term[] = [];
     try {
       // a leads first (alone); b and c follow it.
-      await using a = await replica(p, "a", terms, true);
+      await using a = replica(p, "a", terms, true);
       await eventually(() => a.elector.isLeader(), "a never led");
-      await using b = await replica(p, "b", terms, false);
-      await using c = await replica(p, "c", terms, false);
+      await using b = replica(p, "b", terms, false);
+      await using c = replica(p, "c", terms, false);
       await eventually(
         () => b.elector.leader() === "a" && c.elector.leader() === "a",
         "b and c do not follow a",
@@ -159,7 +159,7 @@ planeTest(
       );
 
       // A fourth elector follows; then the leader loses its API access.
-      await using d = await replica(p, "d", terms, false);
+      await using d = replica(p, "d", terms, false);
       await eventually(
         () => d.elector.leader() === third.identity,
         "d does not follow",
