@@ -10,6 +10,11 @@ import {
   type ResolvedConfig,
 } from "./_kubeconfig.ts";
 import { findKubectl, viewKubeconfig } from "../tests/kubectl.ts";
+import {
+  IN_CI,
+  kubectlMissing,
+  requireAvailable,
+} from "../tests/requirements.ts";
 import { CERT, KEY } from "../tests/fixtures.ts";
 
 const CA64 = btoa(CERT);
@@ -533,7 +538,9 @@ async function throughKubectl(path: string): Promise<ResolvedConfig["config"]> {
   return configFromKubeconfig(kubeconfig).config;
 }
 
+// Compared with kubectl's own reading where it is there (always under CI).
 const kubectlAvailable = findKubectl() !== undefined;
+requireAvailable(IN_CI ? kubectlMissing : undefined);
 
 Deno.test("kubeconfigs written by kubectl, gcloud, aws, az, kind, k3d, k3s, minikube, Rancher and oc, or edited by hand, are read without kubectl as kubectl reads them", async (t) => {
   const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-shapes-" });

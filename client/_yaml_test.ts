@@ -1,13 +1,11 @@
 import assert from "node:assert/strict";
 import { parseYaml, YamlError } from "./_yaml.ts";
-import { findKubectl, kubectl, viewKubeconfig } from "../tests/kubectl.ts";
-
-const kubectlAvailable = findKubectl() !== undefined;
-if (!kubectlAvailable) {
-  console.warn(
-    "Skipping the YAML tests against kubectl: kubectl is not on PATH",
-  );
-}
+import { kubectl, viewKubeconfig } from "../tests/kubectl.ts";
+import {
+  ignoredWithout,
+  kubectlMissing,
+  requireAvailable,
+} from "../tests/requirements.ts";
 
 /** Strings that make a YAML writer pick every style it has. */
 const AWKWARD = {
@@ -51,8 +49,9 @@ const AWKWARD = {
 
 Deno.test({
   name: "parseYaml reads what kubectl writes, awkward strings included",
-  ignore: !kubectlAvailable,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-yaml-" });
     try {
       const path = `${dir}/config.json`;
@@ -103,8 +102,9 @@ Deno.test({
 
 Deno.test({
   name: "parseYaml reads a kubeconfig built by kubectl config set-*",
-  ignore: !kubectlAvailable,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-yaml-" });
     try {
       const kc = `${dir}/config`;

@@ -633,6 +633,14 @@ export class FetchClient implements RestClient, Disposable {
     const accept = opts.accept ??
       (opts.expectJson ? "application/json" : undefined);
     if (accept) headers.set("accept", accept);
+    if (opts.expectStream && isWatch(opts.querystring)) {
+      // kube-apiserver 1.37 gzips a watch with sendInitialEvents for a
+      // client that accepts it, one gzip member per flush, and Deno's fetch
+      // ends the body with the first member: the watch would look closed
+      // after its first flush. Watch events are small and spread out, so
+      // compression buys little there.
+      headers.set("accept-encoding", "identity");
+    }
     let body: string | Uint8Array | ReadableStream<Uint8Array> | undefined;
     if (opts.bodyStream) body = opts.bodyStream;
     else if (opts.bodyRaw) body = opts.bodyRaw;
@@ -991,4 +999,9 @@ function clientOptions(options: Omit<FetchClientOptions, "source">): Omit<
 > {
   const { clock, tokenRefreshMs, env, execTimeoutMs } = options;
   return { clock, tokenRefreshMs, env, execTimeoutMs };
+}
+
+function isWatch(query: URLSearchParams | undefined): boolean {
+  const watch = query?.get("watch");
+  return watch === "1" || watch === "true";
 }

@@ -2,26 +2,21 @@ import assert from "node:assert/strict";
 import { ApiConnectionError } from "./errors.ts";
 import { FetchClient } from "./fetch_client.ts";
 import type { FetchClientConfig } from "./fetch_client_config.ts";
-import {
-  CLIENT_NAME,
-  hasOpenssl,
-  makePki,
-  SERVER_NAME,
-} from "../tests/pki.mjs";
+import { CLIENT_NAME, makePki, SERVER_NAME } from "../tests/pki.mjs";
 
 type Pki = ReturnType<typeof makePki>;
 
-const opensslAvailable = hasOpenssl();
-if (!opensslAvailable) {
-  console.warn(
-    "Skipping the FetchClient TLS test: openssl is not on PATH to make certificates",
-  );
-}
+import {
+  ignoredWithout,
+  opensslMissing,
+  requireAvailable,
+} from "../tests/requirements.ts";
 
 Deno.test({
   name: "FetchClient verifies the server against the configured CA",
-  ignore: !opensslAvailable,
+  ignore: ignoredWithout(opensslMissing),
   async fn(t) {
+    requireAvailable(opensslMissing);
     const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-tls-" });
     try {
       const pki = makePki(dir);
@@ -195,8 +190,9 @@ function getApi(client: FetchClient): Promise<unknown> {
 
 Deno.test({
   name: "FetchClient verifies the server against tls-server-name",
-  ignore: !opensslAvailable,
+  ignore: ignoredWithout(opensslMissing),
   async fn() {
+    requireAvailable(opensslMissing);
     await withPki(async (pki) => {
       await using server = httpsServer(pki.namedCert, pki.namedKey);
       const url = `https://127.0.0.1:${server.addr.port}`;
@@ -225,8 +221,9 @@ Deno.test({
 
 Deno.test({
   name: "FetchClient tunnels through an HTTP CONNECT proxy-url",
-  ignore: !opensslAvailable,
+  ignore: ignoredWithout(opensslMissing),
   async fn(t) {
+    requireAvailable(opensslMissing);
     await withPki(async (pki) => {
       await using server = httpsServer(pki.serverCert, pki.serverKey);
       await using named = httpsServer(pki.namedCert, pki.namedKey);
@@ -301,8 +298,9 @@ async function mutualTlsServer(pki: Pki) {
 Deno.test({
   name:
     "FetchClient presents a client certificate, static or from an exec plugin",
-  ignore: !opensslAvailable,
+  ignore: ignoredWithout(opensslMissing),
   async fn() {
+    requireAvailable(opensslMissing);
     await withPki(async (pki, dir) => {
       await using server = await mutualTlsServer(pki);
       using fixed = new FetchClient({

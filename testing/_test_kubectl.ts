@@ -3,17 +3,13 @@
 import assert from "node:assert/strict";
 import { FakeApiServer, type FakeApiServerOptions } from "./fake_api_server.ts";
 import { TEST_CERT, TEST_KEY } from "./_test_tls.ts";
+import { kubectlPath } from "../tests/requirements.ts";
 
-export const KUBECTL = "/usr/bin/kubectl";
-
-/** Whether kubectl is installed; the tests that need it are skipped if not. */
-export const hasKubectl: boolean = (() => {
-  try {
-    return Deno.statSync(KUBECTL).isFile;
-  } catch {
-    return false;
-  }
-})();
+/**
+ * kubectl: the machine's, else the control plane's (see
+ * tests/requirements.ts, which also decides when its tests are skipped).
+ */
+export const KUBECTL: string = kubectlPath ?? "kubectl";
 
 /** How long one kubectl invocation (or one wait on it) may take. */
 export const COMMAND_DEADLINE_MS = 20_000;

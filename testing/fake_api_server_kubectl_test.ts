@@ -1,18 +1,12 @@
 // Fidelity check with a real client: kubectl against FakeApiServer.listen().
 import assert from "node:assert/strict";
 import type { FakeApiServer } from "./fake_api_server.ts";
+import { kubectl, spawnKubectl, startCluster, until } from "./_test_kubectl.ts";
 import {
-  hasKubectl,
-  KUBECTL,
-  kubectl,
-  spawnKubectl,
-  startCluster,
-  until,
-} from "./_test_kubectl.ts";
-
-if (!hasKubectl) {
-  console.log(`Skipping kubectl fidelity tests: ${KUBECTL} is not installed`);
-}
+  ignoredWithout,
+  kubectlMissing,
+  requireAvailable,
+} from "../tests/requirements.ts";
 
 function podsIn(server: FakeApiServer): void {
   for (
@@ -35,8 +29,9 @@ function rows(output: string): string[][] {
 
 Deno.test({
   name: "kubectl get pods -A lists the created pods",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     podsIn(cluster.server);
     const table = rows(await kubectl(cluster, "get", "pods", "-A"));
@@ -51,8 +46,9 @@ Deno.test({
 
 Deno.test({
   name: "kubectl get pods --chunk-size=2 -A pages through continue tokens",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     podsIn(cluster.server);
     cluster.server.create("pods", {
@@ -77,8 +73,9 @@ Deno.test({
 
 Deno.test({
   name: "kubectl get configmap -o json returns the object",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     const created = cluster.server.create("configmaps", {
       metadata: { name: "settings", labels: { app: "web" } },
@@ -109,8 +106,9 @@ Deno.test({
 
 Deno.test({
   name: "kubectl get pods --watch sees a pod created after it started",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     podsIn(cluster.server);
     await using watch = spawnKubectl(

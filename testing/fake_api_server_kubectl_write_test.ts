@@ -4,7 +4,6 @@
 import assert from "node:assert/strict";
 import {
   type Cluster,
-  hasKubectl,
   kubectl,
   manifest,
   runKubectl,
@@ -12,6 +11,11 @@ import {
   startCluster,
   until,
 } from "./_test_kubectl.ts";
+import {
+  ignoredWithout,
+  kubectlMissing,
+  requireAvailable,
+} from "../tests/requirements.ts";
 import { WIDGETS } from "./_test_call.ts";
 
 type Container = {
@@ -75,8 +79,9 @@ function getDeployment(cluster: Cluster) {
 Deno.test({
   name:
     "kubectl apply -f creates, then applies changes with a strategic merge patch, then is unchanged",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     const first = await manifest(cluster, "first.json", FIRST);
     assert.match(
@@ -150,8 +155,9 @@ Deno.test({
 
 Deno.test({
   name: "kubectl apply of a custom resource sends a JSON merge patch",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster({
       resources: [WIDGETS],
     });
@@ -185,8 +191,9 @@ Deno.test({
 
 Deno.test({
   name: "kubectl delete removes objects by manifest and by name",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     const first = await manifest(cluster, "first.json", FIRST);
     await kubectl(cluster, "apply", "-f", first);
@@ -207,8 +214,9 @@ Deno.test({
 Deno.test({
   name:
     "kubectl apply --server-side is refused with 415: server-side apply is not supported",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     const first = await manifest(cluster, "first.json", FIRST);
     const result = await runKubectl(
@@ -230,8 +238,9 @@ Deno.test({
 Deno.test({
   name:
     "kubectl needs the server's token: with it, it lists; without it, Unauthorized",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     {
       await using cluster = await startCluster({ token: "s3cret" });
       cluster.server.create("pods", { metadata: { name: "p1" } });
@@ -263,8 +272,9 @@ Deno.test({
 Deno.test({
   name:
     "kubectl apply of a Secret with stringData stores it base64 in data, on create and on change",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     const secret = (stringData: Record<string, string>) => ({
       apiVersion: "v1",
@@ -298,8 +308,9 @@ Deno.test({
 
 Deno.test({
   name: "kubectl get -w shows kubectl apply and kubectl delete as they happen",
-  ignore: !hasKubectl,
+  ignore: ignoredWithout(kubectlMissing),
   async fn() {
+    requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     await using watch = spawnKubectl(
       cluster,

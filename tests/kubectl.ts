@@ -3,17 +3,14 @@
  * an empty PATH (kubectl config view runs exec plugins, and gcloud or aws
  * could be installed on the machine).
  */
+import { kubectlPath } from "./requirements.ts";
 
-/** kubectl's absolute path on this process's PATH, if it is installed. */
+/**
+ * kubectl's absolute path: on this process's PATH, else the control
+ * plane's (tests/requirements.ts).
+ */
 export function findKubectl(): string | undefined {
-  for (const dir of (Deno.env.get("PATH") ?? "").split(":")) {
-    try {
-      if (Deno.statSync(`${dir}/kubectl`).isFile) return `${dir}/kubectl`;
-    } catch {
-      // Not in this directory.
-    }
-  }
-  return undefined;
+  return kubectlPath;
 }
 
 /** Runs kubectl (found by {@linkcode findKubectl}) and returns its stdout. */

@@ -4,33 +4,26 @@
 // synced through it; then a proxy-url with tls-server-name, in-cluster and
 // a client certificate. `.ci/runtimes` runs the same script on Node and Bun.
 import assert from "node:assert/strict";
+import {
+  ignoredWithout,
+  kubectlPath,
+  opensslMissing,
+  requireAvailable,
+} from "./requirements.ts";
 
-function available(command: string, ...args: string[]): boolean {
-  try {
-    return new Deno.Command(command, { args, stdout: "null", stderr: "null" })
-      .outputSync().success;
-  } catch {
-    return false;
-  }
-}
-
-const missing = ["openssl", "kubectl"].filter((command) =>
-  command === "openssl"
-    ? !available("openssl", "version")
-    : !available("kubectl", "version", "--client")
-);
-
-if (missing.length > 0) {
-  console.warn(
-    `Skipping the runtime smoke test: ${missing.join(", ")} not on PATH`,
-  );
-}
+// The smoke script runs kubectl from PATH: the provisioned one is put first
+// on it when the machine has none.
+const runtimeMissing = opensslMissing ??
+  (kubectlPath
+    ? undefined
+    : "kubectl (install it or run `deno task control-plane`)");
 
 Deno.test({
   name:
     "a kubectl-written kubeconfig with an exec plugin syncs a Watcher over TLS on Deno",
-  ignore: missing.length > 0,
+  ignore: ignoredWithout(runtimeMissing),
   async fn() {
+    requireAvailable(runtimeMissing);
     const root = new URL("../", import.meta.url);
     const output = await new Deno.Command(Deno.execPath(), {
       args: [
@@ -41,6 +34,11 @@ Deno.test({
         new URL("mod.ts", root).href,
         new URL("testing/mod.ts", root).href,
       ],
+      env: {
+        PATH: `${kubectlPath!.slice(0, kubectlPath!.lastIndexOf("/"))}:${
+          Deno.env.get("PATH") ?? ""
+        }`,
+      },
       stdout: "piped",
       stderr: "piped",
     }).output();

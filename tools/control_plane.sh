@@ -26,13 +26,35 @@ tools="${K8S_WATCHER_TOOLS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-watcher-tool
 out="$tools/control-plane/kubernetes-${KUBERNETES_VERSION}-etcd-${ETCD_VERSION}"
 work="$tools/control-plane/build"
 
-have() { [ -x "$out/$1" ]; }
+# A binary is there when it runs and names its version (a build without the
+# version stamp below says v0.0.0-master, and is built again).
+have() {
+  [ -x "$out/$1" ] || return 1
+  case $1 in
+  etcd) "$out/etcd" --version 2>/dev/null | grep -qx "etcd Version: ${ETCD_VERSION}" ;;
+  kube-apiserver) "$out/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes v${KUBERNETES_VERSION}" ;;
+  kubectl) "$out/kubectl" version --client 2>/dev/null | grep -qx "Client Version: v${KUBERNETES_VERSION}" ;;
+  esac
+}
 if have etcd && have kube-apiserver && have kubectl; then
   echo "$out"
   exit 0
 fi
-mkdir -p "$out" "$work"
 log() { echo "control-plane: $*" >&2; }
+# Binaries the tests would take instead (setup-envtest's, for instance):
+# nothing to build.
+assets=${KUBEBUILDER_ASSETS:-}
+if [ -n "$assets" ] && [ -x "$assets/etcd" ] && [ -x "$assets/kube-apiserver" ] &&
+  [ -x "$assets/kubectl" ]; then
+  log "using KUBEBUILDER_ASSETS=$assets"
+  echo "$assets"
+  exit 0
+fi
+if ! command -v go >/dev/null 2>&1; then
+  log "Go is needed to build etcd ${ETCD_VERSION}, kube-apiserver and kubectl ${KUBERNETES_VERSION} (from the Go module proxy); or set KUBEBUILDER_ASSETS to a folder holding all three, e.g. setup-envtest's"
+  exit 1
+fi
+mkdir -p "$out" "$work"
 started=$SECONDS
 
 # etcd: the server module's go.mod replaces its sibling modules with folders
@@ -87,9 +109,18 @@ import (
 )
 SRC
   (cd "$dir" && go mod tidy >&2)
+  # The version a release build stamps in (hack/lib/version.sh): /version,
+  # `kubectl version` and the User-Agent say v1.x.y, not v0.0.0-master.
+  minor=${KUBERNETES_VERSION#1.}
+  minor=${minor%%.*}
+  ldflags="-s -w"
+  for pkg in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    ldflags+=" -X $pkg.gitVersion=v${KUBERNETES_VERSION} -X $pkg.gitMajor=1"
+    ldflags+=" -X $pkg.gitMinor=${minor} -X $pkg.gitTreeState=clean"
+  done
   for cmd in kube-apiserver kubectl; do
     if ! have "$cmd"; then
-      (cd "$dir" && go build -trimpath -ldflags "-s -w" -o "$out/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd" >&2)
+      (cd "$dir" && go build -trimpath -ldflags "$ldflags" -o "$out/$cmd.tmp" "k8s.io/kubernetes/cmd/$cmd" >&2)
       mv "$out/$cmd.tmp" "$out/$cmd"
     fi
   done

@@ -32,12 +32,28 @@ export function isStatusOnlyChange(
   ) {
     return false;
   }
-  return sameOutside(previous, next, TOP_LEVEL_IGNORED) &&
+  return sameType(previous.apiVersion, next.apiVersion) &&
+    sameType(previous.kind, next.kind) &&
+    sameOutside(previous, next, TOP_LEVEL_IGNORED) &&
     sameOutside(a, b, METADATA_IGNORED);
 }
 
-/** Top-level fields a status-only write may change. */
-const TOP_LEVEL_IGNORED: ReadonlySet<string> = new Set(["status", "metadata"]);
+/**
+ * kube-apiserver leaves `apiVersion` and `kind` out of the items of a LIST
+ * of a built-in type, and sends them with every watch event: one side
+ * without them is no change.
+ */
+function sameType(a: unknown, b: unknown): boolean {
+  return a === undefined || b === undefined || a === b;
+}
+
+/** Top-level fields compared apart, or that a status-only write may change. */
+const TOP_LEVEL_IGNORED: ReadonlySet<string> = new Set([
+  "status",
+  "metadata",
+  "apiVersion",
+  "kind",
+]);
 /** Metadata fields that change on every write, whatever it changed. */
 const METADATA_IGNORED: ReadonlySet<string> = new Set([
   "resourceVersion",

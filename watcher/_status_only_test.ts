@@ -288,3 +288,23 @@ Deno.test("isStatusOnlyChange ignores status and resourceVersion only where Kube
     "metadata.status",
   );
 });
+
+Deno.test("a listed object, which kube-apiserver sends without apiVersion and kind, and its next watch event differ only in status", () => {
+  // Items of a LIST of a built-in type have no apiVersion and kind; watch
+  // events' objects do.
+  const listed = changed((o) => {
+    delete o.apiVersion;
+    delete o.kind;
+  });
+  const event = changed((o) => {
+    o.metadata.resourceVersion = "11";
+    o.status = { replicas: 2, readyReplicas: 2 };
+  });
+  assert.equal(isStatusOnlyChange(listed, event), true);
+  assert.equal(isStatusOnlyChange(event, listed), true);
+  // Both present and different is still a difference.
+  assert.equal(
+    isStatusOnlyChange(deployment(), changed((o) => o.apiVersion = "apps/v2")),
+    false,
+  );
+});

@@ -1,0 +1,654 @@
+// FakeApiServer held against the real kube-apiserver: the same requests,
+// through the same client, against both; each case reduces the answers to
+// what a client or a test could notice, and the two must agree, or differ
+// exactly as testing/CONFORMANCE.md says.
+import assert from "node:assert/strict";
+import { FetchClient } from "../../client/fetch_client.ts";
+import { httpStatusOf } from "../../client/http_status.ts";
+import type { JsonValue, RestClient } from "../../client/rest_client.ts";
+import { runKubectl, startCluster } from "../../testing/_test_kubectl.ts";
+import type { FakeApiServer } from "../../testing/fake_api_server.ts";
+import {
+  controlPlaneMissing,
+  ignoredWithout,
+  kubectlMissing,
+  requireAvailable,
+} from "../requirements.ts";
+import { sharedControlPlane } from "./_harness.ts";
+
+const plane = sharedControlPlane({ watchCache: true });
+
+/** One server under test, reached the same way for both. */
+interface Target {
+  name: "fake" | "real";
+  client: FetchClient;
+  /** A client whose token the server refuses. */
+  unauthenticated: FetchClient;
+  /** Makes the history before now unreadable (etcd compaction; the fake's). */
+  compact(): Promise<void>;
+  /** kubectl against it. */
+  kubectl(
+    ...args: string[]
+  ): Promise<{ code: number; stdout: string; stderr: string }>;
+  /** A folder for manifests. */
+  dir: string;
+  fake?: FakeApiServer;
+}
+
+type Json = Record<string, unknown>;
+
+async function request(
+  client: RestClient,
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  path: string,
+  options: {
+    query?: Record<string, string>;
+    body?: unknown;
+    accept?: string;
+    contentType?: string;
+  } = {},
+): Promise<{ code: number; body: Json }> {
+  try {
+    const body = await client.performRequest({
+      method,
+      path,
+      querystring: new URLSearchParams(options.query ?? {}),
+      bodyJson: options.body as JsonValue,
+      accept: options.accept,
+      contentType: options.contentType,
+      expectJson: true,
+    }) as Json;
+    return { code: 200, body };
+  } catch (error) {
+    const status = (error as { status?: Json }).status ?? {};
+    return { code: httpStatusOf(error)?.code ?? 0, body: status };
+  }
+}
+
+/** The lines of a watch, until it ends or `until` says stop. */
+async function watchLines(
+  client: RestClient,
+  path: string,
+  query: Record<string, string>,
+  until: (events: Json[]) => boolean = () => false,
+  during?: () => Promise<unknown>,
+): Promise<{ code: number; events: Json[] }> {
+  const controller = new AbortController();
+  // However the server answers, a case ends.
+  const timer = setTimeout(() => controller.abort(), 15_000);
+  let stream: ReadableStream<Uint8Array>;
+  try {
+    stream = await client.performRequest({
+      method: "GET",
+      path,
+      querystring: new URLSearchParams({ watch: "1", ...query }),
+      abortSignal: controller.signal,
+      expectStream: true,
+    });
+  } catch (error) {
+    clearTimeout(timer);
+    return { code: httpStatusOf(error)?.code ?? 0, events: [] };
+  }
+  const events: Json[] = [];
+  const writes = during?.();
+  let partial = "";
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of stream) {
+      const lines = (partial + decoder.decode(chunk, { stream: true })).split(
+        "\n",
+      );
+      partial = lines.pop() ?? "";
+      for (const line of lines) if (line.trim()) events.push(JSON.parse(line));
+      if (until(events)) break;
+    }
+  } catch {
+    // Aborted below, or the server closed it.
+  } finally {
+    clearTimeout(timer);
+    controller.abort();
+  }
+  await writes;
+  return { code: 200, events };
+}
+
+/** What a Status body says, without its wording. */
+function statusShape(body: Json): Json {
+  const details = body.details as Json | undefined;
+  return {
+    kind: body.kind,
+    apiVersion: body.apiVersion,
+    status: body.status,
+    reason: body.reason,
+    code: body.code,
+    ...(details && {
+      details: {
+        name: details.name,
+        kind: details.kind,
+        causes: (details.causes as Json[] | undefined)?.map((c) => c.field),
+      },
+    }),
+  };
+}
+
+interface Case {
+  name: string;
+  run: (t: Target) => Promise<unknown>;
+  /** When the two differ on purpose: what each answers (see CONFORMANCE.md). */
+  differs?: { fake: unknown; real: unknown };
+}
+
+const CM = (ns: string) => `/api/v1/namespaces/${ns}/configmaps`;
+const DEPLOY = (ns: string) => `/apis/apps/v1/namespaces/${ns}/deployments`;
+const DEPLOYMENT = {
+  metadata: { name: "web", labels: { app: "web" } },
+  spec: {
+    replicas: 1,
+    selector: { matchLabels: { app: "web" } },
+    template: {
+      metadata: { labels: { app: "web" } },
+      spec: { containers: [{ name: "web", image: "nginx:1" }] },
+    },
+  },
+};
+
+async function namespace(t: Target, name: string): Promise<string> {
+  await request(t.client, "POST", "/api/v1/namespaces", {
+    body: { metadata: { name } },
+  });
+  return name;
+}
+
+const CASES: Case[] = [
+  {
+    name: "a create in a namespace that does not exist",
+    async run(t) {
+      const { code, body } = await request(
+        t.client,
+        "POST",
+        CM("no-such-namespace"),
+        {
+          body: { metadata: { name: "a" } },
+        },
+      );
+      return {
+        code,
+        reason: body.reason ?? null,
+        details: (body.details as Json | undefined)?.kind ?? null,
+      };
+    },
+    // Written down: the fake has no namespace lifecycle.
+    differs: {
+      fake: { code: 200, reason: null, details: null },
+      real: { code: 404, reason: "NotFound", details: "namespaces" },
+    },
+  },
+  {
+    name: "a LIST names its kind and apiVersion; its items: see CONFORMANCE.md",
+    async run(t) {
+      const ns = await namespace(t, "c-list");
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      const { body } = await request(t.client, "GET", CM(ns));
+      const [item] = body.items as Json[];
+      return {
+        kind: body.kind,
+        apiVersion: body.apiVersion,
+        rv: typeof (body.metadata as Json).resourceVersion,
+        itemKeys: Object.keys(item).sort(),
+      };
+    },
+    // Written down: real LIST items of built-in types have neither.
+    differs: {
+      fake: {
+        kind: "ConfigMapList",
+        apiVersion: "v1",
+        rv: "string",
+        itemKeys: ["apiVersion", "kind", "metadata"],
+      },
+      real: {
+        kind: "ConfigMapList",
+        apiVersion: "v1",
+        rv: "string",
+        itemKeys: ["metadata"],
+      },
+    },
+  },
+  {
+    name: "401 for a refused token",
+    async run(t) {
+      const { code, body } = await request(
+        t.unauthenticated,
+        "GET",
+        "/api/v1/namespaces",
+      );
+      return { code, status: statusShape(body) };
+    },
+  },
+  {
+    name: "404 for a missing object, with its name and kind",
+    async run(t) {
+      const { code, body } = await request(
+        t.client,
+        "GET",
+        `${CM("default")}/missing`,
+      );
+      return { code, status: statusShape(body) };
+    },
+  },
+  {
+    name:
+      "409 AlreadyExists for a second create, 409 Conflict for a stale resourceVersion",
+    async run(t) {
+      const ns = await namespace(t, "c-conflict");
+      const first = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      const again = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      await request(t.client, "PUT", `${CM(ns)}/a`, {
+        body: { metadata: first.body.metadata, data: { v: "1" } },
+      });
+      const stale = await request(t.client, "PUT", `${CM(ns)}/a`, {
+        body: { metadata: first.body.metadata, data: { v: "2" } },
+      });
+      return {
+        again: { code: again.code, status: statusShape(again.body) },
+        stale: { code: stale.code, status: statusShape(stale.body) },
+      };
+    },
+  },
+  {
+    name: "422 Invalid for a bad name, naming the field",
+    async run(t) {
+      const { code, body } = await request(t.client, "POST", CM("default"), {
+        body: { metadata: { name: "Not_Valid" } },
+      });
+      return { code, status: statusShape(body) };
+    },
+  },
+  {
+    name: "a continue token past a compaction is 410 Expired",
+    async run(t) {
+      const ns = await namespace(t, "c-continue");
+      for (const name of ["a", "b", "c"]) {
+        await request(t.client, "POST", CM(ns), {
+          body: { metadata: { name } },
+        });
+      }
+      const first = await request(t.client, "GET", CM(ns), {
+        query: { limit: "1" },
+      });
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "d" } },
+      });
+      await t.compact();
+      const next = await request(t.client, "GET", CM(ns), {
+        query: {
+          limit: "1",
+          continue: String((first.body.metadata as Json).continue),
+        },
+      });
+      return { code: next.code, status: statusShape(next.body) };
+    },
+  },
+  {
+    name: "resourceVersion 0, NotOlderThan and Exact on a LIST",
+    async run(t) {
+      const ns = await namespace(t, "c-rv");
+      const a = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      const rvA = String((a.body.metadata as Json).resourceVersion);
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "b" } },
+      });
+      const names = (r: { body: Json }) =>
+        (r.body.items as Json[] | undefined)?.map((i) =>
+          (i.metadata as Json).name
+        );
+      const any = await request(t.client, "GET", CM(ns), {
+        query: { resourceVersion: "0" },
+      });
+      const notOlder = await request(t.client, "GET", CM(ns), {
+        query: { resourceVersion: rvA, resourceVersionMatch: "NotOlderThan" },
+      });
+      const exact = await request(t.client, "GET", CM(ns), {
+        query: { resourceVersion: rvA, resourceVersionMatch: "Exact" },
+      });
+      const future = await request(t.client, "GET", CM(ns), {
+        query: { resourceVersion: "999999999", resourceVersionMatch: "Exact" },
+      });
+      const noRv = await request(t.client, "GET", CM(ns), {
+        query: { resourceVersionMatch: "Exact" },
+      });
+      return {
+        any: names(any),
+        notOlder: names(notOlder),
+        exact: {
+          names: names(exact),
+          rv: (exact.body.metadata as Json).resourceVersion === rvA,
+        },
+        future: { code: future.code, reason: future.body.reason },
+        noRv: { code: noRv.code, reason: noRv.body.reason },
+      };
+    },
+  },
+  {
+    name: "a watch from a compacted resourceVersion: 410 as an ERROR event",
+    async run(t) {
+      const ns = await namespace(t, "c-gone");
+      const a = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      await request(t.client, "PUT", `${CM(ns)}/a`, {
+        body: { metadata: a.body.metadata, data: { v: "1" } },
+      });
+      await t.compact();
+      const { code, events } = await watchLines(t.client, CM(ns), {
+        resourceVersion: String((a.body.metadata as Json).resourceVersion),
+        timeoutSeconds: "2",
+      }, (e) => e.length > 0);
+      return {
+        code,
+        first: events[0] &&
+          {
+            type: events[0].type,
+            status: statusShape(events[0].object as Json),
+          },
+      };
+    },
+  },
+  {
+    name:
+      "bookmarks: kind and apiVersion of the resource, metadata with only a resourceVersion",
+    async run(t) {
+      const ns = await namespace(t, "c-bookmark");
+      const other = await namespace(t, "c-bookmark-other");
+      const list = await request(t.client, "GET", CM(ns));
+      // kube-apiserver sends a bookmark 2 s before the watch's deadline,
+      // and only when the resource's resourceVersion moved on: a write in
+      // another namespace.
+      const { events } = await watchLines(
+        t.client,
+        CM(ns),
+        {
+          resourceVersion: String((list.body.metadata as Json).resourceVersion),
+          allowWatchBookmarks: "true",
+          timeoutSeconds: "3",
+        },
+        (e) => e.some((x) => x.type === "BOOKMARK"),
+        () =>
+          request(t.client, "POST", CM(other), {
+            body: { metadata: { name: "x" } },
+          }),
+      );
+      const bookmark = events.find((e) => e.type === "BOOKMARK")?.object as
+        | Json
+        | undefined;
+      return {
+        others: events.filter((e) => e.type !== "BOOKMARK").length,
+        bookmark: bookmark && {
+          kind: bookmark.kind,
+          apiVersion: bookmark.apiVersion,
+          metadata: Object.keys(bookmark.metadata as Json),
+        },
+      };
+    },
+  },
+  {
+    name:
+      "sendInitialEvents: ADDED events, then a bookmark annotated k8s.io/initial-events-end",
+    async run(t) {
+      const ns = await namespace(t, "c-initial");
+      for (const name of ["a", "b"]) {
+        await request(t.client, "POST", CM(ns), {
+          body: { metadata: { name } },
+        });
+      }
+      const { events } = await watchLines(t.client, CM(ns), {
+        sendInitialEvents: "true",
+        resourceVersionMatch: "NotOlderThan",
+        allowWatchBookmarks: "true",
+        timeoutSeconds: "5",
+      }, (e) => e.some((x) => x.type === "BOOKMARK"));
+      return events.map((e) => {
+        const o = e.object as Json;
+        const m = o.metadata as Json;
+        return e.type === "BOOKMARK"
+          ? { type: e.type, kind: o.kind, annotations: m.annotations }
+          : { type: e.type, kind: o.kind, name: m.name };
+      });
+    },
+  },
+  {
+    name:
+      "sendInitialEvents without allowWatchBookmarks: 200, and no event before the timeout",
+    async run(t) {
+      const { code, events } = await watchLines(t.client, CM("default"), {
+        sendInitialEvents: "true",
+        resourceVersionMatch: "NotOlderThan",
+        timeoutSeconds: "2",
+      });
+      return { code, events: events.length };
+    },
+  },
+  {
+    name: "PartialObjectMetadata: a list and a watch of metadata only",
+    async run(t) {
+      const ns = await namespace(t, "c-meta");
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" }, data: { x: "y" } },
+      });
+      const { body } = await request(t.client, "GET", CM(ns), {
+        accept:
+          "application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1",
+      });
+      const [item] = body.items as Json[];
+      const watched = await watchLines(t.client, CM(ns), {
+        resourceVersion: "0",
+        timeoutSeconds: "2",
+      }, (e) => e.length > 0);
+      return {
+        list: {
+          kind: body.kind,
+          apiVersion: body.apiVersion,
+          item: {
+            kind: item.kind,
+            apiVersion: item.apiVersion,
+            keys: Object.keys(item).sort(),
+          },
+        },
+        singularOnList: (await request(t.client, "GET", CM(ns), {
+          accept:
+            "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+        })).code,
+        fullWatchWithoutAccept: (watched.events[0]?.object as Json | undefined)
+          ?.kind,
+      };
+    },
+  },
+  {
+    name: "generation: 1 on create, bumped by spec, not by labels or /status",
+    async run(t) {
+      const ns = await namespace(t, "c-generation");
+      const merge = "application/merge-patch+json";
+      const gen = (r: { body: Json }) => (r.body.metadata as Json).generation;
+      const created = await request(t.client, "POST", DEPLOY(ns), {
+        body: DEPLOYMENT,
+      });
+      const labels = await request(t.client, "PATCH", `${DEPLOY(ns)}/web`, {
+        body: { metadata: { labels: { tier: "x" } } },
+        contentType: merge,
+      });
+      const status = await request(
+        t.client,
+        "PATCH",
+        `${DEPLOY(ns)}/web/status`,
+        {
+          body: { status: { replicas: 1 } },
+          contentType: merge,
+        },
+      );
+      const spec = await request(t.client, "PATCH", `${DEPLOY(ns)}/web`, {
+        body: { spec: { replicas: 2 } },
+        contentType: merge,
+      });
+      const cm = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      return {
+        created: gen(created),
+        labels: gen(labels),
+        status: gen(status),
+        spec: gen(spec),
+        configMap: gen(cm) ?? null,
+      };
+    },
+  },
+  {
+    name: "managedFields on a created object",
+    async run(t) {
+      const ns = await namespace(t, "c-managed");
+      const { body } = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" }, data: { k: "v" } },
+      });
+      const fields = (body.metadata as Json).managedFields as
+        | Json[]
+        | undefined;
+      return fields?.map((f) => ({
+        operation: f.operation,
+        fieldsType: f.fieldsType,
+      })) ?? null;
+    },
+    // Written down: the fake does not track managedFields.
+    differs: {
+      fake: null,
+      real: [{ operation: "Update", fieldsType: "FieldsV1" }],
+    },
+  },
+  {
+    name: "timeoutSeconds ends a quiet watch",
+    async run(t) {
+      const started = performance.now();
+      const { code, events } = await watchLines(t.client, CM("default"), {
+        timeoutSeconds: "1",
+        resourceVersion: "0",
+      });
+      return {
+        code,
+        ended: performance.now() - started < 10_000,
+        events: events.filter((e) => e.type !== "ADDED").length,
+      };
+    },
+  },
+  {
+    name:
+      "kubectl apply creates, then configures, then reports unchanged; get reads it back",
+    async run(t) {
+      const file = `${t.dir}/cm.json`;
+      const manifest = (v: string) =>
+        JSON.stringify({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { name: "applied", namespace: "default" },
+          data: { v },
+        });
+      const out: string[] = [];
+      for (const v of ["1", "2", "2"]) {
+        await Deno.writeTextFile(file, manifest(v));
+        const r = await t.kubectl("apply", "-f", file);
+        out.push(
+          r.code === 0 ? r.stdout.trim() : `exit ${r.code}: ${r.stderr.trim()}`,
+        );
+      }
+      const get = await t.kubectl(
+        "get",
+        "configmap",
+        "applied",
+        "-n",
+        "default",
+        "-o",
+        "jsonpath={.data.v}",
+      );
+      out.push(get.stdout);
+      return out;
+    },
+  },
+];
+
+Deno.test({
+  name:
+    "FakeApiServer and kube-apiserver answer the conformance cases alike, or differ as written down",
+  ignore: ignoredWithout(controlPlaneMissing ?? kubectlMissing),
+  async fn(t) {
+    requireAvailable(controlPlaneMissing ?? kubectlMissing);
+    const p = await plane();
+    await using cluster = await startCluster(
+      { token: "conformance" },
+      "conformance",
+    );
+    // kubectl reaches the fake over HTTPS (it sends tokens only there);
+    // FetchClient over a plain HTTP listener of the same server (the test
+    // certificate is its own CA, which rustls refuses as a server's).
+    const listener = await cluster.server.listen();
+    using fakeClient = new FetchClient({
+      server: listener.url,
+      token: "conformance",
+    });
+    using fakeRefused = new FetchClient({
+      server: listener.url,
+      token: "wrong",
+    });
+    using realClient = p.client();
+    using realRefused = new FetchClient({
+      server: p.url,
+      token: "wrong",
+      caData: p.caPem,
+    });
+    const targets: Target[] = [
+      {
+        name: "fake",
+        client: fakeClient,
+        unauthenticated: fakeRefused,
+        compact: () => Promise.resolve(cluster.server.compactHistory()),
+        kubectl: (...args) => runKubectl(cluster, ...args),
+        dir: cluster.dir,
+        fake: cluster.server,
+      },
+      {
+        name: "real",
+        client: realClient,
+        unauthenticated: realRefused,
+        // The watch cache serves old resourceVersions from memory: a
+        // restart starts it at the current revision, as compaction does
+        // for etcd.
+        compact: async () => {
+          await p.compact();
+          await p.restartApiServer();
+        },
+        kubectl: async (...args) => {
+          const r = await p.kubectlWith({ args });
+          return { code: r.code, stdout: r.stdout, stderr: r.stderr };
+        },
+        dir: p.dir,
+      },
+    ];
+    for (const c of CASES) {
+      await t.step(c.name, async () => {
+        const [fake, real] = [await c.run(targets[0]), await c.run(targets[1])];
+        if (c.differs) {
+          assert.deepEqual({ fake, real }, c.differs);
+        } else {
+          assert.deepEqual(
+            fake,
+            real,
+            `fake: ${JSON.stringify(fake)}\nreal: ${JSON.stringify(real)}`,
+          );
+        }
+      });
+    }
+  },
+});
