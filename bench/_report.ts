@@ -27,8 +27,23 @@ import {
   scaleVerdicts,
 } from "./_report_scale.ts";
 
-/** The three contenders. */
-export type ContenderName = "ours" | "peer" | "floor";
+/** The contenders: ours, the floor and the peers. */
+export type ContenderName =
+  | "ours"
+  | "peer"
+  | "floor"
+  | "client-go"
+  | "client-go-dynamic"
+  | "kube-rs"
+  | "kube-rs-dynamic";
+
+/** The compiled peers, in the order their rows are shown. */
+const NATIVE_ORDER: ContenderName[] = [
+  "client-go",
+  "client-go-dynamic",
+  "kube-rs",
+  "kube-rs-dynamic",
+];
 
 /** One contender process. */
 export interface RunRecord {
@@ -78,6 +93,11 @@ export interface Report {
   };
   runs: RunRecord[];
   storeCosts: StoreCosts[];
+  /** How each compiled peer's program was had (absent in older reports). */
+  native?: Record<
+    string,
+    { seconds: number; cached: boolean } | { unavailable: string }
+  >;
   totalSeconds: number;
 }
 
@@ -116,11 +136,26 @@ const NAMES: Record<ContenderName, string> = {
   ours: "ours (Watcher)",
   peer: "client-node 2.0.1 informer",
   floor: "raw floor",
+  "client-go": "client-go 0.37.2 informer (typed Pod)",
+  "client-go-dynamic": "client-go 0.37.2 informer (unstructured)",
+  "kube-rs": "kube-rs 5.0.0 reflector (typed Pod)",
+  "kube-rs-dynamic": "kube-rs 5.0.0 reflector (DynamicObject)",
 };
 const COLORS: Record<ContenderName, string> = {
   ours: "#2563eb",
   peer: "#dc2626",
   floor: "#6b7280",
+  "client-go": "#059669",
+  "client-go-dynamic": "#65a30d",
+  "kube-rs": "#d97706",
+  "kube-rs-dynamic": "#a16207",
+};
+/** The program each compiled peer runs. */
+const PROGRAM: Partial<Record<ContenderName, string>> = {
+  "client-go": "client_go",
+  "client-go-dynamic": "client_go",
+  "kube-rs": "kube_rs",
+  "kube-rs-dynamic": "kube_rs",
 };
 const ORDER: ContenderName[] = ["ours", "peer", "floor"];
 
@@ -147,7 +182,7 @@ export function renderMarkdown(report: Report): {
     runs.filter((r) =>
       r.contender === c && r.workload === "sync" && r.label === `sync ${n}`
     );
-  for (const c of ORDER) {
+  for (const c of [...ORDER, ...NATIVE_ORDER]) {
     sync[c] = {};
     for (const n of config.sizes) {
       sync[c][n] = median(syncRuns(c, n).map((r) => r.outcome!.syncMs!));
@@ -168,6 +203,21 @@ export function renderMarkdown(report: Report): {
     peer: heapOf("peer", `sync ${H}`),
     floorKeptInMap: heapOf("floor", `heap ${H} kept in a Map`),
   };
+  // Every contender's memory at the largest sync (managedFields dropped
+  // where the contender can): heap after GC, and RSS growth, per object.
+  const rssOf = (c: ContenderName) =>
+    median(
+      runs.filter((r) =>
+        r.contender === c && r.label === `sync ${H}` &&
+        r.outcome!.rssAfter !== undefined && r.outcome!.objects
+      ).map((r) =>
+        (r.outcome!.rssAfter! - r.outcome!.rssBefore!) / r.outcome!.objects!
+      ),
+    );
+  const memory: Record<string, { heap?: number; rss?: number }> = {};
+  for (const c of [...ORDER, ...NATIVE_ORDER]) {
+    memory[c] = { heap: heapOf(c, `sync ${H}`), rss: rssOf(c) };
+  }
 
   // Watch flood: from the server sending the first byte to the last event
   // applied, corrected by the measured clock offset.
@@ -186,7 +236,7 @@ export function renderMarkdown(report: Report): {
       eventsPerSec: m === undefined ? undefined : config.floodEvents / m * 1000,
     };
   };
-  for (const c of ORDER) flood[c] = floodOf(c, "flood");
+  for (const c of [...ORDER, ...NATIVE_ORDER]) flood[c] = floodOf(c, "flood");
   flood.floorKeptInMap = floodOf("floor", "flood kept in a Map");
 
   // Latency after the warm-up events.
@@ -194,7 +244,7 @@ export function renderMarkdown(report: Report): {
     string,
     { p50?: number; p90?: number; p99?: number; max?: number; n: number }
   > = {};
-  for (const c of ORDER) {
+  for (const c of [...ORDER, ...NATIVE_ORDER]) {
     const samples = runs.filter((r) =>
       r.contender === c && r.workload === "latency"
     ).flatMap((r) => r.outcome!.latencies!.slice(config.latency.warmup));
@@ -313,6 +363,79 @@ export function renderMarkdown(report: Report): {
         s.listLimits[0] === null ? "none" : s.listLimits[0]
       }; ${s.watches} watch request(s)`;
 
+  /** Ours side by side with every peer that ran, and those that could not. */
+  function leaders(): string[] {
+    const out: string[] = [];
+    const peers = NATIVE_ORDER.filter((c) =>
+      runs.some((r) => r.contender === c)
+    );
+    const missing = Object.entries(report.native ?? {}).filter((
+      [, b],
+    ) => "unavailable" in b) as [string, { unavailable: string }][];
+    if (peers.length === 0 && missing.length === 0) return out;
+    out.push("## Side by side with the compiled peers");
+    out.push("");
+    out.push(
+      `Same bench server, same bytes, one fresh process per run. Sync: from starting to the N-th object in the cache (client-go: the N-th \`AddFunc\`, called after the indexer holds the object; kube-rs: the reflector yielding \`InitDone\`). Flood: ${
+        size(config.floodEvents)
+      } MODIFIED over ${
+        size(config.floodObjects)
+      } pods, from the server's first byte to the last update handled. Memory at ${
+        size(H)
+      } objects with \`managedFields\` dropped (client-go: \`SetTransform\`; kube-rs: \`modify\` before the reflector; ours: \`ignoreFields\`); heap: V8's \`heapUsed\` after GC, Go's \`HeapAlloc\` after \`runtime.GC()\`, Rust's bytes live in the allocator (it has no collector); RSS: growth over the sync. Ratios are ours over theirs (below 1 is ours ahead for time and memory, above 1 for events/s).`,
+    );
+    out.push("");
+    const cols = ["ours", "peer", ...peers] as ContenderName[];
+    out.push(
+      `| Contender | ${
+        config.sizes.map((n) => `Sync ${size(n)}`).join(" | ")
+      } | Flood ev/s | Heap B/object | RSS B/object | Ours vs it: sync ${
+        size(big)
+      } / flood / heap |`,
+    );
+    out.push(
+      `| --- | ${
+        config.sizes.map(() => "---:").join(" | ")
+      } | ---: | ---: | ---: | ---: |`,
+    );
+    for (const c of cols) {
+      const versus = c === "ours"
+        ? ""
+        : `${ratio(div(sync.ours[big], sync[c][big]))} / ${
+          ratio(div(flood.ours.eventsPerSec, flood[c].eventsPerSec))
+        } / ${ratio(div(memory.ours.heap, memory[c].heap))}`;
+      out.push(
+        `| ${NAMES[c]} | ${
+          config.sizes.map((n) => ms(sync[c][n])).join(" | ")
+        } | ${num(flood[c].eventsPerSec)} | ${num(memory[c].heap)} | ${
+          num(memory[c].rss)
+        } | ${versus} |`,
+      );
+    }
+    out.push("");
+    const built = Object.entries(report.native ?? {}).filter(([, b]) =>
+      !("unavailable" in b)
+    ) as [string, { seconds: number; cached: boolean }][];
+    if (built.length > 0) {
+      out.push(
+        `Builds: ${
+          built.map(([p, b]) =>
+            `${p} ${b.cached ? "cached" : `built in ${b.seconds} s`}`
+          ).join(", ")
+        } (into \`~/.cache/k8s-watcher-tools/bench\`, reused while the sources under \`bench/contenders/\` are unchanged).`,
+      );
+      out.push("");
+    }
+    for (const [program, b] of missing) {
+      const names = NATIVE_ORDER.filter((c) => PROGRAM[c] === program).map((
+        c,
+      ) => NAMES[c]).join(", ");
+      out.push(`- Not run: ${names}: ${b.unavailable}.`);
+    }
+    if (missing.length > 0) out.push("");
+    return out;
+  }
+
   const m = report.machine;
   const lines: string[] = [];
   const p = (s = "") => lines.push(s);
@@ -400,6 +523,7 @@ export function renderMarkdown(report: Report): {
   }
   lines.push(...targets);
   p();
+  lines.push(...leaders());
   if (failures.length > 0) {
     p("## Failed runs");
     p();
@@ -561,6 +685,7 @@ export function renderMarkdown(report: Report): {
       sync,
       flood,
       heap,
+      memory,
       latency,
       ratios,
       prefixGrowth,
@@ -577,7 +702,11 @@ export function renderMarkdown(report: Report): {
     })),
   };
 
-  const chartSeries: ChartSeries[] = ORDER.map((c) => ({
+  const charted = [
+    ...ORDER,
+    ...NATIVE_ORDER.filter((c) => runs.some((r) => r.contender === c)),
+  ];
+  const chartSeries: ChartSeries[] = charted.map((c) => ({
     label: NAMES[c],
     color: COLORS[c],
     syncMs: new Map(
