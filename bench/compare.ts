@@ -16,8 +16,8 @@
  * - `--out DIR`: where RESULTS.md, results.json and chart.svg go; default bench/.
  * - `--rerender`: rebuild those three from the runs kept in results.json.
  * - `--final`: drop the "preliminary" banner (for a run on a quiet machine).
- * - `--native LIST`: which compiled peers to build and run, of
- *   `client_go,kube_rs` (the default); `--no-native` runs none.
+ * - `--native LIST`: which built peers to build and run, of
+ *   `client_go,kube_rs,fluent` (the default); `--no-native` runs none.
  *
  * @module
  */
@@ -67,11 +67,11 @@ const scaleOnly = flag("--scale-only");
 const scale = scaleOnly || !flag("--no-scale");
 const nativePrograms = flag("--no-native")
   ? []
-  : option("--native", "client_go,kube_rs").split(",").filter((p) => p);
+  : option("--native", "client_go,kube_rs,fluent").split(",").filter((p) => p);
 for (const p of nativePrograms) {
-  if (p !== "client_go" && p !== "kube_rs") {
+  if (p !== "client_go" && p !== "kube_rs" && p !== "fluent") {
     throw new Error(
-      `--native takes client_go and kube_rs, separated by commas, not ${p}`,
+      `--native takes client_go, kube_rs and fluent, separated by commas, not ${p}`,
     );
   }
 }
@@ -113,9 +113,10 @@ const NATIVE: Partial<Record<ContenderName, NativeContender>> = {
   "client-go-dynamic": { program: "client_go", variant: "dynamic" },
   "kube-rs": { program: "kube_rs", variant: "typed" },
   "kube-rs-dynamic": { program: "kube_rs", variant: "dynamic" },
+  fluent: { program: "fluent" },
 };
-/** Built binaries of the compiled peers, by program. */
-const binaries = new Map<string, string>();
+/** How to run each built peer, by program. */
+const binaries = new Map<string, { command: string; args: string[] }>();
 const V8_FLAGS = "--v8-flags=--expose-gc,--max-old-space-size=8192";
 const SCALE_V8_FLAGS =
   `--v8-flags=--expose-gc,--max-old-space-size=${SCALE_HEAP_MIB}`;
@@ -277,14 +278,14 @@ if (!scaleOnly) {
 
   for (const program of nativePrograms as NativeContender["program"][]) {
     const build: NativeBuild = await buildNative(program, log);
-    (report.native ??= {})[program] = "binary" in build
+    (report.native ??= {})[program] = "command" in build
       ? { seconds: build.seconds, cached: build.cached }
       : { unavailable: build.unavailable };
-    if ("binary" in build) {
-      binaries.set(program, build.binary);
+    if ("command" in build) {
+      binaries.set(program, build);
       log(
         build.cached
-          ? `${program}: cached build ${build.binary}`
+          ? `${program}: cached build ${build.command}`
           : `${program}: built in ${build.seconds} s`,
       );
     } else log(`${program} unavailable: ${build.unavailable}`);
@@ -370,8 +371,12 @@ async function measure(
   try {
     outcome = compiled
       ? await runProcess(
-        binaries.get(compiled.program)!,
-        [compiled.variant, taskJson],
+        binaries.get(compiled.program)!.command,
+        [
+          ...binaries.get(compiled.program)!.args,
+          ...(compiled.variant ? [compiled.variant] : []),
+          taskJson,
+        ],
         limits.timeoutMs,
       ) as Outcome
       : await runScript(
