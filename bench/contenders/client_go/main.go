@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -72,6 +73,7 @@ func fail(format string, args ...any) {
 }
 
 func report(o outcome) {
+	pprof.StopCPUProfile()
 	b, err := json.Marshal(o)
 	if err != nil {
 		fail("cannot encode the outcome: %v", err)
@@ -221,6 +223,17 @@ func main() {
 	// (sendInitialEvents), which client-go tries first by default and would
 	// wait for on an idle watch. Against a real API server leave this on.
 	os.Setenv("KUBE_FEATURE_WatchListClient", "false")
+
+	// BENCH_CPUPROFILE=file writes a CPU profile of the run (go tool pprof).
+	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
+		f, err := os.Create(path)
+		if err != nil {
+			fail("cpu profile: %v", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			fail("cpu profile: %v", err)
+		}
+	}
 
 	ctx, cancel := context.WithTimeout(context.Background(), time.Duration(t.TimeoutMs)*time.Millisecond)
 	defer cancel()
