@@ -701,6 +701,7 @@ export function renderMarkdown(report: Report): {
     },
     targets: verdicts,
     storeCosts: report.storeCosts,
+    native: report.native,
     runs: report.runs.map((r) => ({
       ...r,
       outcome: r.outcome && {
