@@ -1,7 +1,7 @@
 /**
  * A dependency-free SVG chart of the side-by-side results: initial sync
  * time and sync throughput against object count (log scales), and watch
- * flood events/s, for the three contenders; below them, when the scale
+ * flood events/s, for every contender; below them, when the scale
  * section ran, sync time, time per object and retained heap per object of
  * the scale curves.
  *
@@ -33,6 +33,9 @@ const H = 360;
 const PANEL_W = 250;
 const PANEL_H = 220;
 const TOP = 60;
+const LEGEND_COLUMNS = 3;
+const LEGEND_WIDTH = 330;
+const LEGEND_ROW = 18;
 const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
 
 function esc(text: string): string {
@@ -280,7 +283,11 @@ export function renderChart(
   scale: ScaleSeries[] = [],
 ): string {
   const second = scale.some((s) => s.syncMs.size > 0);
-  const height = second ? 2 * H + 20 : H;
+  // The legend wraps, three contenders a row, and the subtitle gets a line
+  // of its own below it, so that long names never run into either.
+  const rows = Math.ceil(series.length / LEGEND_COLUMNS);
+  const top = H + rows * LEGEND_ROW;
+  const height = second ? top + H + 20 : top;
   const counts = [...new Set(series.flatMap((s) => [...s.syncMs.keys()]))]
     .sort((a, b) => a - b);
   const timeSeries = series.map((s) => ({
@@ -297,14 +304,14 @@ export function renderChart(
       c,
     ) => [c, c / (s.syncMs.get(c)! / 1000)] as [number, number]),
   }));
-  const legend = series.map((s, i) =>
-    `<rect x="${70 + i * 230}" y="${
-      H - 22
-    }" width="14" height="14" fill="${s.color}"/>` +
-    `<text x="${90 + i * 230}" y="${
-      H - 10
-    }" font-size="12" fill="#111827" ${FONT}>${esc(s.label)}</text>`
-  ).join("\n");
+  const legend = series.map((s, i) => {
+    const x = 70 + (i % LEGEND_COLUMNS) * LEGEND_WIDTH;
+    const y = H - 22 + Math.floor(i / LEGEND_COLUMNS) * LEGEND_ROW;
+    return `<rect x="${x}" y="${y}" width="14" height="14" fill="${s.color}"/>` +
+      `<text x="${x + 20}" y="${
+        y + 12
+      }" font-size="12" fill="#111827" ${FONT}>${esc(s.label)}</text>`;
+  }).join("\n");
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${W}" height="${height}" viewBox="0 0 ${W} ${height}">
 <rect width="${W}" height="${height}" fill="#ffffff"/>
 <text x="${W - 16}" y="${
@@ -332,7 +339,7 @@ ${
   }
 ${barPanel(810, series, floodLabel)}
 ${legend}
-${second ? scaleRow(H, scale) : ""}
+${second ? scaleRow(top, scale) : ""}
 </svg>
 `;
 }

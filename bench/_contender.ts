@@ -50,6 +50,9 @@ export interface Outcome {
   /** Heap: bytes used after GC, before and after the sync. */
   heapBefore?: number;
   heapAfter?: number;
+  /** Heap: resident set size (bytes) before and after the sync. */
+  rssBefore?: number;
+  rssAfter?: number;
   /** Flood: when the last event was applied (our clock). */
   lastAppliedAt?: number;
   /** Flood: events applied. */

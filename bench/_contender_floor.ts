@@ -101,6 +101,7 @@ const stop = new AbortController();
 
 if (task.workload === "sync") {
   const before = task.heap ? await settledHeap() : 0;
+  const rssBefore = Deno.memoryUsage().rss;
   const t0 = now();
   const { count } = await list();
   outcome.syncMs = now() - t0;
@@ -108,6 +109,8 @@ if (task.workload === "sync") {
   if (task.heap) {
     outcome.heapBefore = before;
     outcome.heapAfter = await settledHeap();
+    outcome.rssBefore = rssBefore;
+    outcome.rssAfter = Deno.memoryUsage().rss;
     outcome.heapPerObject = (outcome.heapAfter - before) / count;
     if (task.keep && kept.size !== count) fail("kept map lost objects");
   }

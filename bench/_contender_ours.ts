@@ -104,6 +104,7 @@ const watcher = makeWatcher(client);
 
 if (task.workload === "sync") {
   const before = task.heap ? await settledHeap() : 0;
+  const rssBefore = Deno.memoryUsage().rss;
   const t0 = now();
   void watcher.start(stopper.signal);
   const count = await watcher.waitForSync(AbortSignal.timeout(task.timeoutMs));
@@ -113,6 +114,8 @@ if (task.workload === "sync") {
   if (task.heap) {
     outcome.heapBefore = before;
     outcome.heapAfter = await settledHeap();
+    outcome.rssBefore = rssBefore;
+    outcome.rssAfter = Deno.memoryUsage().rss;
     outcome.heapPerObject = (outcome.heapAfter - before) / count;
   }
   report(outcome);

@@ -83,6 +83,7 @@ informer.on("add", () => {
 
 if (task.workload === "sync") {
   const before = task.heap ? await settledHeap() : 0;
+  const rssBefore = Deno.memoryUsage().rss;
   const t0 = now();
   void informer.start();
   const at = await synced.promise;
@@ -91,6 +92,8 @@ if (task.workload === "sync") {
   if (task.heap) {
     outcome.heapBefore = before;
     outcome.heapAfter = await settledHeap();
+    outcome.rssBefore = rssBefore;
+    outcome.rssAfter = Deno.memoryUsage().rss;
     outcome.heapPerObject = (outcome.heapAfter - before) / outcome.objects;
   }
   report(outcome);

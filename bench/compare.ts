@@ -1,8 +1,10 @@
 /**
  * Side-by-side benchmark: our `Watcher`, `@kubernetes/client-node` 2.0.1's
- * informer (under Deno) and the raw floor (fetch + line split + JSON.parse),
- * one after another in fresh processes, against one bench server process
- * serving identical pre-serialized bytes on 127.0.0.1.
+ * informer (under Deno), the raw floor (fetch + line split + JSON.parse)
+ * and the compiled peers (client-go's informer, kube-rs's reflector; built
+ * on first use, see `_native.ts`), one after another in fresh processes,
+ * against one bench server process serving identical pre-serialized bytes
+ * on 127.0.0.1.
  *
  * Run with `deno task bench:compare`. Options:
  * - `--quick`: 1k and 10k objects, a 20k-event flood, fewer repeats (smoke test).
@@ -14,6 +16,8 @@
  * - `--out DIR`: where RESULTS.md, results.json and chart.svg go; default bench/.
  * - `--rerender`: rebuild those three from the runs kept in results.json.
  * - `--final`: drop the "preliminary" banner (for a run on a quiet machine).
+ * - `--native LIST`: which built peers to build and run, of
+ *   `client_go,kube_rs,fluent` (the default); `--no-native` runs none.
  *
  * @module
  */
@@ -36,6 +40,11 @@ import {
 import { renderChart } from "./_chart.ts";
 import { NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import { fanoutSetups } from "./_report_scale.ts";
+import {
+  buildNative,
+  type NativeBuild,
+  type NativeContender,
+} from "./_native.ts";
 
 const args = [...Deno.args];
 function flag(name: string): boolean {
@@ -56,6 +65,16 @@ const rerender = flag("--rerender");
 const final = flag("--final");
 const scaleOnly = flag("--scale-only");
 const scale = scaleOnly || !flag("--no-scale");
+const nativePrograms = flag("--no-native")
+  ? []
+  : option("--native", "client_go,kube_rs,fluent").split(",").filter((p) => p);
+for (const p of nativePrograms) {
+  if (p !== "client_go" && p !== "kube_rs" && p !== "fluent") {
+    throw new Error(
+      `--native takes client_go, kube_rs and fluent, separated by commas, not ${p}`,
+    );
+  }
+}
 const repeats = Number(option("--repeats", quick ? "1" : "5"));
 const outDir = new URL(
   option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
@@ -83,11 +102,21 @@ const FANOUT_CONSUMERS = 10;
 
 const here = new URL(".", import.meta.url);
 
-const CONTENDERS: Record<ContenderName, URL> = {
+const SCRIPTS: Partial<Record<ContenderName, URL>> = {
   floor: new URL("_contender_floor.ts", here),
   ours: new URL("_contender_ours.ts", here),
   peer: new URL("_contender_peer.ts", here),
 };
+/** The compiled peers, in the order they run. */
+const NATIVE: Partial<Record<ContenderName, NativeContender>> = {
+  "client-go": { program: "client_go", variant: "typed" },
+  "client-go-dynamic": { program: "client_go", variant: "dynamic" },
+  "kube-rs": { program: "kube_rs", variant: "typed" },
+  "kube-rs-dynamic": { program: "kube_rs", variant: "dynamic" },
+  fluent: { program: "fluent" },
+};
+/** How to run each built peer, by program. */
+const binaries = new Map<string, { command: string; args: string[] }>();
 const V8_FLAGS = "--v8-flags=--expose-gc,--max-old-space-size=8192";
 const SCALE_V8_FLAGS =
   `--v8-flags=--expose-gc,--max-old-space-size=${SCALE_HEAP_MIB}`;
@@ -101,21 +130,30 @@ const log = (msg: string) =>
   );
 
 /** Runs a Deno script in a fresh process; returns its `RESULT` payload. */
-async function runScript(
+function runScript(
   script: URL,
   scriptArgs: string[],
   timeoutMs: number,
   extraFlags: string[] = [],
 ): Promise<unknown> {
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--no-lock",
-      "--allow-all",
-      ...extraFlags,
-      script.pathname,
-      ...scriptArgs,
-    ],
+  return runProcess(Deno.execPath(), [
+    "run",
+    "--no-lock",
+    "--allow-all",
+    ...extraFlags,
+    script.pathname,
+    ...scriptArgs,
+  ], timeoutMs);
+}
+
+/** Runs a program in a fresh process; returns its `RESULT` payload. */
+async function runProcess(
+  command: string,
+  args: string[],
+  timeoutMs: number,
+): Promise<unknown> {
+  const { code, stdout, stderr } = await new Deno.Command(command, {
+    args,
     stdout: "piped",
     stderr: "piped",
     signal: AbortSignal.timeout(timeoutMs),
@@ -195,6 +233,7 @@ const fresh: Report = {
   server: {},
   runs: [],
   storeCosts: [],
+  native: {},
   totalSeconds: 0,
 };
 // --scale-only: the other sections come from the last full run.
@@ -235,6 +274,21 @@ if (!scaleOnly) {
     throw new Error(
       `Cannot load ${PEER_SPECIFIER}: ${new TextDecoder().decode(stderr)}`,
     );
+  }
+
+  for (const program of nativePrograms as NativeContender["program"][]) {
+    const build: NativeBuild = await buildNative(program, log);
+    (report.native ??= {})[program] = "command" in build
+      ? { seconds: build.seconds, cached: build.cached }
+      : { unavailable: build.unavailable };
+    if ("command" in build) {
+      binaries.set(program, build);
+      log(
+        build.cached
+          ? `${program}: cached build ${build.command}`
+          : `${program}: built in ${build.seconds} s`,
+      );
+    } else log(`${program} unavailable: ${build.unavailable}`);
   }
 
   log("store costs (fresh process)");
@@ -307,18 +361,30 @@ async function measure(
   let outcome: Outcome | undefined;
   let error: string | undefined;
   let stats: ScenarioStats | undefined;
+  const taskJson = JSON.stringify({
+    ...task,
+    server: base,
+    objects: scenario.objects,
+    timeoutMs: limits.timeoutMs - 10_000,
+  });
+  const compiled = NATIVE[contender];
   try {
-    outcome = await runScript(
-      CONTENDERS[contender],
-      [JSON.stringify({
-        ...task,
-        server: base,
-        objects: scenario.objects,
-        timeoutMs: limits.timeoutMs - 10_000,
-      })],
-      limits.timeoutMs,
-      [limits.v8Flags],
-    ) as Outcome;
+    outcome = compiled
+      ? await runProcess(
+        binaries.get(compiled.program)!.command,
+        [
+          ...binaries.get(compiled.program)!.args,
+          ...(compiled.variant ? [compiled.variant] : []),
+          taskJson,
+        ],
+        limits.timeoutMs,
+      ) as Outcome
+      : await runScript(
+        SCRIPTS[contender]!,
+        [taskJson],
+        limits.timeoutMs,
+        [limits.v8Flags],
+      ) as Outcome;
     stats = await scenarioStats(base);
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
@@ -358,7 +424,14 @@ async function measure(
   log(`${label} #${repeat + 1} ${contender}: ${summary}`);
 }
 
-const order: ContenderName[] = ["floor", "ours", "peer"];
+const order: ContenderName[] = [
+  "floor",
+  "ours",
+  "peer",
+  ...(Object.keys(NATIVE) as ContenderName[]).filter((c) =>
+    binaries.has(NATIVE[c]!.program)
+  ),
+];
 try {
   if (!scaleOnly) await measureMain();
   if (scale) await measureScale();
