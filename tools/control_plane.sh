@@ -28,13 +28,17 @@ work="$tools/control-plane/build"
 
 # A binary is there when it runs and names its version (a build without the
 # version stamp below says v0.0.0-master, and is built again).
+# (The output is read whole first: with pipefail, `| grep -q` would fail
+# the check whenever grep exits before the program has written everything.)
 have() {
   [ -x "$out/$1" ] || return 1
+  local version expected
   case $1 in
-  etcd) "$out/etcd" --version 2>/dev/null | grep -qx "etcd Version: ${ETCD_VERSION}" ;;
-  kube-apiserver) "$out/kube-apiserver" --version 2>/dev/null | grep -qx "Kubernetes v${KUBERNETES_VERSION}" ;;
-  kubectl) "$out/kubectl" version --client 2>/dev/null | grep -qx "Client Version: v${KUBERNETES_VERSION}" ;;
+  etcd) version=$("$out/etcd" --version 2>/dev/null) expected="etcd Version: ${ETCD_VERSION}" ;;
+  kube-apiserver) version=$("$out/kube-apiserver" --version 2>/dev/null) expected="Kubernetes v${KUBERNETES_VERSION}" ;;
+  kubectl) version=$("$out/kubectl" version --client 2>/dev/null) expected="Client Version: v${KUBERNETES_VERSION}" ;;
   esac
+  grep -qx "$expected" <<<"$version"
 }
 if have etcd && have kube-apiserver && have kubectl; then
   echo "$out"

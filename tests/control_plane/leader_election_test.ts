@@ -25,10 +25,12 @@ const LEASES: Gvr = {
 };
 const NAMESPACE = "election";
 const LEASE = "controller";
+// Short, so the test takes seconds, with room for a loaded 2-core machine:
+// a renewal may take a second without the leader losing its lease.
 const TIMINGS = {
-  leaseDurationMs: 3_000,
-  renewDeadlineMs: 2_000,
-  retryPeriodMs: 500,
+  leaseDurationMs: 5_000,
+  renewDeadlineMs: 3_500,
+  retryPeriodMs: 700,
 };
 
 /** When an elector led, on this process's monotonic clock. */
