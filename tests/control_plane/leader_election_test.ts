@@ -201,9 +201,17 @@ planeTest(
         () => history.at(-1)?.holder === "d",
         () => `Lease history: ${JSON.stringify(history)}`,
       );
+      // The Lease's watch may open after "a" first took it (it then starts
+      // at a later holder): the holders it saw are the terms' from there.
+      const holders = history.map((h) => h.holder).filter((h) => h);
+      const expected = ["a", second.identity, third.identity, "d"];
+      assert.ok(
+        holders.length >= 3,
+        `Lease history: ${JSON.stringify(history)}`,
+      );
       assert.deepEqual(
-        history.map((h) => h.holder).filter((h) => h),
-        ["a", second.identity, third.identity, "d"],
+        holders,
+        expected.slice(expected.length - holders.length),
       );
       const transitions = history.filter((h) => h.holder).map((h) =>
         h.transitions ?? 0
