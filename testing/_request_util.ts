@@ -1,8 +1,8 @@
 import type { Clock } from "../clock.ts";
-import type { FaultBook } from "./_faults.ts";
 import { buildFilter, type ObjectFilter } from "./_object_filter.ts";
 import type { ResourceRegistry } from "./_registry.ts";
 import { badRequest, type StatusCause } from "./_status.ts";
+import type { ReactorChain } from "./_reactors.ts";
 import type { ObjectStore } from "./_store.ts";
 import { TABLE_CONTENT_TYPE } from "./_table.ts";
 import type { WatchHub } from "./_watch.ts";
@@ -15,7 +15,7 @@ export interface ServerCore {
   readonly registry: ResourceRegistry;
   readonly store: ObjectStore;
   readonly hub: WatchHub;
-  readonly faults: FaultBook;
+  readonly reactors: ReactorChain;
   readonly clock: Clock;
   readonly bookmarkIntervalMs: number;
   readonly supportsWatchList: boolean;
@@ -23,7 +23,7 @@ export interface ServerCore {
   readonly token: string | undefined;
   continueEpoch: number;
   readonly requests: RequestRecord[];
-  /** Streams that answer nothing (stall faults), closed with the server. */
+  /** Answers whose body never comes (`hold()`), closed with the server. */
   readonly stalls: Set<{ close(): void }>;
 }
 

@@ -1,10 +1,10 @@
 import type { KubeObject } from "../types.ts";
 import { discovery } from "./_discovery.ts";
 import { openApi } from "./_openapi.ts";
-import type { RequestVerb } from "./_faults.ts";
-import { breakBody, faultResponse, stall } from "./_fault_responses.ts";
+import type { RequestVerb } from "./_reactors.ts";
+import { stall } from "./_fault_responses.ts";
 import { list } from "./_list_request.ts";
-import type { ResourceRegistry } from "./_registry.ts";
+import { gvrKey, type ResourceRegistry } from "./_registry.ts";
 import {
   filterOf,
   json,
@@ -31,6 +31,7 @@ import { includeObjectParam, toTable } from "./_table.ts";
 import { watch } from "./_watch_request.ts";
 import { patch, readDeleteOptions } from "./_write_request.ts";
 import { FakeApiError } from "./fake_api_error.ts";
+import type { WatchTap } from "./reactor.ts";
 import type { RequestRecord } from "./request_record.ts";
 
 export type { ServerCore, StreamSignals } from "./_request_util.ts";
@@ -51,59 +52,72 @@ export async function handleRequest(
     segments = [];
   }
   const route = parseRoute(segments, core.registry, url.host);
-  const q = url.searchParams;
-  const verb = verbOf(request.method, route, q);
+  const verb = verbOf(request.method, route, url.searchParams);
   core.requests.push(record(request.method, url, verb, route));
   if (
     core.token !== undefined &&
     request.headers.get("authorization") !== `Bearer ${core.token}`
   ) {
-    // Authentication comes first, before routing errors and faults.
+    // Authentication comes first, before routing errors and reactors.
     return statusResponse(failure(401, "Unauthorized"));
   }
-  try {
-    if (verb === "unknown") {
-      return statusResponse(
-        route.type === "unknown" ? resourceNotFound() : methodNotAllowed(),
-      );
-    }
-    const resource = route.type === "resource" ? route.info : undefined;
-    const action = core.faults.match(
-      verb,
-      resource
-        ? `${resource.group}/${resource.version}/${resource.resource}`
-        : undefined,
-    );
-    if (action?.kind === "status") return faultResponse(action);
-    if (action?.kind === "stall") {
-      return stall(core, signals);
-    }
-
-    let response: Response;
-    if (route.type === "discovery") {
-      response = json(200, route.body);
-    } else if (route.type === "health") {
-      response = new Response("ok", {
-        headers: { "content-type": "text/plain" },
-      });
-    } else if (route.type === "resource") {
-      // Before anything is done, as the API server's handlers negotiate.
-      const form = negotiateOutput(request.headers.get("accept"));
-      if (verb === "watch") {
-        return watch(core, route, q, signals, action, form);
-      }
-      response = await resourceRequest(core, verb, route, q, request, form);
-      if (verb !== "list") response = await convertAnswer(response, form);
-    } else {
-      response = statusResponse(resourceNotFound());
-    }
-    return action ? breakBody(response, action) : response;
-  } catch (err) {
-    if (err instanceof FakeApiError) return statusResponse(err.status);
+  if (verb === "unknown") {
     return statusResponse(
-      failure(500, `fake API server failed: ${(err as Error)?.message ?? err}`),
+      route.type === "unknown" ? resourceNotFound() : methodNotAllowed(),
     );
   }
+  const target = route.type === "resource" ? route : undefined;
+  try {
+    return await core.reactors.run({
+      verb,
+      resource: target?.info,
+      gvrKey: target && gvrKey(target.info),
+      namespace: target?.namespace,
+      name: target?.name,
+      subresource: target?.subresource,
+      url,
+      request,
+    }, {
+      serve: (tap) => serve(core, route, verb, url, request, signals, tap),
+      hold: () => stall(core, signals),
+    });
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+/** The server's own answer, after every reactor passed or for one that wraps it. */
+async function serve(
+  core: ServerCore,
+  route: Route,
+  verb: RequestVerb,
+  url: URL,
+  request: Request,
+  signals: StreamSignals,
+  tap: WatchTap | undefined,
+): Promise<Response> {
+  const q = url.searchParams;
+  try {
+    if (route.type === "discovery") return json(200, route.body);
+    if (route.type === "health") {
+      return new Response("ok", { headers: { "content-type": "text/plain" } });
+    }
+    if (route.type !== "resource") return statusResponse(resourceNotFound());
+    // Before anything is done, as the API server's handlers negotiate.
+    const form = negotiateOutput(request.headers.get("accept"));
+    if (verb === "watch") return watch(core, route, q, signals, tap, form);
+    const response = await resourceRequest(core, verb, route, q, request, form);
+    return verb === "list" ? response : await convertAnswer(response, form);
+  } catch (err) {
+    return failed(err);
+  }
+}
+
+function failed(err: unknown): Response {
+  if (err instanceof FakeApiError) return statusResponse(err.status);
+  return statusResponse(
+    failure(500, `fake API server failed: ${(err as Error)?.message ?? err}`),
+  );
 }
 
 function parseRoute(

@@ -3,9 +3,11 @@ import type { KubeStatus } from "../client/api_error.ts";
 import type { KubeObject } from "../types.ts";
 import type { ChangeType, HistoryEntry } from "./_history.ts";
 import type { ObjectFilter } from "./_object_filter.ts";
+import type { FakeWatchStream, WatchTap } from "./reactor.ts";
 import type { ResourceInfo } from "./resources.ts";
 
 const encoder = new TextEncoder();
+const decoder = new TextDecoder();
 
 /** The annotation on the bookmark that ends the initial events of a watch list. */
 export const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
@@ -34,10 +36,8 @@ export interface WatchSetup {
    * Metadata-only watches convert bookmarks like any other object.
    */
   bookmarkType?: { kind: string; apiVersion: string };
-  /** Close after this many lines. */
-  dropAfter?: number;
-  /** After this many lines, send half a line and close. */
-  truncateAfter?: number;
+  /** A reactor's changes to what the stream sends. */
+  tap?: WatchTap;
   /** Called once when the watch ends for any reason. */
   onEnd: (watch: ServerWatch) => void;
 }
@@ -80,8 +80,7 @@ export class ServerWatch {
     }
     if (setup.signal?.aborted) this.#abort(setup.signal.reason);
     else if (setup.closeSignal?.aborted) this.close();
-    else if (setup.dropAfter === 0) this.close();
-    else this.#checkTruncate();
+    else this.#tapSent();
   }
 
   /** Whether the watch has ended. */
@@ -214,30 +213,50 @@ export class ServerWatch {
 
   #sendLine(bytes: Uint8Array): void {
     if (this.#ended) return;
+    const rewrite = this.#setup.tap?.line;
+    if (rewrite !== undefined) {
+      // Lines are shared between watches (entry.lines): rewrite a copy.
+      const text = rewrite(decoder.decode(bytes), this.#stream);
+      if (this.#ended) return;
+      if (text !== undefined) bytes = encoder.encode(text);
+    }
     this.#controller.enqueue(bytes);
     this.#sent++;
-    const { dropAfter } = this.#setup;
-    if (dropAfter !== undefined && this.#sent >= dropAfter) {
-      this.close();
-      return;
-    }
-    this.#checkTruncate();
+    this.#tapSent();
   }
 
-  #checkTruncate(): void {
-    const { truncateAfter, info } = this.#setup;
-    if (truncateAfter === undefined || this.#sent < truncateAfter) return;
-    const whole = line("MODIFIED", {
-      kind: info.kind,
-      apiVersion: info.apiVersion,
-      metadata: {
-        name: "truncated",
-        resourceVersion: String(this.#setup.currentRv()),
-      },
-    });
-    this.#controller.enqueue(whole.slice(0, Math.floor(whole.length / 2)));
-    this.close();
+  #tapSent(): void {
+    if (!this.#ended) this.#setup.tap?.sent?.(this.#stream);
   }
+
+  /** The stream as a tap sees it. */
+  #stream: FakeWatchStream = ((watch: ServerWatch) => ({
+    get resource() {
+      return watch.#setup.info;
+    },
+    get lines() {
+      return watch.#sent;
+    },
+    get resourceVersion() {
+      return String(watch.#setup.currentRv());
+    },
+    get ended() {
+      return watch.#ended;
+    },
+    write(text: string) {
+      if (!watch.#ended) watch.#controller.enqueue(encoder.encode(text));
+    },
+    error(status: KubeStatus) {
+      // Not through #sendLine: a tap that errors the stream from `sent`
+      // would see its own ERROR line and error it again.
+      if (watch.#ended) return;
+      watch.#controller.enqueue(line("ERROR", status));
+      watch.close();
+    },
+    end() {
+      watch.close();
+    },
+  }))(this);
 }
 
 function line(type: string, object: unknown): Uint8Array {

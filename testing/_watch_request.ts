@@ -16,14 +16,14 @@ import type { OutputForm } from "./_media_type.ts";
 import { includeObjectParam, TABLE_CONTENT_TYPE, toTable } from "./_table.ts";
 import { INITIAL_EVENTS_END, ServerWatch } from "./_watch.ts";
 import { FakeApiError } from "./fake_api_error.ts";
-import type { FaultAction } from "./faults.ts";
+import type { WatchTap } from "./reactor.ts";
 
 export function watch(
   core: ServerCore,
   route: ResourceRoute,
   q: URLSearchParams,
   signals: StreamSignals,
-  action: FaultAction | undefined,
+  tap: WatchTap | undefined,
   form: OutputForm,
 ): Response {
   const info = route.info;
@@ -115,10 +115,7 @@ export function watch(
     bookmarkType: metadataOnly
       ? { kind: "PartialObjectMetadata", apiVersion: form.apiVersion }
       : undefined,
-    dropAfter: action?.kind === "drop" ? action.afterEvents ?? 0 : undefined,
-    truncateAfter: action?.kind === "truncate"
-      ? action.afterEvents ?? 0
-      : undefined,
+    tap,
     onEnd: (w) => core.hub.remove(w),
   });
   core.hub.add(watcher);

@@ -2,8 +2,8 @@ import { assertOptionNames } from "../_option_names.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
 import type { KubeObject } from "../types.ts";
-import { FaultBook } from "./_faults.ts";
 import { type Listening, serveOn } from "./_listen.ts";
+import { checkReactor, ReactorChain } from "./_reactors.ts";
 import { gvrKey, ResourceRegistry } from "./_registry.ts";
 import {
   handleRequest,
@@ -14,7 +14,9 @@ import { failure, statusResponse } from "./_status.ts";
 import { ObjectStore } from "./_store.ts";
 import { mergePatcher } from "./_write_request.ts";
 import { WatchHub } from "./_watch.ts";
-import type { Fault, FaultHandle } from "./faults.ts";
+import { faultReactor } from "./fault_reactor.ts";
+import type { FakeApiFault, FaultHandle } from "./faults.ts";
+import type { Reactor, ReactorHandle } from "./reactor.ts";
 import type { RequestRecord } from "./request_record.ts";
 import {
   builtinResources,
@@ -126,8 +128,9 @@ export interface FakeApiListener extends AsyncDisposable {
  * under one global resourceVersion, LIST with label and field selectors and
  * pagination, WATCH with history, bookmarks, timeouts and initial events,
  * GET/POST/PUT/PATCH/DELETE with Kubernetes-shaped `Status` errors, fault
- * injection, discovery for kubectl, and a bounded history whose expiry
- * gives 410 Expired like a compacted etcd. Answers are negotiated from
+ * injection and reactors (a test's own answers to chosen requests),
+ * discovery for kubectl, and a bounded history whose expiry gives 410
+ * Expired like a compacted etcd. Answers are negotiated from
  * `Accept` as the API server does: metadata-only
  * (`as=PartialObjectMetadataList` / `as=PartialObjectMetadata`,
  * `meta.k8s.io` `v1` or `v1beta1`) and `as=Table` forms, clauses tried in
@@ -252,7 +255,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
       registry: this.#registry,
       store: this.#store,
       hub,
-      faults: new FaultBook(this.clock),
+      reactors: new ReactorChain(this.clock),
       clock: this.clock,
       bookmarkIntervalMs,
       supportsWatchList: options.supportsWatchList ?? true,
@@ -661,7 +664,8 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   }
 
   /**
-   * Arms a fault for the next matching requests.
+   * Arms a fault for the next matching requests: adds its reactor
+   * ({@linkcode faultReactor}) after every reactor added before.
    *
    * @example A 503 with Retry-After on LIST
    * ```ts
@@ -680,15 +684,80 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * @returns A handle to check and cancel it.
    * @throws {TypeError} For an invalid fault or an unknown resource.
    */
-  injectFault(fault: Fault): FaultHandle {
-    const key = fault?.resource !== undefined
-      ? gvrKey(this.#info(fault.resource))
-      : undefined;
-    return this.#core.faults.inject(fault, key);
+  injectFault(fault: FakeApiFault): FaultHandle {
+    return this.addReactor(faultReactor(fault));
   }
 
   /**
-   * Disarms every fault.
+   * Adds a reactor, tried after every reactor added before: the first one
+   * that answers a request is the only one that does; what they all pass
+   * the server answers itself.
+   *
+   * @example A LIST answered 429 with Retry-After, once
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.addReactor({
+   *   verb: "list",
+   *   times: 1,
+   *   react: () => new Response("{}", { status: 429, headers: { "retry-after": "1" } }),
+   * });
+   * const throttled = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(throttled.status, 429);
+   * await throttled.body?.cancel();
+   * const ok = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(ok.status, 200);
+   * await ok.body?.cancel();
+   * ```
+   *
+   * @param reactor Which requests it sees and how it answers them.
+   * @returns A handle to check and cancel it.
+   * @throws {TypeError} For an invalid reactor or an unknown resource.
+   */
+  addReactor(reactor: Reactor): ReactorHandle {
+    return this.#addReactor(reactor, false);
+  }
+
+  /**
+   * Adds a reactor tried before every other one, e.g. to override a
+   * fault for one request.
+   *
+   * @example Letting one LIST through a 503 fault
+   * ```ts
+   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * using server = new FakeApiServer();
+   * server.injectFault({ verb: "list", kind: "status", code: 503, times: Infinity });
+   * server.prependReactor({ verb: "list", times: 1, react: (call) => call.serve() });
+   * const first = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(first.status, 200);
+   * await first.body?.cancel();
+   * const second = await server.handle(new Request(`${server.url}/api/v1/pods`));
+   * assert.equal(second.status, 503);
+   * await second.body?.cancel();
+   * ```
+   *
+   * @param reactor Which requests it sees and how it answers them.
+   * @returns A handle to check and cancel it.
+   * @throws {TypeError} For an invalid reactor or an unknown resource.
+   */
+  prependReactor(reactor: Reactor): ReactorHandle {
+    return this.#addReactor(reactor, true);
+  }
+
+  #addReactor(reactor: Reactor, first: boolean): ReactorHandle {
+    checkReactor(reactor);
+    const key = reactor.resource !== undefined
+      ? gvrKey(this.#info(reactor.resource))
+      : undefined;
+    return this.#core.reactors.add(reactor, key, first);
+  }
+
+  /**
+   * Disarms every fault, and every other reactor.
    *
    * @example Healing the server
    * ```ts
@@ -704,7 +773,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * ```
    */
   clearFaults(): void {
-    this.#core.faults.clear();
+    this.#core.reactors.clear();
   }
 
   /**
@@ -892,7 +961,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
   #shutdown(): void {
     this.#closed = true;
     this.closeAllWatches();
-    this.#core.faults.clear();
+    this.#core.reactors.clear();
   }
 
   #info(resource: ResourceRef): ResourceInfo {

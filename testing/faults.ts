@@ -1,3 +1,4 @@
+import type { ReactorHandle } from "./reactor.ts";
 import type { ResourceRef } from "./resources.ts";
 
 /**
@@ -80,7 +81,8 @@ export type FaultAction =
  * Which requests a fault matches and for how long it stays armed. Without
  * `times` or `forMs` a fault applies once. With `forMs` it applies to every
  * matching request until that much time has passed on the server's clock;
- * with both, until either runs out.
+ * with both, until either runs out; with `times: Infinity`, until it is
+ * cancelled.
  *
  * @example The first two LISTs of configmaps
  * ```ts
@@ -98,9 +100,11 @@ export interface FaultMatch {
   verb?: FaultVerb;
   /** Only requests for this resource. */
   resource?: ResourceRef;
+  /** Only requests whose path names this namespace. */
+  namespace?: string;
   /**
    * How many matching requests it applies to (once, unless `forMs` is
-   * given).
+   * given): a positive integer, or `Infinity`.
    *
    * @default {1}
    */
@@ -110,22 +114,24 @@ export interface FaultMatch {
 }
 
 /**
- * A fault to inject with `FakeApiServer.injectFault`.
+ * A fault to inject with `FakeApiServer.injectFault`: which requests it
+ * matches and what it does to them. (Named `Fault` in 0.2; the loop's
+ * classification of what went wrong is `Fault` in `./listwatch`.)
  *
  * @example Two 503s on LIST
  * ```ts
- * import { FakeApiServer, type Fault } from "@haptic/k8s-watcher/testing";
+ * import { type FakeApiFault, FakeApiServer } from "@haptic/k8s-watcher/testing";
  *
  * using server = new FakeApiServer();
- * const fault: Fault = { verb: "list", kind: "status", code: 503, retryAfterSeconds: 1, times: 2 };
+ * const fault: FakeApiFault = { verb: "list", kind: "status", code: 503, retryAfterSeconds: 1, times: 2 };
  * server.injectFault(fault);
  * ```
  */
-export type Fault = FaultMatch & FaultAction;
+export type FakeApiFault = FaultMatch & FaultAction;
 
 /**
  * An armed fault: how often it fired, whether it is still armed, and a way
- * to disarm it.
+ * to disarm it (a fault is a reactor: see {@linkcode ReactorHandle}).
  *
  * @example Cancelling a fault
  * ```ts
@@ -139,25 +145,4 @@ export type Fault = FaultMatch & FaultAction;
  * assert.equal(handle.active, false);
  * ```
  */
-export interface FaultHandle {
-  /** How many requests it has answered. */
-  readonly hits: number;
-  /** Whether it will still answer a matching request. */
-  readonly active: boolean;
-  /**
-   * Disarms it.
-   *
-   * @example Disarming a fault that has not fired
-   * ```ts
-   * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * using server = new FakeApiServer();
-   * const fault = server.injectFault({ verb: "watch", kind: "drop" });
-   * fault.cancel();
-   * assert.equal(fault.active, false);
-   * assert.equal(fault.hits, 0);
-   * ```
-   */
-  cancel(): void;
-}
+export type FaultHandle = ReactorHandle;

@@ -136,10 +136,19 @@ export type {
   ResourceRef,
 } from "./resources.ts";
 export type {
-  Fault,
+  FakeApiFault,
   FaultAction,
   FaultHandle,
   FaultMatch,
   FaultVerb,
 } from "./faults.ts";
+export { faultReactor } from "./fault_reactor.ts";
+export type {
+  FakeWatchStream,
+  Reactor,
+  ReactorCall,
+  ReactorHandle,
+  ReactorVerb,
+  WatchTap,
+} from "./reactor.ts";
 export type { RequestRecord } from "./request_record.ts";

@@ -82,7 +82,7 @@ import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
-import type { Fault } from "../testing/faults.ts";
+import type { FakeApiFault } from "../testing/faults.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
@@ -417,7 +417,7 @@ export type Action =
   | { kind: "wait"; ms: number }
   | { kind: "closeWatches" }
   | { kind: "relist" }
-  | { kind: "window"; fault: Fault; then: "close" | "relist" }
+  | { kind: "window"; fault: FakeApiFault; then: "close" | "relist" }
   | { kind: "forbid"; namespace: string; on: boolean }
   | { kind: "hold" }
   | { kind: "release"; expire: boolean };

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import type { Fault, FaultHandle } from "../testing/faults.ts";
+import type { FakeApiFault, FaultHandle } from "../testing/faults.ts";
 import {
   configMap,
   Harness,
@@ -63,7 +63,7 @@ Deno.test("Watcher converges to the server's state under a seeded random fault s
 
   // Faults by weight. Most end a watch without a backoff (as in real
   // clusters); the rest make the loop back off, up to 30 s.
-  type Injector = (verb: "list" | "watch") => Fault | (() => void);
+  type Injector = (verb: "list" | "watch") => FakeApiFault | (() => void);
   const kinds: [label: string, weight: number, make: Injector][] = [
     ["close watches", 18, () => () => server.closeAllWatches()],
     ["compact", 9, () => () => server.compactHistory()],
