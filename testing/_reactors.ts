@@ -65,9 +65,9 @@ export class ReactorChain {
     gvrKey: string | undefined,
     first: boolean,
   ): ReactorHandle {
-    const verbs = reactor.verb === undefined
-      ? undefined
-      : new Set(typeof reactor.verb === "string" ? [reactor.verb] : reactor.verb);
+    const verbs = reactor.verb === undefined ? undefined : new Set(
+      typeof reactor.verb === "string" ? [reactor.verb] : reactor.verb,
+    );
     const armed: Armed = {
       reactor,
       verbs: verbs?.has("any") ? undefined : verbs,

@@ -60,6 +60,29 @@ Deno.test("fault: matches by verb and resource, first injected first", async () 
   await again.body?.cancel();
 });
 
+Deno.test("fault: namespace narrows it; times: Infinity keeps it until cancelled", async () => {
+  using server = new FakeApiServer();
+  const forbidden = server.injectFault({
+    namespace: "b",
+    kind: "status",
+    code: 403,
+    times: Infinity,
+  });
+  for (let i = 0; i < 3; i++) {
+    const res = await req(server, "/api/v1/namespaces/b/configmaps?watch=1");
+    assert.equal(res.status, 403);
+    assert.equal((await res.json()).reason, "Forbidden");
+  }
+  const other = await req(server, "/api/v1/namespaces/a/configmaps");
+  assert.equal(other.status, 200);
+  await other.body?.cancel();
+  assert.equal(forbidden.hits, 3);
+  forbidden.cancel();
+  const after = await req(server, "/api/v1/namespaces/b/configmaps");
+  assert.equal(after.status, 200);
+  await after.body?.cancel();
+});
+
 Deno.test("fault: forMs keeps answering until the server clock passes it", async () => {
   const clock = new FakeClock();
   using server = new FakeApiServer({ clock });

@@ -48,7 +48,9 @@ function reaction(action: FaultAction): Reactor["react"] {
     case "drop":
     case "truncate": {
       const after = action.afterEvents ?? 0;
-      const tap = action.kind === "drop" ? endAfter(after) : truncateAfter(after);
+      const tap = action.kind === "drop"
+        ? endAfter(after)
+        : truncateAfter(after);
       return async (call) =>
         call.verb === "watch"
           ? call.serve({ watch: tap })
@@ -85,7 +87,10 @@ function brokenLine(stream: FakeWatchStream): string {
       object: {
         kind,
         apiVersion,
-        metadata: { name: "truncated", resourceVersion: stream.resourceVersion },
+        metadata: {
+          name: "truncated",
+          resourceVersion: stream.resourceVersion,
+        },
       },
     })
   }\n`;

@@ -1,7 +1,5 @@
 import assert from "node:assert/strict";
 import type { KubeObject, Store } from "../types.ts";
-import type { RequestOptions, RestClient } from "../client/rest_client.ts";
-import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { Indexer } from "../indexer/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
@@ -21,7 +19,7 @@ import {
 
 /**
  * A source of `namespaces: ["a", "b"]` whose requests for `b` are answered
- * 403 while `forbidden`, and one consumer recording into a `BatchBuilder`
+ * 403 until `forbidden` is cancelled, and one consumer recording into a `BatchBuilder`
  * that nobody takes from before the sync (a watcher's while it syncs).
  */
 function setUp(sharable: boolean) {
@@ -31,23 +29,13 @@ function setUp(sharable: boolean) {
   for (const ns of ["a", "b"]) {
     server.create(CONFIGMAPS, configMap(ns, "listed"));
   }
-  const inner = new FetchClient({ server: server.url });
-  const gate = { forbidden: true };
-  const client = {
-    performRequest: (opts: RequestOptions) => {
-      if (gate.forbidden && opts.path.includes("/namespaces/b/")) {
-        return Promise.reject(
-          new ApiError({
-            code: 403,
-            status: { kind: "Status", code: 403, reason: "Forbidden" },
-            method: "GET",
-            path: opts.path,
-          }),
-        );
-      }
-      return inner.performRequest(opts);
-    },
-  } as RestClient;
+  const client = new FetchClient({ server: server.url });
+  const forbidden = server.injectFault({
+    namespace: "b",
+    kind: "status",
+    code: 403,
+    times: Infinity,
+  });
   const logger = new RecordingLogger();
   const indexer = new Indexer({ indexBy: BY_IDENTITY });
   const source = new SharedSource<KubeObject>(
@@ -93,7 +81,7 @@ function setUp(sharable: boolean) {
   return {
     clock,
     server,
-    gate,
+    forbidden,
     source,
     builder,
     store: () => store!,
@@ -136,7 +124,7 @@ for (const sharable of [true, false]) {
       assert.equal(t.synced(), 0, "b has not listed");
 
       // b is let in after its backoff: the batch is what a user would see.
-      t.gate.forbidden = false;
+      t.forbidden.cancel();
       for (let i = 0; i < 10 && !t.source.synced; i++) {
         await t.clock.tick(30_000);
         await waitFor(() => true);
