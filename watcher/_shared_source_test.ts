@@ -19,8 +19,9 @@ import {
 
 /**
  * A source of `namespaces: ["a", "b"]` whose requests for `b` are answered
- * 403 until `forbidden` is cancelled, and one consumer recording into a `BatchBuilder`
- * that nobody takes from before the sync (a watcher's while it syncs).
+ * 403 until `forbidden` is cancelled, and one consumer recording into a
+ * `BatchBuilder` that nobody takes from before the sync (a watcher's while
+ * it syncs).
  */
 function setUp(sharable: boolean) {
   const clock = new FakeClock();
