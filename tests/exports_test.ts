@@ -13,7 +13,12 @@ interface DocJson {
   nodes: Record<string, {
     symbols?: {
       name: string;
-      declarations: { location: { filename: string } }[];
+      declarations: {
+        location: { filename: string; line: number };
+        kind: string;
+        /** For a re-export deno doc did not follow (`kind: "reference"`). */
+        def?: { target?: { filename: string; line: number } };
+      }[];
     }[];
   }>;
 }
@@ -35,6 +40,8 @@ const expected = await readJson<Record<string, string[]>>(
 async function documented(): Promise<{
   names: Map<string, string[]>;
   declaredIn: Set<string>;
+  /** name → where it is declared → the entry points exporting it from there. */
+  origins: Map<string, Map<string, string[]>>;
 }> {
   const entries = Object.values(packageExports);
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
@@ -47,21 +54,29 @@ async function documented(): Promise<{
   const doc: DocJson = JSON.parse(new TextDecoder().decode(stdout));
   const names = new Map<string, string[]>();
   const declaredIn = new Set<string>();
+  const origins = new Map<string, Map<string, string[]>>();
   for (const [subpath, file] of Object.entries(packageExports)) {
     const node = doc.nodes[new URL(file, ROOT).href];
     assert.ok(node, `deno doc --json has no module for ${file}`);
     const symbols = node.symbols ?? [];
     names.set(subpath, symbols.map((s) => s.name).sort());
     for (const symbol of symbols) {
+      const where = symbol.declarations.map((d) => {
+        const at = (d.kind === "reference" && d.def?.target) || d.location;
+        return `${at.filename.slice(ROOT.href.length)}:${at.line}`;
+      }).sort().join(", ");
+      let byOrigin = origins.get(symbol.name);
+      if (!byOrigin) origins.set(symbol.name, byOrigin = new Map());
+      byOrigin.set(where, [...byOrigin.get(where) ?? [], subpath]);
       for (const d of symbol.declarations) {
         declaredIn.add(d.location.filename.slice(ROOT.href.length));
       }
     }
   }
-  return { names, declaredIn };
+  return { names, declaredIn, origins };
 }
 
-const { names, declaredIn } = await documented();
+const { names, declaredIn, origins } = await documented();
 
 Deno.test("exports: deno.json and exports.json list the same entry points", () => {
   assert.deepEqual(
@@ -106,6 +121,22 @@ Deno.test("exports: every root name is also exported by its subpath", () => {
   );
   const onlyAtRoot = (names.get(".") ?? []).filter((n) => !elsewhere.has(n));
   assert.deepEqual(onlyAtRoot, []);
+});
+
+Deno.test("exports: a name exported by several entry points means one thing", () => {
+  // The root re-exports names of the subpaths: the same declaration. Two
+  // declarations under one name (a `Fault` of the loop and of the fake
+  // server) would make a user's import say less than it seems to.
+  const clashes = [...origins]
+    .filter(([, byOrigin]) => byOrigin.size > 1)
+    .map(([name, byOrigin]) =>
+      `${name}: ${
+        [...byOrigin].map(([where, subpaths]) =>
+          `${subpaths.join(" and ")} (${where})`
+        ).join(" vs ")
+      }`
+    );
+  assert.deepEqual(clashes, []);
 });
 
 /** The published TypeScript files (deno.json's publish.exclude, by hand). */
