@@ -17,7 +17,7 @@ import {
   tooLarge,
   tooOld,
 } from "./_status.ts";
-import { includeObjectParam, toTable } from "./_table.ts";
+import { includeObjectParam, toTable } from "./kubectl/_table.ts";
 import { type OutputForm, toMetadataForm } from "./_media_type.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 

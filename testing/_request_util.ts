@@ -4,7 +4,7 @@ import type { ResourceRegistry } from "./_registry.ts";
 import { badRequest, type StatusCause } from "./_status.ts";
 import type { ReactorChain } from "./_reactors.ts";
 import type { ObjectStore } from "./_store.ts";
-import { TABLE_CONTENT_TYPE } from "./_table.ts";
+import { TABLE_CONTENT_TYPE } from "./kubectl/_table.ts";
 import type { WatchHub } from "./_watch.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { RequestRecord } from "./request_record.ts";

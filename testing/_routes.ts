@@ -1,6 +1,6 @@
 import type { KubeObject } from "../types.ts";
-import { discovery } from "./_discovery.ts";
-import { openApi } from "./_openapi.ts";
+import { discovery } from "./kubectl/_discovery.ts";
+import { openApi } from "./kubectl/_openapi.ts";
 import type { RequestVerb } from "./_reactors.ts";
 import { stall } from "./_fault_responses.ts";
 import { list } from "./_list_request.ts";
@@ -27,7 +27,7 @@ import {
   negotiateOutput,
   type OutputForm,
 } from "./_media_type.ts";
-import { includeObjectParam, toTable } from "./_table.ts";
+import { includeObjectParam, toTable } from "./kubectl/_table.ts";
 import { watch } from "./_watch_request.ts";
 import { patch, readDeleteOptions } from "./_write_request.ts";
 import { FakeApiError } from "./fake_api_error.ts";

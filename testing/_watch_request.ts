@@ -13,7 +13,11 @@ import { invalid, type StatusCause, tooLarge, tooOld } from "./_status.ts";
 import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
 import type { KubeObject } from "../types.ts";
 import type { OutputForm } from "./_media_type.ts";
-import { includeObjectParam, TABLE_CONTENT_TYPE, toTable } from "./_table.ts";
+import {
+  includeObjectParam,
+  TABLE_CONTENT_TYPE,
+  toTable,
+} from "./kubectl/_table.ts";
 import { INITIAL_EVENTS_END, ServerWatch } from "./_watch.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { WatchTap } from "./reactor.ts";

@@ -15,7 +15,7 @@ import { badRequest, failure } from "./_status.ts";
 import {
   applyStrategicMergePatch,
   StrategicMergeError,
-} from "./_strategic_merge.ts";
+} from "./kubectl/_strategic_merge.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 
 /** The content type of a server-side apply request. */

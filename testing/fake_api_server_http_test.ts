@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock, waitFor } from "./fake_clock.ts";
-import { humanDuration } from "./_table.ts";
+import { humanDuration } from "./kubectl/_table.ts";
 import { summary, WatchReader } from "./_watch_reader_test.ts";
 
 async function getJson(server: FakeApiServer, path: string, accept?: string) {

@@ -6,7 +6,10 @@ import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
 import { httpStatusOf } from "../../client/http_status.ts";
 import type { JsonValue, RestClient } from "../../client/rest_client.ts";
-import { runKubectl, startCluster } from "../../testing/_test_kubectl.ts";
+import {
+  runKubectl,
+  startCluster,
+} from "../../testing/kubectl/_test_kubectl.ts";
 import type { FakeApiServer } from "../../testing/fake_api_server.ts";
 import {
   controlPlaneMissing,

@@ -15,8 +15,8 @@ import {
   ignoredWithout,
   kubectlMissing,
   requireAvailable,
-} from "../tests/requirements.ts";
-import { WIDGETS } from "./_test_call.ts";
+} from "../../tests/requirements.ts";
+import { WIDGETS } from "../_test_call.ts";
 
 type Container = {
   name: string;

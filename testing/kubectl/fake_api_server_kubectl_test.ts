@@ -1,12 +1,12 @@
 // Fidelity check with a real client: kubectl against FakeApiServer.listen().
 import assert from "node:assert/strict";
-import type { FakeApiServer } from "./fake_api_server.ts";
+import type { FakeApiServer } from "../fake_api_server.ts";
 import { kubectl, spawnKubectl, startCluster, until } from "./_test_kubectl.ts";
 import {
   ignoredWithout,
   kubectlMissing,
   requireAvailable,
-} from "../tests/requirements.ts";
+} from "../../tests/requirements.ts";
 
 function podsIn(server: FakeApiServer): void {
   for (

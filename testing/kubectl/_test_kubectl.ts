@@ -1,9 +1,12 @@
 // Test helper (not published): the kubectl on this machine against
 // FakeApiServer.listen(), with its own kubeconfig and cache directory.
 import assert from "node:assert/strict";
-import { FakeApiServer, type FakeApiServerOptions } from "./fake_api_server.ts";
-import { TEST_CERT, TEST_KEY } from "./_test_tls.ts";
-import { kubectlPath } from "../tests/requirements.ts";
+import {
+  FakeApiServer,
+  type FakeApiServerOptions,
+} from "../fake_api_server.ts";
+import { TEST_CERT, TEST_KEY } from "../_test_tls.ts";
+import { kubectlPath } from "../../tests/requirements.ts";
 
 /**
  * kubectl: the machine's, else the control plane's (see

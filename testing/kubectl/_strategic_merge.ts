@@ -1,4 +1,4 @@
-import { isJsonObject, jsonEqual } from "./_json.ts";
+import { isJsonObject, jsonEqual } from "../_json.ts";
 
 /**
  * A strategic merge patch the fake cannot apply: an unknown directive or a

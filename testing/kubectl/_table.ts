@@ -1,5 +1,5 @@
-import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
-import type { KubeObject } from "../types.ts";
+import { asPartialObjectMetadata } from "../../client/_partial_object_metadata.ts";
+import type { KubeObject } from "../../types.ts";
 
 /** The content type of a server-side Table answer. */
 export const TABLE_CONTENT_TYPE =

@@ -1,5 +1,5 @@
-import type { ResourceRegistry } from "./_registry.ts";
-import type { ResourceInfo } from "./resources.ts";
+import type { ResourceRegistry } from "../_registry.ts";
+import type { ResourceInfo } from "../resources.ts";
 
 const VERBS = [
   "create",

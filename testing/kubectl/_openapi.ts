@@ -1,6 +1,6 @@
-import type { ResourceRegistry } from "./_registry.ts";
+import type { ResourceRegistry } from "../_registry.ts";
 import { VERSION_INFO } from "./_discovery.ts";
-import type { ResourceInfo } from "./resources.ts";
+import type { ResourceInfo } from "../resources.ts";
 
 /**
  * The OpenAPI v3 documents for a path, or undefined when the path is not
