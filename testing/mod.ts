@@ -55,6 +55,33 @@
  *   kubectl sends a kubeconfig's token only over HTTPS: pass `tls` to
  *   `listen()` to test a token with kubectl.
  *
+ * ## Faults and reactors
+ *
+ * `injectFault` arms the faults a watch meets (a status such as 503 with
+ * `Retry-After`, a dropped or truncated stream, a stalled answer) for the
+ * next matching requests. Any other answer is a {@linkcode Reactor}: a
+ * match on verb, resource, namespace and name, and a `react(call)` that
+ * returns a `Response`, the server's own answer changed (`call.serve()`,
+ * with a {@linkcode WatchTap} to rewrite, end or error a watch's stream),
+ * a hang (`call.hold()`), or `undefined` to pass it on. A fault is one
+ * reactor ({@linkcode faultReactor}); the first reactor that answers a
+ * request is the only one that does.
+ *
+ * ```ts
+ * import { FakeApiServer } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * using server = new FakeApiServer();
+ * server.injectFault({ namespace: "locked", kind: "status", code: 403, times: Infinity });
+ * server.addReactor({
+ *   verb: "watch",
+ *   react: (call) => call.serve({ watch: { sent: (stream) => stream.lines >= 1 && stream.end() } }),
+ * });
+ * const res = await server.handle(new Request(`${server.url}/api/v1/namespaces/locked/pods`));
+ * assert.equal(res.status, 403);
+ * await res.body?.cancel();
+ * ```
+ *
  * ## Built-in resources
  *
  * Every {@linkcode FakeApiServer} serves these types from the start (they
