@@ -15,6 +15,7 @@ import { StoreFetchError } from "./errors.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
 import { LruCache } from "./_lru.ts";
+import type { StoreContext, StoreFactory } from "./store_factory.ts";
 
 /**
  * Options for {@linkcode CachedStore}.
@@ -392,6 +393,86 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
     return obj;
   }
 }
+
+/**
+ * How a `Watcher`'s {@linkcode CachedStore} is tuned (`cachedStore()`); the
+ * watcher gives the client, resource, filter, key count, clock and logger.
+ *
+ * @example Secrets cached for a minute
+ * ```ts
+ * import type { CachedStoreTuning } from "@haptic/k8s-watcher/store";
+ *
+ * const tuning: CachedStoreTuning = { ttl: 60_000, maxEntries: 128 };
+ * ```
+ */
+export type CachedStoreTuning = Pick<
+  CachedStoreOptions,
+  "ttl" | "maxEntries" | "concurrency"
+>;
+
+/**
+ * The store backend keeping references only, in a {@linkcode CachedStore}
+ * that GETs objects on read through the watcher's client and passes them
+ * through what the watcher does to objects (`ignoreFields`, `transform`). Not
+ * shareable: a watcher using it gets a stream of its own
+ * (`health().notShared` is `"store: cached"`).
+ *
+ * @example Large Secrets, fetched on read
+ * ```ts
+ * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+ * import { cachedStore } from "@haptic/k8s-watcher/store";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * new Watcher({
+ *   gvr: { group: "", version: "v1", resource: "secrets" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   store: cachedStore({ ttl: 60_000 }),
+ *   onChange: async (store) => console.log((await store.get("default")).length),
+ * }, client);
+ * ```
+ *
+ * @param tuning Cache TTL, size and GET concurrency; all optional.
+ * @returns A factory making one cached store per watcher.
+ * @throws {TypeError} When `tuning` has a name it does not take.
+ * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
+ */
+export function cachedStore(tuning?: CachedStoreTuning): StoreFactory {
+  assertOptionNames(
+    "cachedStore tuning",
+    TUNING_NAMES,
+    tuning,
+    "CachedStoreTuning",
+  );
+  // The constructor's range checks, now rather than in a watcher's.
+  new CachedStore({ ...tuning, client: NO_CLIENT, gvr: NO_GVR });
+  return Object.freeze({
+    name: "cached",
+    shareable: false,
+    create: <T extends KubeObjectLike>(context: StoreContext<T>) =>
+      new CachedStore<T>({
+        ...tuning,
+        client: context.client,
+        gvr: context.gvr,
+        filter: (obj) => context.prepare(obj),
+        keyCount: context.keyCount,
+        clock: context.clock,
+        logger: context.logger,
+      }),
+  });
+}
+
+/** Stands in for a client in the check of a tuning; never called. */
+const NO_CLIENT: RestClient = {
+  performRequest: (): Promise<never> =>
+    Promise.reject(new Error("Not a client")),
+};
+const NO_GVR: Gvr = { group: "", version: "v1", resource: "none" };
+
+const TUNING_NAMES: Record<keyof CachedStoreTuning, true> = {
+  ttl: true,
+  maxEntries: true,
+  concurrency: true,
+};
 
 function isKubeObject(value: unknown): value is KubeObject {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {

@@ -2,6 +2,7 @@ import { assertOptionNames } from "../_option_names.ts";
 import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
+import type { StoreFactory } from "./store_factory.ts";
 
 /**
  * Options for {@linkcode MemoryStore}.
@@ -173,6 +174,39 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
     if (this.#freeze) deepFreeze(obj);
     this.#modifications++;
   }
+}
+
+/** The one memory factory: watchers of one form share its stores (see `memoryStore`). */
+const MEMORY_FACTORY: StoreFactory = Object.freeze({
+  name: "memory",
+  shareable: true,
+  create: <T extends KubeObjectLike>(context: { keyCount: number }) =>
+    new MemoryStore<T>({ keyCount: context.keyCount }),
+});
+
+/**
+ * The store backend keeping whole objects in a {@linkcode MemoryStore}: a
+ * `Watcher`'s default, and shareable. Every call returns the same value, so
+ * watchers of one form and index share one store whether they name it or not.
+ *
+ * @example Naming the default
+ * ```ts
+ * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+ * import { memoryStore } from "@haptic/k8s-watcher/store";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * new Watcher({
+ *   gvr: { group: "", version: "v1", resource: "services" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   store: memoryStore(),
+ *   onChange: (store) => console.log(store.size),
+ * }, client);
+ * ```
+ *
+ * @returns The memory store factory.
+ */
+export function memoryStore(): StoreFactory {
+  return MEMORY_FACTORY;
 }
 
 function values<T>(slots: readonly Slot<T>[]): T[] {

@@ -24,4 +24,5 @@
  */
 export * from "./memory_store.ts";
 export * from "./cached_store.ts";
+export * from "./store_factory.ts";
 export * from "./errors.ts";
