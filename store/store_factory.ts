@@ -49,10 +49,10 @@ export interface StoreContext<T extends KubeObjectLike = KubeObject> {
 }
 
 /**
- * A store backend, as the `store` option of a `Watcher` takes it: a name, whether
- * watchers using it may share a stream, and how to make a store.
- * `memoryStore()` and `cachedStore()` are the two built in;
- * another backend is one object of this shape (see the example).
+ * A store backend, as the `store` option of a `Watcher` takes it: a name,
+ * whether watchers using it may share a stream, and how to make a store.
+ * `memoryStore()` and `cachedStore()` are the two built in; another backend is
+ * one object of this shape (see the example).
  *
  * @example A backend counting writes, over the memory store
  * ```ts
