@@ -43,9 +43,9 @@ export interface WatcherHealth {
    * Whether the watcher's stream is shared: `{ consumers }` counts the
    * running watchers reading it (1 when this one is alone in its form),
    * `false` when it cannot be: `shared: false`, a `store` that is not
-   * shareable (`cachedStore()`), or a `SingleWatcher`. Watchers share when they run on the same client
-   * object and ask for the same objects in the same form (see
-   * `WatcherConfig.shared`).
+   * shareable (`cachedStore()`), or a `SingleWatcher`. Watchers share when
+   * they run on the same client object and ask for the same objects in the
+   * same form (see `WatcherConfig.shared`).
    */
   readonly shared: { readonly consumers: number } | false;
   /**
