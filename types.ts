@@ -192,6 +192,10 @@ export interface ReadableStore<T extends KubeObjectLike = KubeObject> {
    * assert.equal((await store.get("shop")).length, 2); // fewer: a prefix
    * assert.equal((await store.get()).length, 3);
    * ```
+   *
+   * @param keys Leading index keys; none matches every object.
+   * @returns The matching objects, shared with the store: do not mutate them.
+   * @throws {StoreKeyError} More keys than the store is indexed by.
    */
   get(...keys: string[]): Awaitable<T[]>;
   /**
@@ -251,10 +255,16 @@ export interface Store<T extends KubeObjectLike = KubeObject>
    * store.add({ metadata: { namespace: "shop", name: "b" }, spec: { host: "x" } }, ["x"]);
    * assert.equal((await store.get("x")).length, 2); // keys need not be unique
    * ```
+   *
+   * @param obj The object; the store may keep it, so do not mutate it after.
+   * @param keys Its index keys, as many as every other object's.
+   * @throws {StoreObjectError} The object has no usable namespace/name.
+   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
   add(obj: T, keys: string[]): void;
   /**
-   * Replaces the object of the same identity, moving it when `keys` changed.
+   * Replaces the object of the same identity, moving it when `keys` changed;
+   * adds it when absent.
    *
    * @example Keys that changed move the object
    * ```ts
@@ -268,6 +278,11 @@ export interface Store<T extends KubeObjectLike = KubeObject>
    * assert.equal((await store.get("old-host")).length, 0);
    * assert.equal((await store.get("new-host")).length, 1);
    * ```
+   *
+   * @param obj The new version; the store may keep it.
+   * @param keys Its index keys now.
+   * @throws {StoreObjectError} The object has no usable namespace/name.
+   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
    */
   update(obj: T, keys: string[]): void;
   /**
@@ -286,6 +301,9 @@ export interface Store<T extends KubeObjectLike = KubeObject>
    * assert.equal(store.delete("shop", "a"), false);
    * assert.equal(store.size, 1); // b, under the same key, stays
    * ```
+   *
+   * @param namespace The object's namespace, `""` when cluster-scoped.
+   * @param name The object's name.
    */
   delete(namespace: string, name: string): boolean;
   /**

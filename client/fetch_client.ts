@@ -509,7 +509,9 @@ export class FetchClient implements RestClient, Disposable {
   }
 
   /**
-   * Sends one request. Every parameter goes in `querystring`.
+   * Sends one request; with `expectStream` and `expectJson` together (beyond
+   * {@linkcode RestClient}), a stream of parsed JSON lines. Every parameter
+   * goes in `querystring`.
    *
    * @example A watch as parsed lines
    * ```ts
@@ -546,76 +548,15 @@ export class FetchClient implements RestClient, Disposable {
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson: true },
   ): Promise<ReadableStream<JsonValue>>;
-  /**
-   * Sends one request; a stream of bytes.
-   *
-   * @example A body as bytes, as they arrive
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const bytes = await client.performRequest({
-   *   method: "GET",
-   *   path: "/version",
-   *   expectStream: true,
-   * });
-   * const text = await new Response(bytes).text();
-   * assert.ok(JSON.parse(text).major);
-   * ```
-   */
+  /** Sends one request; a stream of bytes: {@linkcode RestClient.performRequest}. */
   performRequest(
     opts: RequestOptions & { expectStream: true; expectJson?: false },
   ): Promise<ReadableStream<Uint8Array>>;
-  /**
-   * Sends one request; the body parsed as JSON.
-   *
-   * @example Creating an object, then listing as JSON
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * await client.performRequest({
-   *   method: "POST",
-   *   path: "/api/v1/namespaces/shop/configmaps",
-   *   bodyJson: { metadata: { name: "settings" }, data: { mode: "fast" } },
-   *   expectJson: true,
-   * });
-   * const list = await client.performRequest({
-   *   method: "GET",
-   *   path: "/api/v1/namespaces/shop/configmaps",
-   *   expectJson: true,
-   * }) as { items: { metadata: { name: string } }[] };
-   * assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["settings"]);
-   * ```
-   */
+  /** Sends one request; the body parsed as JSON: {@linkcode RestClient.performRequest}. */
   performRequest(
     opts: RequestOptions & { expectJson: true; expectStream?: false },
   ): Promise<JsonValue>;
-  /**
-   * Sends one request; the raw body.
-   *
-   * @example The raw body
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const raw = await client.performRequest({ method: "GET", path: "/version" });
-   * assert.ok(raw instanceof Uint8Array);
-   * assert.ok(JSON.parse(new TextDecoder().decode(raw)).major);
-   * ```
-   */
+  /** Sends one request; the raw body: {@linkcode RestClient.performRequest}. */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
   async performRequest(opts: RequestOptions): Promise<unknown> {
     const { method, path } = opts;

@@ -148,7 +148,7 @@ export interface RestClient {
   /**
    * Sends one request; the body parsed as JSON.
    *
-   * @example Parsed JSON
+   * @example Creating an object, then listing as JSON
    * ```ts
    * import { FetchClient, type RestClient } from "@haptic/k8s-watcher";
    * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
@@ -158,13 +158,18 @@ export interface RestClient {
    * using _fetch = mockFetch(server);
    * using fetchClient = new FetchClient({ server: server.url });
    * const client: RestClient = fetchClient; // or any other implementation
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * await client.performRequest({
+   *   method: "POST",
+   *   path: "/api/v1/namespaces/shop/configmaps",
+   *   bodyJson: { metadata: { name: "settings" }, data: { mode: "fast" } },
+   *   expectJson: true,
+   * });
    * const list = await client.performRequest({
    *   method: "GET",
    *   path: "/api/v1/namespaces/shop/configmaps",
    *   expectJson: true,
-   * }) as { items: unknown[] };
-   * assert.equal(list.items.length, 1);
+   * }) as { items: { metadata: { name: string } }[] };
+   * assert.deepEqual(list.items.map((cm) => cm.metadata.name), ["settings"]);
    * ```
    */
   performRequest(

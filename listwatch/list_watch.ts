@@ -65,28 +65,14 @@ const WATCH_ENDED: ListWatchInput = { type: "watchEnded" };
 const BACKOFF_ELAPSED: ListWatchInput = { type: "backoffElapsed" };
 
 /**
- * The list-then-watch loop both watchers share (what client-go calls a
- * reflector): it performs the I/O that {@linkcode listWatchTransition} asks
- * for with a {@linkcode RestClient}, hands pages, lists and events to a
- * {@linkcode ListWatchSink}, and writes the machine's reasons to the log.
- *
- * - LIST pages of `pageSize`, following `continue`; each page goes to
- *   `onListPage` as it arrives, the end of the list to `onListEnd`. An
- *   expired continue token restarts with one full list.
- * - WATCH from the list's resourceVersion with bookmarks and a random
- *   `timeoutSeconds` in [300, 600]; every event's resourceVersion is kept,
- *   so a stream that ends resumes where it was, without a relist.
- * - 410 Gone (as a status or an ERROR event) relists; "too large resource
- *   version" relists without a resourceVersion.
- * - Other failures (429, 5xx, connection errors, undecodable lines, other
- *   ERROR events) are retried with {@linkcode Backoff}, honouring
- *   `Retry-After`. 401/403/404 on LIST are logged at error level with the
- *   URL and a hint, and kept retrying.
- * - A request that receives no bytes for `idleTimeoutMs` is aborted: a
- *   watch is resumed, a LIST page retried. A LIST body that keeps coming,
- *   however slowly, is not cut.
- *
- * All parameters go in the query string, never in the path.
+ * The list-then-watch loop both watchers share (client-go's reflector): it
+ * performs the I/O {@linkcode listWatchTransition} asks for with a
+ * {@linkcode RestClient}, hands pages, lists and events to a
+ * {@linkcode ListWatchSink} and logs the machine's reasons. It lists page by
+ * page, watches from the list's resourceVersion, resumes a stream that ended,
+ * relists on 410 Gone, backs off on other failures ({@linkcode Backoff}) and
+ * aborts a request silent for `idleTimeoutMs`: the README's fault table has
+ * each fault. All parameters go in the query string, never in the path.
  *
  * @example Against a scripted client
  * ```ts
@@ -97,32 +83,29 @@ const BACKOFF_ELAPSED: ListWatchInput = { type: "backoffElapsed" };
  *
  * const list = '{"metadata":{"resourceVersion":"5"},"items":[{"metadata":{"name":"a"}}]}';
  * const events = '{"type":"ADDED","object":{"metadata":{"name":"b","resourceVersion":"6"}}}\n';
+ * // Any RestClient: a list body, or one event on a stream left open until aborted.
  * const client = {
- *   performRequest(opts: { querystring: URLSearchParams; abortSignal?: AbortSignal }) {
- *     const watch = opts.querystring.get("watch") === "1";
- *     // A list body, or one event and a stream that stays open until aborted.
- *     return Promise.resolve(new ReadableStream({
+ *   performRequest: (opts: { querystring: URLSearchParams; abortSignal: AbortSignal }) =>
+ *     Promise.resolve(new ReadableStream({
  *       start(controller) {
+ *         const watch = opts.querystring.get("watch") === "1";
  *         controller.enqueue(new TextEncoder().encode(watch ? events : list));
  *         if (!watch) controller.close();
- *         opts.abortSignal?.addEventListener("abort", () => controller.error(opts.abortSignal?.reason));
+ *         opts.abortSignal.addEventListener("abort", () => controller.error(opts.abortSignal.reason));
  *       },
- *     }));
- *   },
+ *     })),
  * } as unknown as RestClient;
- *
  * const seen: string[] = [];
  * const loop = new ListWatch(client, {
  *   onListPage: (page) => { seen.push(...page.items.map((o) => o.metadata.name!)); },
  *   onListEnd: () => {},
  *   onEvent: (type, object) => { seen.push(`${type} ${object.metadata.name}`); },
  * }, { gvr: { group: "", version: "v1", resource: "configmaps" }, clock: new FakeClock() });
- *
  * const controller = new AbortController();
  * const done = loop.run(controller.signal);
  * await waitFor(() => seen.length === 2);
  * assert.deepEqual(seen, ["a", "ADDED b"]);
- * assert.equal(loop.resourceVersion, "6");
+ * assert.deepEqual([loop.phase, loop.resourceVersion, loop.events], ["watching", "6", 1]);
  * controller.abort();
  * await done;
  * ```
@@ -156,37 +139,23 @@ export class ListWatch {
   /**
    * Creates the loop; nothing happens until {@linkcode ListWatch.run}.
    *
-   * @example A sink keeping names, one namespace, small pages
+   * @example One namespace, small pages, a sink that logs
    * ```ts
    * import { FetchClient } from "@haptic/k8s-watcher";
    * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
    *
-   * const names = new Set<string>();
    * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
    * const loop = new ListWatch(client, {
-   *   onListPage: (page) => {
-   *     if (page.first) names.clear();
-   *     for (const o of page.items) names.add(o.metadata.name!);
-   *   },
-   *   onListEnd: () => console.log(`${names.size} secrets`),
-   *   onEvent: (type, o) => {
-   *     if (type === "DELETED") names.delete(o.metadata.name!);
-   *     else names.add(o.metadata.name!);
-   *   },
-   * }, {
-   *   gvr: { group: "", version: "v1", resource: "secrets" },
-   *   namespace: "haptic",
-   *   pageSize: 100,
-   * }); // nothing is requested until run()
+   *   onListPage: (page) => console.log(page.first ? "a new list (replaces the last)" : "next page", page.items.length),
+   *   onListEnd: () => console.log("listed"),
+   *   onEvent: (type, o) => console.log(type, o.metadata.name),
+   * }, { gvr: { group: "", version: "v1", resource: "secrets" }, namespace: "haptic", pageSize: 100 });
    * ```
    *
    * @param client The Kubernetes client; never closed by the loop.
    * @param sink Receives pages, lists and events.
    * @param options What to watch, and tuning.
-   * @throws {WatcherConfigError} Naming the option that is wrong: an empty
-   * `gvr.resource` or `gvr.version`, an `initialList` that is neither
-   * `"list"` nor `"stream"`, a size or duration that is not a positive
-   * number, or a name `options` does not take.
+   * @throws {WatcherConfigError} Naming the wrong option: `gvr`, `initialList`, a size, a duration, or a name it does not take.
    */
   constructor(
     client: RestClient,
@@ -251,300 +220,50 @@ export class ListWatch {
     this.#state = initialListWatchState({ initialList: options.initialList });
   }
 
-  /**
-   * `idle` before `run()`, the current phase while running, then `stopped`.
-   *
-   * @example From idle to watching to stopped
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * assert.equal(loop.phase, "idle");
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * controller.abort();
-   * await done;
-   * assert.equal(loop.phase, "stopped");
-   * ```
-   */
+  /** `idle` before `run()`, the current phase while running, then `stopped`. */
   get phase(): ListWatchPhase {
     return this.#running || !this.#stopped ? this.#state.phase : "stopped";
   }
 
-  /**
-   * Whether a first complete list has been delivered to the sink.
-   *
-   * @example Synced once the first list is delivered
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * assert.equal(loop.synced, false);
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.synced);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** Whether a first complete list has been delivered to the sink. */
   get synced(): boolean {
     return this.#state.synced;
   }
 
-  /**
-   * The resourceVersion the loop is at: of the latest event, bookmark or
-   * list; `undefined` until the first list arrives.
-   *
-   * @example Following the server's version
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * await waitFor(() => loop.resourceVersion === server.resourceVersion);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** The resourceVersion of the latest event, bookmark or list; `undefined` before the first list. */
   get resourceVersion(): string | undefined {
     return this.#state.resourceVersion;
   }
 
-  /**
-   * The last failure that was retried, and when; kept after recovery.
-   *
-   * @example A 503 that was retried
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * server.injectFault({ verb: "list", kind: "status", code: 503, times: 1 });
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.lastError !== undefined);
-   * assert.match(String(loop.lastError?.error), /503/);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** The last failure that was retried, and when; kept after recovery. */
   get lastError(): ListWatchFailure | undefined {
     return this.#lastError;
   }
 
-  /**
-   * When the latest watch event (bookmarks included) arrived.
-   *
-   * @example Set by the first watch event
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * assert.equal(loop.lastEventTime, undefined);
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * await waitFor(() => loop.lastEventTime !== undefined);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** When the latest watch event (bookmarks included) arrived. */
   get lastEventTime(): number | undefined {
     return this.#lastEventTime;
   }
 
-  /**
-   * Lists delivered after the initial one.
-   *
-   * @example A compacted history makes the loop list again
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * await waitFor(() => loop.events === 1);
-   * server.closeAllWatches(); // the loop resumes its watch from b…
-   * server.create("configmaps", { metadata: { name: "c", namespace: "shop" } });
-   * server.compactHistory(); // …which is now too old: 410 Gone
-   * await waitFor(() => loop.relists === 1);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** Lists delivered after the initial one (after a 410 Gone, say). */
   get relists(): number {
     return this.#relists;
   }
 
-  /**
-   * Watches resumed from an earlier resourceVersion (not from a list).
-   *
-   * @example A closed stream is resumed, not relisted
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching" && server.openWatchCount === 1);
-   * server.closeAllWatches(); // as a server timeout or a proxy does
-   * await waitFor(() => loop.reconnects === 1);
-   * assert.equal(loop.relists, 0);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** Watches resumed from an earlier resourceVersion (not from a list). */
   get reconnects(): number {
     return this.#reconnects;
   }
 
-  /**
-   * ADDED, MODIFIED and DELETED events delivered to the sink.
-   *
-   * @example Counting delivered events
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * server.delete("configmaps", "shop", "a");
-   * await waitFor(() => loop.events === 2);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** ADDED, MODIFIED and DELETED events delivered to the sink. */
   get events(): number {
     return this.#events;
   }
 
   /**
-   * Lists, then watches, until `signal` aborts. Transient faults are
-   * retried, never thrown. When the promise resolves no timer is pending,
-   * no request or stream is open and the sink is not called any more.
-   *
-   * Running again after a stop starts with a fresh list (and remembers a
-   * fallback from `"stream"` to `"list"`).
-   *
-   * @example Running until aborted
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.synced);
-   * controller.abort();
-   * await done; // no request, stream or timer is left
-   * assert.equal(server.openWatchCount, 0);
-   * ```
+   * Lists, then watches, until `signal` aborts, retrying transient faults. Once
+   * it resolves no timer, request or stream is left and the sink is not called
+   * again; a second run lists afresh (keeping a fallback from stream to list).
    *
    * @param signal Stops the loop.
    * @throws {Error} When the loop is already running.
@@ -589,9 +308,8 @@ export class ListWatch {
   }
 
   /**
-   * The one path from an input to its command: the transition, then its
-   * outputs to the sink and the log. Synchronous unless a sink method
-   * returned a promise, so an ordinary watch event costs no microtask.
+   * The one path from an input to its command: the transition, then outputs to
+   * the sink and the log; synchronous unless a sink method returned a promise.
    */
   #feed(input: ListWatchInput): Next {
     const step = listWatchTransition(this.#state, input, this.#context);
@@ -603,10 +321,7 @@ export class ListWatch {
     return step.command;
   }
 
-  /**
-   * Hands outputs over from index `from`; returns a promise only when a
-   * sink method returned one.
-   */
+  /** Hands outputs over from index `from`; a promise only when a sink method returned one. */
   #emit(
     outputs: readonly ListWatchOutput[],
     from: number,
@@ -680,10 +395,9 @@ export class ListWatch {
   }
 
   /**
-   * One GET of the collection as a byte stream, with the metadata-only
-   * `Accept` when asked for. A client that cannot send that header at all
-   * (it throws before any request, as `KubectlRawRestClient` does) is asked
-   * again without it, for good: the sink reduces the full objects.
+   * One GET of the collection as a byte stream, with the metadata-only `Accept`
+   * when asked for; a client that cannot send it (throwing first, as
+   * `KubectlRawRestClient` does) is asked again without, for good.
    */
   async #request(
     query: URLSearchParams,
@@ -809,10 +523,7 @@ export class ListWatch {
   }
 }
 
-/**
- * Whether `error` says the client cannot send an `Accept` header (an error
- * of the client itself, not an HTTP answer, naming the header).
- */
+/** Whether `error` is the client's own refusal to send an `Accept` header (not an HTTP answer). */
 function refusesAccept(error: unknown): boolean {
   return error instanceof Error && httpStatusOf(error).code === undefined &&
     /\bAccept header\b/i.test(error.message);

@@ -15,6 +15,7 @@ import { StoreFetchError } from "./errors.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
 import { LruCache } from "./_lru.ts";
+import type { StoreContext, StoreFactory } from "./store_factory.ts";
 
 /**
  * Options for {@linkcode CachedStore}.
@@ -106,7 +107,9 @@ const NO_KEYS: readonly string[] = [];
 /**
  * A {@linkcode Store} for large objects (Secrets, ConfigMaps) that keeps only
  * references (namespace, name, resourceVersion) and index keys in memory, and
- * fetches objects with a GET when they are read.
+ * fetches objects with a GET when they are read. Its members are documented,
+ * with examples, on {@linkcode Store} (and `ReadableStore`); what
+ * differs here is said on each.
  *
  * - The index is the one `MemoryStore` uses: exact and prefix `get`, cost
  *   growing with the answer, results ordered by namespace, then name.
@@ -206,117 +209,27 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
     this.#logger = options.logger ?? consoleLogger();
   }
 
-  /**
-   * Number of references held.
-   *
-   * @example Counting references
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * assert.equal(store.size, 1);
-   * ```
-   */
+  /** Number of references held. */
   get size(): number {
     return this.#index.size;
   }
 
-  /**
-   * Incremented by every write that changes the store.
-   *
-   * @example Telling whether anything changed
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * const before = store.modificationCount;
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * assert.equal(store.modificationCount, before + 1);
-   * ```
-   */
+  /** Incremented by every write that changes the store. */
   get modificationCount(): number {
     return this.#modifications;
   }
 
-  /**
-   * Records a reference to `obj` under `keys` (the object itself is not
-   * kept); replaces the reference of the same namespace/name.
-   *
-   * @example Keeping a reference only
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls", resourceVersion: "3" }, data: { big: "…" } }, ["default"]);
-   * assert.equal(store.resourceVersionOf("default", "tls"), "3");
-   * ```
-   *
-   * @param obj The object; only its identity and resourceVersion are kept.
-   * @param keys Its index keys, as many as every other reference's.
-   * @throws {StoreObjectError} The object has no usable namespace/name.
-   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
-   */
+  /** Keeps a reference to `obj` (identity and resourceVersion, not the object) under `keys`. */
   add(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
-  /**
-   * Replaces the reference of the same namespace/name (adding it when
-   * absent), moving it when its keys changed, and drops its cached copy.
-   *
-   * @example A newer version replaces the reference
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls", resourceVersion: "3" } }, ["default"]);
-   * store.update({ metadata: { namespace: "default", name: "tls", resourceVersion: "4" } }, ["default"]);
-   * assert.equal(store.resourceVersionOf("default", "tls"), "4");
-   * ```
-   *
-   * @param obj The new version; only its identity and resourceVersion are kept.
-   * @param keys Its index keys now.
-   * @throws {StoreObjectError} The object has no usable namespace/name.
-   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
-   */
+  /** Replaces the reference of the same namespace/name (adding it when absent) and drops its cached copy. */
   update(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
-  /**
-   * Removes exactly the reference with this namespace/name and its cached
-   * copy.
-   *
-   * @example Deleting a reference
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * assert.equal(store.delete("default", "tls"), true);
-   * assert.equal(store.delete("default", "tls"), false);
-   * ```
-   *
-   * @param namespace The object's namespace, `""` when cluster-scoped.
-   * @param name The object's name.
-   * @returns Whether the reference was there.
-   */
+  /** Removes exactly this reference and its cached copy; whether it was there. */
   delete(namespace: string, name: string): boolean {
     const slot = this.#index.delete(namespace, name);
     if (slot === undefined) return false;
@@ -326,39 +239,9 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
   }
 
   /**
-   * Objects whose keys equal `keys` (all keys given) or start with them
-   * (fewer given; none gives everything), by namespace, then name; fetched
-   * unless cached.
+   * Objects under `keys` (all: exact, fewer: a prefix), each fetched unless
+   * cached; one answered 404 is left out.
    *
-   * @example Reading by namespace
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import { type RequestOptions } from "@haptic/k8s-watcher/client";
-   * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * // Answers every GET with the secret its path names.
-   * const client = {
-   *   performRequest: (opts: RequestOptions) => {
-   *     const [namespace, , name] = opts.path.split("/").slice(-3);
-   *     const secret = { metadata: { namespace, name }, data: {} };
-   *     return Promise.resolve(opts.expectJson ? secret : new Uint8Array());
-   *   },
-   * } as RestClient;
-   * const store = new CachedStore({
-   *   client,
-   *   gvr: { group: "", version: "v1", resource: "secrets" },
-   *   logger: new RecordingLogger(),
-   * });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * store.add({ metadata: { namespace: "other", name: "db" } }, ["other"]);
-   * const secrets = await store.get("default");
-   * assert.deepEqual(secrets.map((s) => s.metadata.name), ["tls"]);
-   * ```
-   *
-   * @param keys Leading index keys; none matches every reference.
-   * @returns The matching objects, shared with the cache.
-   * @throws {StoreKeyError} More keys than the store is indexed by.
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
   get(...keys: string[]): Promise<T[]> {
@@ -370,35 +253,9 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
   }
 
   /**
-   * Every object, by namespace, then name. Costs one GET per object not
-   * cached, and logs a warning saying so on every call.
+   * Every object, by namespace, then name: one GET per object not cached, and
+   * a warning saying so on every call.
    *
-   * @example Fetching everything
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import { type RequestOptions } from "@haptic/k8s-watcher/client";
-   * import { RecordingLogger } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * // Answers every GET with the secret its path names.
-   * const client = {
-   *   performRequest: (opts: RequestOptions) => {
-   *     const [namespace, , name] = opts.path.split("/").slice(-3);
-   *     const secret = { metadata: { namespace, name }, data: {} };
-   *     return Promise.resolve(opts.expectJson ? secret : new Uint8Array());
-   *   },
-   * } as RestClient;
-   * const store = new CachedStore({
-   *   client,
-   *   gvr: { group: "", version: "v1", resource: "secrets" },
-   *   logger: new RecordingLogger(),
-   * });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * store.add({ metadata: { namespace: "other", name: "db" } }, ["other"]);
-   * assert.equal((await store.list()).length, 2);
-   * ```
-   *
-   * @returns Every object, shared with the cache.
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
   list(): Promise<T[]> {
@@ -409,51 +266,12 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
     return this.#resolve(this.#index.select(NO_KEYS));
   }
 
-  /**
-   * The stored resourceVersion of an object: `undefined` when absent, `""`
-   * when the object was stored without one.
-   *
-   * @example Checking what version is referenced
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * assert.equal(store.resourceVersionOf("default", "tls"), "");
-   * assert.equal(store.resourceVersionOf("default", "absent"), undefined);
-   * ```
-   *
-   * @param namespace The object's namespace, `""` when cluster-scoped.
-   * @param name The object's name.
-   */
+  /** The referenced resourceVersion: `undefined` when absent, `""` when stored without one. */
   resourceVersionOf(namespace: string, name: string): string | undefined {
     return this.#index.lookup(namespace, name)?.value.resourceVersion;
   }
 
-  /**
-   * The cached copy of an object, without a GET and without refreshing its
-   * TTL; `undefined` when it is absent or not cached (or the cached copy is
-   * of an older version).
-   *
-   * @example Nothing is cached before the first read
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * assert.equal(store.peek("default", "tls"), undefined);
-   * ```
-   *
-   * @param namespace The object's namespace, `""` when cluster-scoped.
-   * @param name The object's name.
-   * @returns The cached object, shared with the cache.
-   */
+  /** The cached copy of the current version, without a GET or a TTL refresh; else `undefined`. */
   peek(namespace: string, name: string): T | undefined {
     const slot = this.#index.lookup(namespace, name);
     if (slot === undefined) return undefined;
@@ -461,42 +279,12 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
     return hit !== undefined && hit.ref === slot.value ? hit.obj : undefined;
   }
 
-  /**
-   * Every stored identity as `[namespace, name]`, grouped by namespace,
-   * in insertion order within each. Deleting while iterating is safe.
-   *
-   * @example Listing identities without a GET
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * assert.deepEqual([...store.identities()], [["default", "tls"]]);
-   * ```
-   */
+  /** Every identity, grouped by namespace, in insertion order; deleting while iterating is safe. */
   *identities(): IterableIterator<[namespace: string, name: string]> {
     for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
   }
 
-  /**
-   * Removes every reference and cached object. The key count stays.
-   *
-   * @example Emptying the store
-   * ```ts
-   * import { CachedStore, type RestClient } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * // Nothing here is fetched: a client that refuses is enough.
-   * const client: RestClient = { performRequest: (): Promise<never> => Promise.reject(new Error("no GET")) };
-   * const store = new CachedStore({ client, gvr: { group: "", version: "v1", resource: "secrets" } });
-   * store.add({ metadata: { namespace: "default", name: "tls" } }, ["default"]);
-   * store.clear();
-   * assert.equal(store.size, 0);
-   * ```
-   */
+  /** Removes every reference and cached object; the key count stays. */
   clear(): void {
     this.#cache.clear();
     if (this.#index.size === 0) return;
@@ -605,6 +393,86 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
     return obj;
   }
 }
+
+/**
+ * How a `Watcher`'s {@linkcode CachedStore} is tuned (`cachedStore()`); the
+ * watcher gives the client, resource, filter, key count, clock and logger.
+ *
+ * @example Secrets cached for a minute
+ * ```ts
+ * import type { CachedStoreTuning } from "@haptic/k8s-watcher/store";
+ *
+ * const tuning: CachedStoreTuning = { ttl: 60_000, maxEntries: 128 };
+ * ```
+ */
+export type CachedStoreTuning = Pick<
+  CachedStoreOptions,
+  "ttl" | "maxEntries" | "concurrency"
+>;
+
+/**
+ * The store backend keeping references only, in a {@linkcode CachedStore}
+ * that GETs objects on read through the watcher's client and passes them
+ * through what the watcher does to objects (`ignoreFields`, `transform`). Not
+ * shareable: a watcher using it gets a stream of its own
+ * (`health().notShared` is `"store: cached"`).
+ *
+ * @example Large Secrets, fetched on read
+ * ```ts
+ * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+ * import { cachedStore } from "@haptic/k8s-watcher/store";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * new Watcher({
+ *   gvr: { group: "", version: "v1", resource: "secrets" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   store: cachedStore({ ttl: 60_000 }),
+ *   onChange: async (store) => console.log((await store.get("default")).length),
+ * }, client);
+ * ```
+ *
+ * @param tuning Cache TTL, size and GET concurrency; all optional.
+ * @returns A factory making one cached store per watcher.
+ * @throws {TypeError} When `tuning` has a name it does not take.
+ * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
+ */
+export function cachedStore(tuning?: CachedStoreTuning): StoreFactory {
+  assertOptionNames(
+    "cachedStore tuning",
+    TUNING_NAMES,
+    tuning,
+    "CachedStoreTuning",
+  );
+  // The constructor's range checks, now rather than in a watcher's.
+  new CachedStore({ ...tuning, client: NO_CLIENT, gvr: NO_GVR });
+  return Object.freeze({
+    name: "cached",
+    shareable: false,
+    create: <T extends KubeObjectLike>(context: StoreContext<T>) =>
+      new CachedStore<T>({
+        ...tuning,
+        client: context.client,
+        gvr: context.gvr,
+        filter: (obj) => context.prepare(obj),
+        keyCount: context.keyCount,
+        clock: context.clock,
+        logger: context.logger,
+      }),
+  });
+}
+
+/** Stands in for a client in the check of a tuning; never called. */
+const NO_CLIENT: RestClient = {
+  performRequest: (): Promise<never> =>
+    Promise.reject(new Error("Not a client")),
+};
+const NO_GVR: Gvr = { group: "", version: "v1", resource: "none" };
+
+const TUNING_NAMES: Record<keyof CachedStoreTuning, true> = {
+  ttl: true,
+  maxEntries: true,
+  concurrency: true,
+};
 
 function isKubeObject(value: unknown): value is KubeObject {
   if (value === null || typeof value !== "object" || Array.isArray(value)) {

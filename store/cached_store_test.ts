@@ -4,7 +4,11 @@ import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { ApiError } from "../client/api_error.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { CachedStore, type CachedStoreOptions } from "./cached_store.ts";
+import {
+  CachedStore,
+  cachedStore,
+  type CachedStoreOptions,
+} from "./cached_store.ts";
 import { StoreFetchError, StoreKeyError } from "./errors.ts";
 
 const GVR = { group: "", version: "v1", resource: "secrets" };
@@ -393,4 +397,48 @@ Deno.test("CachedStore rejects a ttl above 2³¹−1 ms, as every duration optio
     },
   );
   new CachedStore({ client: fake.client, gvr: GVR, ttl: 2 ** 31 - 1 });
+});
+
+Deno.test("cachedStore checks its tuning at once", () => {
+  assert.throws(() => cachedStore({ ttl: -1 }), RangeError);
+  assert.throws(() => cachedStore({ maxEntries: -1 }), RangeError);
+  assert.throws(() => cachedStore({ concurrency: 1.5 }), RangeError);
+  assert.throws(
+    () => cachedStore({ tll: 1_000 } as never),
+    (e: unknown) =>
+      e instanceof TypeError && /tll: .*did you mean ttl\?/.test(e.message),
+  );
+  assert.throws(
+    () => cachedStore({ client: new FakeClient().client } as never),
+    /client: is not a CachedStoreTuning option/,
+  );
+});
+
+Deno.test("cachedStore makes a CachedStore of the watcher's client, resource, filter, clock and logger", async () => {
+  const fake = new FakeClient();
+  fake.put("shop", "a", { data: { secret: "x", v: "1" } });
+  const clock = new FakeClock();
+  const logger = new RecordingLogger();
+  const factory = cachedStore({ ttl: 1_000 });
+  assert.deepEqual([factory.name, factory.shareable], ["cached", false]);
+  const store = factory.create<KubeObject>({
+    gvr: GVR,
+    client: fake.client,
+    indexBy: ["metadata.namespace"],
+    keyCount: 1,
+    prepare: (obj) => ({ ...obj, prepared: true }),
+    clock,
+    logger,
+  });
+  assert.ok(store instanceof CachedStore);
+  store.add({ metadata: { namespace: "shop", name: "a" } }, ["shop"]);
+  const [a] = await store.get("shop");
+  assert.equal(a.prepared, true, "through prepare");
+  assert.deepEqual(fake.gets, [pathOf("shop", "a")]);
+  await clock.tick(1_001); // the ttl: expired
+  await store.get("shop");
+  assert.equal(fake.gets.length, 2);
+  await assert.rejects(store.get("shop", "extra"), StoreKeyError);
+  await store.list();
+  assert.equal(logger.at("warn").length, 1, "the factory's logger");
 });

@@ -2,6 +2,7 @@ import { assertOptionNames } from "../_option_names.ts";
 import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
+import type { StoreFactory } from "./store_factory.ts";
 
 /**
  * Options for {@linkcode MemoryStore}.
@@ -33,7 +34,8 @@ const NO_KEYS: readonly string[] = [];
 
 /**
  * A {@linkcode Store} holding whole objects in memory, indexed by composite
- * keys that need not be unique.
+ * keys that need not be unique. Its members are documented, with examples, on
+ * {@linkcode Store} (and its read side, `ReadableStore`).
  *
  * - Identity is namespace/name (`""` for cluster-scoped objects); `add` of a
  *   known identity replaces it, like `update`, and `update` of an unknown one
@@ -105,244 +107,61 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
     this.#freeze = options?.freeze ?? false;
   }
 
-  /**
-   * Number of objects held.
-   *
-   * @example Counting objects
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
-   * assert.equal(store.size, 1);
-   * ```
-   */
+  /** Number of objects held. */
   get size(): number {
     return this.#index.size;
   }
 
-  /**
-   * Incremented by every write that changes the store.
-   *
-   * @example Telling whether anything changed
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * const before = store.modificationCount;
-   * store.delete("shop", "absent"); // changes nothing
-   * assert.equal(store.modificationCount, before);
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
-   * assert.equal(store.modificationCount, before + 1);
-   * ```
-   */
+  /** Incremented by every write that changes the store. */
   get modificationCount(): number {
     return this.#modifications;
   }
 
-  /**
-   * Adds an object under `keys`; an object with the same namespace/name is
-   * replaced (and moved, when its keys differ).
-   *
-   * @example Adding under two keys
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "haproxy"]);
-   * assert.equal(store.get("shop", "haproxy").length, 1);
-   * ```
-   *
-   * @param obj The object; kept by reference.
-   * @param keys Its index keys, as many as every other object's.
-   * @throws {StoreObjectError} The object has no usable namespace/name.
-   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
-   */
+  /** Adds `obj` (kept by reference) under `keys`, replacing one of the same namespace/name. */
   add(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
-  /**
-   * Replaces the object of the same namespace/name, moving it when its keys
-   * changed; adds it when absent.
-   *
-   * @example Moving an object to new keys
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "nginx"]);
-   * store.update({ metadata: { namespace: "shop", name: "web" } }, ["shop", "haproxy"]);
-   * assert.equal(store.get("shop", "nginx").length, 0);
-   * assert.equal(store.get("shop", "haproxy").length, 1);
-   * ```
-   *
-   * @param obj The new version; kept by reference.
-   * @param keys Its index keys now.
-   * @throws {StoreObjectError} The object has no usable namespace/name.
-   * @throws {StoreKeyError} The keys are empty, not strings, or of the wrong count.
-   */
+  /** Replaces the object of the same namespace/name (kept by reference), adding it when absent. */
   update(obj: T, keys: string[]): void {
     this.#put(obj, keys);
   }
 
-  /**
-   * Removes exactly the object with this namespace/name; others under the
-   * same keys stay.
-   *
-   * @example Deleting one of two objects under the same key
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
-   * store.add({ metadata: { namespace: "shop", name: "api" } }, ["shop"]);
-   * assert.equal(store.delete("shop", "web"), true);
-   * assert.equal(store.delete("shop", "web"), false); // gone already
-   * assert.deepEqual(store.get("shop").map((o) => o.metadata.name), ["api"]);
-   * ```
-   *
-   * @param namespace The object's namespace, `""` when cluster-scoped.
-   * @param name The object's name.
-   * @returns Whether the object was there.
-   */
+  /** Removes exactly the object with this namespace/name; whether it was there. */
   delete(namespace: string, name: string): boolean {
     if (this.#index.delete(namespace, name) === undefined) return false;
     this.#modifications++;
     return true;
   }
 
-  /**
-   * Objects whose keys equal `keys` (all keys given) or start with them
-   * (fewer given; none gives everything), by namespace, then name.
-   *
-   * @example Exact and prefix matches
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore({ keyCount: 2 });
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop", "haproxy"]);
-   * store.add({ metadata: { namespace: "shop", name: "api" } }, ["shop", "nginx"]);
-   * assert.equal(store.get("shop", "haproxy").length, 1); // every key: exact
-   * assert.equal(store.get("shop").length, 2); // fewer keys: prefix
-   * ```
-   *
-   * @param keys Leading index keys; none matches every object.
-   * @returns The matching objects, shared with the store.
-   * @throws {StoreKeyError} More keys than the store is indexed by.
-   */
+  /** Objects under `keys` (all: exact, fewer: a prefix), synchronously, shared with the store. */
   get(...keys: string[]): T[] {
     return values(this.#index.select(keys));
   }
 
-  /**
-   * Every object, ordered by namespace, then name.
-   *
-   * @example Listing in a stable order
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "web", name: "b" } }, ["web"]);
-   * store.add({ metadata: { namespace: "api", name: "z" } }, ["api"]);
-   * store.add({ metadata: { namespace: "web", name: "a" } }, ["web"]);
-   * assert.deepEqual(store.list().map((o) => `${o.metadata.namespace}/${o.metadata.name}`), ["api/z", "web/a", "web/b"]);
-   * ```
-   *
-   * @returns Every object, shared with the store.
-   */
+  /** Every object, synchronously, by namespace, then name, shared with the store. */
   list(): T[] {
     return values(this.#index.select(NO_KEYS));
   }
 
-  /**
-   * The stored resourceVersion of an object: `undefined` when absent, `""`
-   * when the stored object has none.
-   *
-   * @example Checking what version is stored
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const web = { metadata: { namespace: "shop", name: "web", resourceVersion: "7" } };
-   * const store = new MemoryStore();
-   * store.add(web, ["shop"]);
-   * assert.equal(store.resourceVersionOf("shop", "web"), "7");
-   * assert.equal(store.resourceVersionOf("shop", "api"), undefined);
-   * ```
-   *
-   * @param namespace The object's namespace, `""` when cluster-scoped.
-   * @param name The object's name.
-   */
+  /** The stored resourceVersion: `undefined` when absent, `""` when the object has none. */
   resourceVersionOf(namespace: string, name: string): string | undefined {
     const slot = this.#index.lookup(namespace, name);
     if (slot === undefined) return undefined;
     return slot.value.metadata?.resourceVersion ?? "";
   }
 
-  /**
-   * The stored object, or `undefined` when absent; no copy is made.
-   *
-   * @example Reading one object by identity
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
-   * assert.equal(store.peek("shop", "web")?.metadata.name, "web");
-   * assert.equal(store.peek("shop", "api"), undefined);
-   * ```
-   *
-   * @param namespace The object's namespace, `""` when cluster-scoped.
-   * @param name The object's name.
-   * @returns The object, shared with the store.
-   */
+  /** The stored object (always held here), or `undefined` when absent; no copy is made. */
   peek(namespace: string, name: string): T | undefined {
     return this.#index.lookup(namespace, name)?.value;
   }
 
-  /**
-   * Every stored identity as `[namespace, name]`, grouped by namespace,
-   * in insertion order within each. Deleting while iterating is safe.
-   *
-   * @example Deleting while iterating
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
-   * store.add({ metadata: { namespace: "shop", name: "api" } }, ["shop"]);
-   * for (const [namespace, name] of store.identities()) store.delete(namespace, name);
-   * assert.equal(store.size, 0);
-   * ```
-   */
+  /** Every identity, grouped by namespace, in insertion order; deleting while iterating is safe. */
   *identities(): IterableIterator<[namespace: string, name: string]> {
     for (const slot of this.#index.slots()) yield [slot.namespace, slot.name];
   }
 
-  /**
-   * Removes every object. The key count stays.
-   *
-   * @example Emptying the store
-   * ```ts
-   * import { MemoryStore } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const store = new MemoryStore();
-   * store.add({ metadata: { namespace: "shop", name: "web" } }, ["shop"]);
-   * store.clear();
-   * assert.equal(store.list().length, 0);
-   * ```
-   */
+  /** Removes every object; the key count stays. */
   clear(): void {
     if (this.#index.size === 0) return;
     this.#index.clear();
@@ -355,6 +174,39 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
     if (this.#freeze) deepFreeze(obj);
     this.#modifications++;
   }
+}
+
+/** The one memory factory: watchers of one form share its stores (see `memoryStore`). */
+const MEMORY_FACTORY: StoreFactory = Object.freeze({
+  name: "memory",
+  shareable: true,
+  create: <T extends KubeObjectLike>(context: { keyCount: number }) =>
+    new MemoryStore<T>({ keyCount: context.keyCount }),
+});
+
+/**
+ * The store backend keeping whole objects in a {@linkcode MemoryStore}: a
+ * `Watcher`'s default, and shareable. Every call returns the same value, so
+ * watchers of one form and index share one store whether they name it or not.
+ *
+ * @example Naming the default
+ * ```ts
+ * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+ * import { memoryStore } from "@haptic/k8s-watcher/store";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * new Watcher({
+ *   gvr: { group: "", version: "v1", resource: "services" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   store: memoryStore(),
+ *   onChange: (store) => console.log(store.size),
+ * }, client);
+ * ```
+ *
+ * @returns The memory store factory.
+ */
+export function memoryStore(): StoreFactory {
+  return MEMORY_FACTORY;
 }
 
 function values<T>(slots: readonly Slot<T>[]): T[] {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
-import { MemoryStore } from "./memory_store.ts";
+import { MemoryStore, memoryStore } from "./memory_store.ts";
 import { StoreKeyError, StoreObjectError } from "./errors.ts";
 import { keyIndexCounters } from "./_key_index.ts";
 
@@ -259,4 +259,14 @@ Deno.test("MemoryStore prefix get cost grows with the answer, not with the store
   assert.ok(base > 0);
   assert.equal(cost(50_000, 20), base, "a 50x larger store must cost the same");
   assert.ok(cost(1_000, 200) > base * 5, "a 10x larger answer must cost more");
+});
+
+Deno.test("memoryStore is one shareable factory of memory stores with the watcher's key count", () => {
+  const factory = memoryStore();
+  assert.equal(memoryStore(), factory);
+  assert.deepEqual([factory.name, factory.shareable], ["memory", true]);
+  assert.ok(Object.isFrozen(factory));
+  const store = factory.create<KubeObject>({ keyCount: 2 } as never);
+  assert.ok(store instanceof MemoryStore);
+  assert.throws(() => store.add(obj("shop", "a"), ["shop"]), StoreKeyError);
 });

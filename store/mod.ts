@@ -6,8 +6,10 @@
  * keys or a key prefix. Their interfaces, `Store` and `ReadableStore`, are
  * in the root module (and `@haptic/k8s-watcher/types`).
  *
- * A watcher makes its own store (`storeType`); use these directly for
- * objects you keep yourself, in the same shape.
+ * A watcher makes its own store with the backend its `store` option names:
+ * {@linkcode memoryStore} (the default), {@linkcode cachedStore}, or any
+ * {@linkcode StoreFactory}. Use the stores directly for objects you keep
+ * yourself, in the same shape.
  *
  * @example An index by host
  * ```ts
@@ -24,4 +26,5 @@
  */
 export * from "./memory_store.ts";
 export * from "./cached_store.ts";
+export * from "./store_factory.ts";
 export * from "./errors.ts";

@@ -12,8 +12,6 @@ import {
 
 /** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
-/** Default TTL of a `CachedStore` entry. */
-export const DEFAULT_CACHE_TTL = 130_000;
 
 /** Checks the part of the config both watchers share. */
 export function validateGvr(gvr: Gvr | undefined): void {
@@ -140,6 +138,7 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   debounceInterval: true,
   settle: true,
   callOnChangeDuringSync: true,
+  store: true,
   storeType: true,
   cacheTTL: true,
   initialList: true,

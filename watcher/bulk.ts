@@ -13,7 +13,8 @@ import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
 import { formatLabelSelector } from "../indexer/label_selector.ts";
 import { MemoryStore } from "../store/memory_store.ts";
-import { CachedStore } from "../store/cached_store.ts";
+import { chooseStore } from "./_store_choice.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import {
   checkConfigObject,
@@ -34,7 +35,6 @@ import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
-  DEFAULT_CACHE_TTL,
   DEFAULT_DEBOUNCE_INTERVAL,
   validateDuration,
   validateGvr,
@@ -139,6 +139,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   #frozen: Store<T> | undefined;
   #indexer: Indexer;
   #keyCount: number;
+  /** Why the stream cannot be shared, as `health().notShared` says it. */
+  #notShared: WatcherHealth["notShared"];
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -187,13 +189,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     validateSettle(config.settle);
     validateDuration("cacheTTL", config.cacheTTL);
     checkCallbacks(config);
-    const storeType = config.storeType ?? "memory";
-    if (storeType !== "memory" && storeType !== "cached") {
-      throw new WatcherConfigError(
-        "storeType",
-        `must be "memory" or "cached", got ${String(storeType)}`,
-      );
-    }
+    const choice = chooseStore(config);
     checkBoolean("metadataOnly", config.metadataOnly);
     checkBoolean("shared", config.shared);
     const namespaces = resolveNamespaces(config, client);
@@ -228,7 +224,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         () => new FieldSelector(config.fieldSelector!),
       )
       : undefined;
-    const sharable = config.shared !== false && storeType === "memory";
+    const sharable = config.shared !== false && choice.factory.shareable;
+    this.#notShared = config.shared === false
+      ? "shared: false"
+      : choice.notShared;
     const preselect = selectsOnlyAsSent(
         fieldSelector,
         indexer.ignoreFields,
@@ -326,20 +325,19 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     );
     this.#config = config;
     const keyCount = indexer.keyCount;
-    const ownStore = storeType === "cached"
-      ? new CachedStore<T>({
-        client,
+    const ownStore = wrapConfigError("store", () =>
+      choice.factory.create<T>({
         gvr: config.gvr,
-        filter: (obj) => {
+        client,
+        indexBy: indexer.indexBy,
+        keyCount,
+        prepare: (obj) => {
           const out = preparer.prepare(obj);
           return out === SKIPPED ? undefined : out;
         },
-        ttl: config.cacheTTL ?? DEFAULT_CACHE_TTL,
-        keyCount,
-        clock: options.clock,
+        clock: options.clock ?? systemClock,
         logger,
-      })
-      : new MemoryStore<T>({ keyCount });
+      }));
     const store = this.#store = new StoreHandle(ownStore);
     const builder = this.#builder = new BatchBuilder<T>();
     this.#recorder = builder;
@@ -369,7 +367,12 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     // deno-lint-ignore no-this-alias
     const self = this;
     this.#consumer = {
-      viewKey: JSON.stringify([config.indexBy, config.fieldSelector ?? ""]),
+      // Watchers with another backend share the stream, not the store.
+      viewKey: JSON.stringify([
+        config.indexBy,
+        config.fieldSelector ?? "",
+        identity(choice.factory),
+      ]),
       viewParts: () => ({
         store: ownStore,
         indexer,
@@ -399,7 +402,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   }
 
   /**
-   * The indexed store. Reads may return Promises with `storeType: "cached"`.
+   * The indexed store. Reads may return Promises with a store that fetches
+   * (`store: cachedStore()`).
    *
    * @example Reading by index keys
    * ```ts
@@ -488,12 +492,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         return current?.lastError;
       },
       health: () => {
-        const { shared, storeType } = this.#config;
-        const notShared = shared === false
-          ? "shared: false"
-          : storeType === "cached"
-          ? "storeType: cached"
-          : undefined;
+        const notShared = this.#notShared;
         const health = this.#source?.health() ?? {
           resourceVersion: undefined,
           relists: 0,
@@ -613,7 +612,6 @@ type StoredForm<T> = PartialObjectMetadata extends T ? unknown
     transform: (obj: KubeObject) => T | undefined;
   };
 
-/** Names the watched thing, for messages. */
 /** A memory store holding what `store` holds, keyed alike. */
 function copyOf<T extends KubeObjectLike>(
   store: Store<T>,
@@ -621,13 +619,15 @@ function copyOf<T extends KubeObjectLike>(
   keyCount: number,
 ): Store<T> {
   const copy = new MemoryStore<T>({ keyCount });
-  // A shared view is a memory store: its list is an array.
-  for (const obj of store.list() as T[]) {
+  // A shared view's backend is shareable: peek answers every object it holds.
+  for (const [namespace, name] of store.identities()) {
+    const obj = store.peek(namespace, name)!;
     copy.add(obj, indexer.extractKeys(obj)!);
   }
   return copy;
 }
 
+/** Names the watched thing, for messages. */
 function describe(gvr: Gvr): string {
   return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
 }

@@ -25,7 +25,7 @@ import { BatchBuilder } from "./_batch_builder.ts";
 export interface ModifiedObject<T extends KubeObjectLike = KubeObject> {
   /**
    * The version the store held before the first change of this batch.
-   * With `storeType: "cached"` the store keeps references, not objects:
+   * With `store: cachedStore()` the store keeps references, not objects:
    * this is the cached copy when there was one, else an object carrying
    * only `metadata.namespace`, `name` and `resourceVersion`.
    */
@@ -73,7 +73,7 @@ export interface ChangedObjects<T extends KubeObjectLike = KubeObject> {
   /**
    * Objects removed from the store (deleted, no longer selected, dropped
    * by `transform`, or missing from a relist), as last stored. With
-   * `storeType: "cached"`: the cached copy, else an object carrying only
+   * `store: cachedStore()`: the cached copy, else an object carrying only
    * `metadata.namespace`, `name` and `resourceVersion`.
    */
   readonly deleted: readonly T[];

@@ -13,6 +13,7 @@ import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
+import type { StoreFactory } from "../store/store_factory.ts";
 
 /**
  * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of
@@ -75,7 +76,7 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * error log naming it; its stored version, if any, stays. The result
    * must keep the object's `metadata.namespace` and `metadata.name`; do
    * not mutate the argument (it may share parts with other versions).
-   * With `storeType: "cached"`, objects fetched on read go through it too.
+   * With `store: cachedStore()`, objects fetched on read go through it too.
    */
   transform?: (obj: KubeObject) => T | undefined;
   /** Client-side field selector over JSONPath (`path=value`, `==`, `!=`, comma = and). */
@@ -138,8 +139,8 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * the stream synced gets the current state as its initial sync, and
    * nothing else until its `onSyncComplete` settles; a stopped watcher
    * keeps the store it had while others go on. `false` keeps a watcher to
-   * itself; `storeType: "cached"` never shares. `health().shared` says
-   * whether and with how many.
+   * itself; a `store` whose factory is not shareable (`cachedStore()`) never
+   * shares. `health().shared` says whether and with how many.
    *
    * @default {true}
    */
@@ -218,14 +219,26 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    */
   callOnChangeDuringSync?: boolean;
   /**
+   * The store backend: `memoryStore()` keeps objects, `cachedStore({ ttl })`
+   * keeps references and GETs on read (both from
+   * `@haptic/k8s-watcher/store`), or any {@linkcode StoreFactory}. Not
+   * allowed with `storeType` or `cacheTTL`.
+   *
+   * @default {memoryStore()}
+   */
+  store?: StoreFactory;
+  /**
    * `"memory"` keeps objects; `"cached"` keeps references and GETs on read.
    *
+   * @deprecated Use `store: memoryStore()` or `store: cachedStore()`.
    * @default {"memory"}
    */
   storeType?: "memory" | "cached";
   /**
-   * TTL of a cached object in ms, refreshed on access.
+   * TTL of a cached object in ms, refreshed on access, with
+   * `storeType: "cached"`.
    *
+   * @deprecated Use `store: cachedStore({ ttl })`.
    * @default {130000}
    */
   cacheTTL?: number;

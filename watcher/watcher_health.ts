@@ -42,17 +42,22 @@ export interface WatcherHealth {
   /**
    * Whether the watcher's stream is shared: `{ consumers }` counts the
    * running watchers reading it (1 when this one is alone in its form),
-   * `false` when it cannot be: `shared: false`, `storeType: "cached"`, or a
-   * `SingleWatcher`. Watchers share when they run on the same client
-   * object and ask for the same objects in the same form (see
-   * `WatcherConfig.shared`).
+   * `false` when it cannot be: `shared: false`, a `store` that is not
+   * shareable (`cachedStore()`), or a `SingleWatcher`. Watchers share when
+   * they run on the same client object and ask for the same objects in the
+   * same form (see `WatcherConfig.shared`).
    */
   readonly shared: { readonly consumers: number } | false;
   /**
-   * Why `shared` is `false`: `"shared: false"`, `"storeType: cached"` or
-   * `"SingleWatcher"`. Absent when the watcher can share.
+   * Why `shared` is `false`: `"shared: false"`, `"store: <name>"` (the
+   * factory's name: `"store: cached"`), `"storeType: cached"` (deprecated)
+   * or `"SingleWatcher"`. Absent when the watcher can share.
    */
-  readonly notShared?: "shared: false" | "storeType: cached" | "SingleWatcher";
+  readonly notShared?:
+    | "shared: false"
+    | `store: ${string}`
+    | "storeType: cached"
+    | "SingleWatcher";
   /**
    * With `namespaces`, each namespace's loop: listed once, its
    * resourceVersion (`resourceVersion` above is then undefined) and its
