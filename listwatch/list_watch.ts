@@ -34,7 +34,7 @@ import {
   FirstByteTimeoutError,
   ListTimeoutError,
 } from "./list_watch_errors.ts";
-import { RequestTimers } from "./_request_timers.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, RequestTimers } from "./_request_timers.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
   acceptRefusedLine,
@@ -149,6 +149,7 @@ export class ListWatch {
   #stopped = false;
   #lastError: ListWatchFailure | undefined;
   #lastEventTime: number | undefined;
+  #lastActivityTime: number | undefined;
   #relists = 0;
   #reconnects = 0;
   #events = 0;
@@ -214,7 +215,7 @@ export class ListWatch {
       options.initialStreamDeadlineMs,
     );
     validatePositive("maxLineBytes", options.maxLineBytes);
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 180_000;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 30_000;
     this.#deadlineMs = options.initialStreamDeadlineMs ?? 60_000;
     this.#maxLineBytes = options.maxLineBytes;
@@ -410,6 +411,67 @@ export class ListWatch {
    */
   get lastEventTime(): number | undefined {
     return this.#lastEventTime;
+  }
+
+  /**
+   * When the loop last made progress, on its clock: a LIST page came in, a
+   * watch opened, or a watch event or bookmark arrived. `undefined` until
+   * the first of these. A loop that is alive shows progress at least once
+   * per idle timeout (a silent watch is resumed then), so a loop silent for
+   * much longer is wedged: e.g. waiting on a sink that never returns.
+   *
+   * @example Set by the list, moved on by a watch event
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" }, clock });
+   * assert.equal(loop.lastActivityTime, undefined);
+   * const controller = new AbortController();
+   * const done = loop.run(controller.signal);
+   * await waitFor(() => loop.phase === "watching");
+   * const opened = loop.lastActivityTime!;
+   * clock.advance(1_000);
+   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
+   * await waitFor(() => loop.events === 1);
+   * assert.equal(loop.lastActivityTime, opened + 1_000);
+   * controller.abort();
+   * await done;
+   * ```
+   */
+  get lastActivityTime(): number | undefined {
+    return this.#lastActivityTime;
+  }
+
+  /**
+   * The idle timeout in force (`idleTimeoutMs`, or its default), in ms.
+   *
+   * @example The default
+   * ```ts
+   * import type { RestClient } from "@haptic/k8s-watcher";
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import assert from "node:assert/strict";
+   *
+   * const loop = new ListWatch({ performRequest: () => Promise.reject(new Error("unused")) } as RestClient, {
+   *   onListPage: () => {},
+   *   onListEnd: () => {},
+   *   onEvent: () => {},
+   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
+   * assert.equal(loop.idleTimeoutMs, 180_000);
+   * ```
+   */
+  get idleTimeoutMs(): number {
+    return this.#idleTimeoutMs;
   }
 
   /**
@@ -676,6 +738,7 @@ export class ListWatch {
       timers.close();
     }
     if (this.#signal.aborted) return undefined;
+    this.#lastActivityTime = this.#clock.now();
     return this.#feed({ type: "listPage", list });
   }
 
@@ -751,6 +814,7 @@ export class ListWatch {
         return this.#watchStopped(timers, timers.signal.reason);
       }
       this.#backoff.markHealthy();
+      this.#lastActivityTime = this.#clock.now();
       timers.bytes();
       const opened = await this.#feed(WATCH_OPENED);
       if (opened !== undefined || signal.aborted) {
@@ -765,7 +829,7 @@ export class ListWatch {
       try {
         // The hot path: #feed, synchronous unless the sink returns a promise.
         for await (const event of lines) {
-          this.#lastEventTime = this.#clock.now();
+          this.#lastEventTime = this.#lastActivityTime = this.#clock.now();
           let next = this.#feed({ type: "watchEvent", event });
           if (next instanceof Promise) {
             timers.pause();
