@@ -427,8 +427,8 @@ export class ListWatch {
    * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
    * import assert from "node:assert/strict";
    *
-   * const clock = new FakeClock();
-   * await using server = new FakeApiServer({ clock });
+   * const clock = new FakeClock(); // the loop's: no timer fires unless ticked
+   * await using server = new FakeApiServer();
    * using _fetch = mockFetch(server);
    * using client = new FetchClient({ server: server.url });
    * const loop = new ListWatch(client, {
@@ -441,7 +441,7 @@ export class ListWatch {
    * const done = loop.run(controller.signal);
    * await waitFor(() => loop.phase === "watching");
    * const opened = loop.lastActivityTime!;
-   * clock.advance(1_000);
+   * await clock.tick(1_000);
    * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
    * await waitFor(() => loop.events === 1);
    * assert.equal(loop.lastActivityTime, opened + 1_000);
@@ -458,11 +458,12 @@ export class ListWatch {
    *
    * @example The default
    * ```ts
-   * import type { RestClient } from "@haptic/k8s-watcher";
+   * import { FetchClient } from "@haptic/k8s-watcher";
    * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
    * import assert from "node:assert/strict";
    *
-   * const loop = new ListWatch({ performRequest: () => Promise.reject(new Error("unused")) } as RestClient, {
+   * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+   * const loop = new ListWatch(client, {
    *   onListPage: () => {},
    *   onListEnd: () => {},
    *   onEvent: () => {},
