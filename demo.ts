@@ -5,7 +5,9 @@
  *
  * @module
  */
+import type { MetricsSource } from "./health/mod.ts";
 import { DemoArgsError, parseDemoArgs, USAGE } from "./demo/args.ts";
+import { NO_METRICS } from "./demo/endpoints.ts";
 import { Printer } from "./demo/output.ts";
 import { runLive } from "./demo/live.ts";
 import { runReplicas } from "./demo/replicas.ts";
@@ -19,6 +21,11 @@ export interface DemoIo {
   color?: boolean;
   /** Ends the run early, as Ctrl-C does (default: SIGINT). */
   signal?: AbortSignal;
+  /**
+   * What `/metrics` serves with `--metrics-port` (default: an empty
+   * exposition).
+   */
+  metrics?: MetricsSource;
 }
 
 /**
@@ -45,6 +52,8 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
     (io.write === undefined && Deno.stdout.isTerminal() &&
       !Deno.env.get("NO_COLOR"));
   const printer = new Printer({ write, color });
+  // The one source of the metrics the demo serves.
+  const metrics = io.metrics ?? NO_METRICS;
 
   let signal = io.signal;
   let removeSigint = () => {};
@@ -61,11 +70,11 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
   }
   try {
     if (args.resource !== undefined) {
-      return await runLive(args, printer, signal);
+      return await runLive(args, printer, signal, metrics);
     }
     return args.replicas !== undefined
       ? await runReplicas(args, printer, signal)
-      : await runSimulated(args, printer, signal);
+      : await runSimulated(args, printer, signal, metrics);
   } finally {
     removeSigint();
   }

@@ -31,6 +31,8 @@ export interface Task {
   keep?: boolean;
   /** Sync: ask for the metadata-only form (`PartialObjectMetadata`). */
   metadataOnly?: boolean;
+  /** Ours: pass a metrics meter to the Watcher (the "flood with metrics" row). */
+  metrics?: boolean;
   /** Fanout: how many watchers. */
   consumers?: number;
   /** Fanout: all watchers on one client (else one client each). */

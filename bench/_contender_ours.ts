@@ -12,7 +12,9 @@ import {
   silentLogger,
   Watcher,
   type WatcherConfig,
+  type WatcherOptions,
 } from "../mod.ts";
+import { benchMeter } from "./_meter.ts";
 import { askingForMetadata, NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import {
   deadline,
@@ -34,6 +36,17 @@ const FAST_DEBOUNCE = 5;
 
 let onChange: (stats: { modified: number; isInitialSync: boolean }) => void =
   () => {};
+
+/** With `metrics`: the meter every watcher reports to. */
+const meter = task.metrics ? await benchMeter() : undefined;
+if (task.metrics && meter === undefined) {
+  fail("metrics/mod.ts is not there: the flood with metrics needs it");
+}
+/** The watchers' options: silent, and metered when the task says so. */
+const watcherOptions = {
+  logger: silentLogger,
+  ...(meter === undefined ? {} : { meter }),
+} as WatcherOptions;
 
 /** One watcher of the bench pods, as configured by the task. */
 function makeWatcher(
@@ -57,7 +70,7 @@ function makeWatcher(
   return new Watcher(
     config,
     metadataOnly && !NATIVE_METADATA_ONLY ? askingForMetadata(client) : client,
-    { logger: silentLogger },
+    watcherOptions,
   );
 }
 
@@ -142,6 +155,7 @@ if (task.workload === "flood") {
   outcome.clockOffset = await clockOffset(task.server);
   outcome.notes = [
     `debounceInterval ${FAST_DEBOUNCE} ms: the last batch fires at most that long after the last event`,
+    ...(meter === undefined ? [] : ["with a metrics registry as the meter"]),
   ];
   report(outcome);
 }

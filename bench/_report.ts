@@ -243,6 +243,7 @@ export function renderMarkdown(report: Report): {
   };
   for (const c of [...ORDER, ...NATIVE_ORDER]) flood[c] = floodOf(c, "flood");
   flood.floorKeptInMap = floodOf("floor", "flood kept in a Map");
+  flood.oursWithMetrics = floodOf("ours", "flood with metrics");
 
   // Latency after the warm-up events.
   const latency: Record<
@@ -274,6 +275,10 @@ export function renderMarkdown(report: Report): {
       flood.ours.eventsPerSec,
       flood.floorKeptInMap.eventsPerSec,
     ),
+    floodMetricsCost: div(
+      flood.ours.eventsPerSec,
+      flood.oursWithMetrics.eventsPerSec,
+    ),
     heapOursVsPeer: div(heap.ours, heap.peer),
     heapOursWithoutIgnoreFieldsVsPeer: div(
       heap.oursWithoutIgnoreFields,
@@ -300,6 +305,15 @@ export function renderMarkdown(report: Report): {
         ratio(ratios.floodOursVsFloorKeptInMap)
       })`,
       met: cmp(ratios.floodOursVsFloor, (v) => v >= 0.75),
+    },
+    {
+      target: "Watch flood with metrics within 3 % of without",
+      measured: ratios.floodMetricsCost === undefined
+        ? "not measured (no metrics module)"
+        : `${((ratios.floodMetricsCost - 1) * 100).toFixed(1)} % slower (${
+          num(flood.oursWithMetrics.eventsPerSec)
+        } vs ${num(flood.ours.eventsPerSec)} events/s)`,
+      met: cmp(ratios.floodMetricsCost, (v) => v <= 1.03),
     },
     {
       target: `Initial sync of ${size(big)} ≤ 1.3x the raw floor's time`,
@@ -577,11 +591,16 @@ export function renderMarkdown(report: Report): {
   p();
   p("| Contender | Time | Events/s | vs floor |");
   p("| --- | ---: | ---: | ---: |");
-  for (const c of [...ORDER, "floorKeptInMap"]) {
+  const floodRows = flood.oursWithMetrics.ms === undefined
+    ? [...ORDER, "floorKeptInMap"]
+    : [...ORDER, "oursWithMetrics", "floorKeptInMap"];
+  for (const c of floodRows) {
     p(
       `| ${
         c === "floorKeptInMap"
           ? "reference: raw floor keeping every object in a Map"
+          : c === "oursWithMetrics"
+          ? `${NAMES.ours}, with metrics`
           : NAMES[c as ContenderName]
       } | ${ms(flood[c].ms)} | ${num(flood[c].eventsPerSec)} | ${
         ratio(div(flood[c].eventsPerSec, flood.floor.eventsPerSec))

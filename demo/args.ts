@@ -14,6 +14,8 @@ export interface DemoArgs {
   namespace: string | undefined;
   /** Replicas electing a leader over the simulated cluster (`undefined`: the watchers demo). */
   replicas: number | undefined;
+  /** Serve /healthz, /readyz and /metrics on 127.0.0.1 at this port (0: any free one). */
+  metricsPort: number | undefined;
 }
 
 /** A command line that cannot be run; the message says why. */
@@ -37,6 +39,8 @@ Options:
                          replica keeps its watchers warm, only the leader renders,
                          the leader is killed mid-run and a survivor takes over
                          (default duration 12 s)
+  --metrics-port <n>     Serve /healthz, /readyz and /metrics on 127.0.0.1:<n>
+                         (0: a free port; the URL is printed), here or with --resource
   -h, --help             Show this help
 
 Watch a real cluster instead (prints batches until Ctrl-C or --duration):
@@ -54,6 +58,7 @@ Examples:
   deno task demo
   deno task demo --duration 60
   deno task demo --replicas 3
+  deno task demo --metrics-port 9090   (then curl http://127.0.0.1:9090/readyz?verbose)
   deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config
   kubectl proxy & deno task demo --proxy --resource v1/services --namespace default`;
 
@@ -74,6 +79,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     resource: undefined,
     namespace: undefined,
     replicas: undefined,
+    metricsPort: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -133,6 +139,19 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
         args.replicas = n;
         break;
       }
+      case "--metrics-port": {
+        const text = value();
+        const port = Number(text);
+        if (!/^\d+$/.test(text) || port > 65_535) {
+          throw new DemoArgsError(
+            `--metrics-port must be a port number from 0 to 65535, got ${
+              JSON.stringify(text)
+            }`,
+          );
+        }
+        args.metricsPort = port;
+        break;
+      }
       case "--namespace":
       case "-n":
         args.namespace = value();
@@ -154,6 +173,11 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
   if (args.replicas !== undefined && args.resource !== undefined) {
     throw new DemoArgsError(
       "--replicas runs on the simulated cluster; it does not go with --resource",
+    );
+  }
+  if (args.metricsPort !== undefined && args.replicas !== undefined) {
+    throw new DemoArgsError(
+      "--metrics-port serves one process's watchers; it does not go with --replicas",
     );
   }
   if (args.namespace !== undefined && args.resource === undefined) {

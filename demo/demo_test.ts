@@ -43,6 +43,45 @@ Deno.test("demo: a short simulated run ends cleanly with every store matching th
   assert.match(out, /all good$/);
 });
 
+Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it runs", async () => {
+  const lines: string[] = [];
+  const url = Promise.withResolvers<string>();
+  const ready = Promise.withResolvers<void>();
+  const running = main(["--duration", "2", "--metrics-port", "0"], {
+    write: (line) => {
+      lines.push(line);
+      const served = line.match(
+        /health and metrics at (http:\/\/127\.0\.0\.1:\d+)/,
+      );
+      if (served) url.resolve(served[1]);
+      if (/all 4 indexes synchronized/.test(line)) ready.resolve();
+    },
+    metrics: { render: () => "# TYPE demo_up gauge\ndemo_up 1\n" },
+  });
+  const base = await url.promise;
+  await ready.promise;
+  const get = async (path: string) => {
+    const response = await fetch(base + path);
+    return [response.status, await response.text()];
+  };
+  assert.deepEqual(await get("/healthz"), [200, "ok\n"]);
+  const [status, body] = await get("/readyz?verbose");
+  assert.equal(status, 200, String(body));
+  assert.match(String(body), /\[\+\]watcher\/ingresses ok\n/);
+  assert.match(String(body), /\[\+\]watcher\/secret ok\n/);
+  assert.match(String(body), /\[\+\]tracker\/endpointslices ok\n/);
+  const metrics = await fetch(`${base}/metrics`);
+  assert.equal(
+    metrics.headers.get("content-type"),
+    "text/plain; version=0.0.4; charset=utf-8",
+  );
+  assert.equal(await metrics.text(), "# TYPE demo_up gauge\ndemo_up 1\n");
+  assert.equal(await running, 0, lines.join("\n"));
+  assert.match(lines.join("\n"), /all good$/);
+  // Closed with the run.
+  await assert.rejects(fetch(`${base}/healthz`));
+});
+
 Deno.test("demo: --replicas 3 elects one leader, kills it mid-run and shows the takeover", async () => {
   const lines: string[] = [];
   const code = await main(
@@ -179,8 +218,11 @@ Deno.test("demo: command line parsing", () => {
       resource: undefined,
       namespace: undefined,
       replicas: undefined,
+      metricsPort: undefined,
     },
   );
+  assert.equal(parseDemoArgs(["--metrics-port", "0"]).metricsPort, 0);
+  assert.equal(parseDemoArgs(["--metrics-port=9090"]).metricsPort, 9090);
   assert.equal(parseDemoArgs(["--replicas", "3"]).replicas, 3);
   assert.equal(parseDemoArgs(["--proxy", "--resource", "pods"]).proxy, true);
   assert.equal(
@@ -197,6 +239,13 @@ Deno.test("demo: command line parsing", () => {
       [["--namespace", "x"], /--namespace goes with --resource/],
       [["--replicas", "1"], /--replicas must be a whole number from 2 to 9/],
       [["--replicas", "2.5"], /--replicas must be a whole number/],
+      [["--metrics-port", "-1"], /port number from 0 to 65535, got "-1"/],
+      [["--metrics-port", "70000"], /port number from 0 to 65535, got "70000"/],
+      [["--metrics-port", "1.5"], /port number from 0 to 65535/],
+      [
+        ["--metrics-port", "0", "--replicas", "3"],
+        /does not go with --replicas/,
+      ],
       [
         ["--replicas", "3", "--resource", "pods"],
         /does not go with --resource/,

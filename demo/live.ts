@@ -1,5 +1,7 @@
 import { FetchClient, type Gvr, Watcher } from "../mod.ts";
+import type { MetricsSource } from "../health/mod.ts";
 import type { DemoArgs } from "./args.ts";
+import { NO_METRICS, serveEndpoints } from "./endpoints.ts";
 import type { Printer } from "./output.ts";
 import { Tally } from "./tally.ts";
 import { sleep } from "./wait.ts";
@@ -12,6 +14,7 @@ export async function runLive(
   args: DemoArgs,
   printer: Printer,
   signal: AbortSignal,
+  metrics: MetricsSource = NO_METRICS,
 ): Promise<number> {
   let client: FetchClient;
   try {
@@ -61,6 +64,10 @@ export async function runLive(
         ),
       },
     );
+    await using _endpoints = serveEndpoints(args.metricsPort, {
+      watchers: { [label]: watcher },
+      metrics,
+    }, printer);
     const done = watcher.start(signal);
     // A stopped watcher reports synced: false; remember whether it ever was.
     let synced = false;

@@ -33,6 +33,7 @@ const TAG_STYLE: Record<string, Style> = {
   stop: "bold",
   lease: "cyan",
   kill: "red",
+  serve: "cyan",
 };
 
 /** Prints timestamped, tagged lines: `  3.214s  batch    ingresses …`. */

@@ -16,6 +16,8 @@ import {
   seedCluster,
   SERVICE_NAME_LABEL,
 } from "./cluster.ts";
+import type { MetricsSource } from "../health/mod.ts";
+import { NO_METRICS, serveEndpoints } from "./endpoints.ts";
 import { compactionFault, overloadFault } from "./faults.ts";
 import type { Printer } from "./output.ts";
 import { differences, report, secretMatches } from "./verify.ts";
@@ -33,6 +35,7 @@ export async function runSimulated(
   args: DemoArgs,
   printer: Printer,
   signal: AbortSignal,
+  metrics: MetricsSource = NO_METRICS,
 ): Promise<number> {
   const durationMs = (args.duration ?? DEFAULT_SECONDS) * 1000;
   const rng = new Rng(args.seed);
@@ -89,6 +92,14 @@ export async function runSimulated(
           ),
       },
     );
+    await using _endpoints = serveEndpoints(args.metricsPort, {
+      watchers: Object.fromEntries([
+        ...watched.map((w) => [w.name, w.watcher] as const),
+        ["secret", secret],
+      ]),
+      tracker,
+      metrics,
+    }, printer);
     for (const w of watched) {
       void w.watcher.start();
       void tracker.track(w.name, w.watcher);

@@ -34,7 +34,7 @@ import {
   FirstByteTimeoutError,
   ListTimeoutError,
 } from "./list_watch_errors.ts";
-import { RequestTimers } from "./_request_timers.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS, RequestTimers } from "./_request_timers.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
   acceptRefusedLine,
@@ -132,6 +132,7 @@ export class ListWatch {
   #stopped = false;
   #lastError: ListWatchFailure | undefined;
   #lastEventTime: number | undefined;
+  #lastActivityTime: number | undefined;
   #relists = 0;
   #reconnects = 0;
   #events = 0;
@@ -183,7 +184,7 @@ export class ListWatch {
       options.initialStreamDeadlineMs,
     );
     validatePositive("maxLineBytes", options.maxLineBytes);
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? 180_000;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 30_000;
     this.#deadlineMs = options.initialStreamDeadlineMs ?? 60_000;
     this.#maxLineBytes = options.maxLineBytes;
@@ -243,6 +244,20 @@ export class ListWatch {
   /** When the latest watch event (bookmarks included) arrived. */
   get lastEventTime(): number | undefined {
     return this.#lastEventTime;
+  }
+
+  /**
+   * When the loop last made progress, on its clock: a LIST page, an opened
+   * watch, an event or a bookmark (a loop silent for much longer than its
+   * idle timeout is wedged).
+   */
+  get lastActivityTime(): number | undefined {
+    return this.#lastActivityTime;
+  }
+
+  /** The idle timeout in force (`idleTimeoutMs`, or its default), in ms. */
+  get idleTimeoutMs(): number {
+    return this.#idleTimeoutMs;
   }
 
   /** Lists delivered after the initial one (after a 410 Gone, say). */
@@ -391,6 +406,7 @@ export class ListWatch {
       timers.close();
     }
     if (this.#signal.aborted) return undefined;
+    this.#lastActivityTime = this.#clock.now();
     return this.#feed({ type: "listPage", list });
   }
 
@@ -465,6 +481,7 @@ export class ListWatch {
         return this.#watchStopped(timers, timers.signal.reason);
       }
       this.#backoff.markHealthy();
+      this.#lastActivityTime = this.#clock.now();
       timers.bytes();
       const opened = await this.#feed(WATCH_OPENED);
       if (opened !== undefined || signal.aborted) {
@@ -479,7 +496,7 @@ export class ListWatch {
       try {
         // The hot path: #feed, synchronous unless the sink returns a promise.
         for await (const event of lines) {
-          this.#lastEventTime = this.#clock.now();
+          this.#lastEventTime = this.#lastActivityTime = this.#clock.now();
           let next = this.#feed({ type: "watchEvent", event });
           if (next instanceof Promise) {
             timers.pause();

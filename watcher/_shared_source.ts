@@ -307,6 +307,8 @@ export class SharedSource<T extends KubeObjectLike> {
     | "reconnects"
     | "events"
     | "lastEventTime"
+    | "lastActivityTime"
+    | "idleTimeoutMs"
     | "lastError"
     | "shared"
     | "namespaces"
@@ -314,16 +316,13 @@ export class SharedSource<T extends KubeObjectLike> {
     const loops = this.#loops;
     let relists = 0, reconnects = 0, events = 0;
     let lastEventTime: number | undefined;
+    let lastActivityTime: number | undefined;
     for (const { watch } of loops) {
       relists += watch.relists;
       reconnects += watch.reconnects;
       events += watch.events;
-      const t = watch.lastEventTime;
-      if (
-        t !== undefined && (lastEventTime === undefined || t > lastEventTime)
-      ) {
-        lastEventTime = t;
-      }
+      lastEventTime = latest(lastEventTime, watch.lastEventTime);
+      lastActivityTime = latest(lastActivityTime, watch.lastActivityTime);
     }
     return {
       resourceVersion: loops.length === 1
@@ -333,6 +332,8 @@ export class SharedSource<T extends KubeObjectLike> {
       reconnects,
       events,
       lastEventTime,
+      lastActivityTime,
+      idleTimeoutMs: loops[0].watch.idleTimeoutMs,
       lastError: this.lastError,
       shared: this.#sharable
         ? { consumers: Math.max(1, this.#members.size) }
@@ -342,6 +343,7 @@ export class SharedSource<T extends KubeObjectLike> {
           synced: l.listed,
           resourceVersion: l.watch.resourceVersion,
           lastError: l.watch.lastError,
+          lastActivityTime: l.watch.lastActivityTime,
         }]),
       ),
     };
@@ -541,4 +543,9 @@ function reducedPage(page: ListPage): ListPage {
     if (item !== items[i]) (reduced ??= items.slice())[i] = item;
   }
   return reduced === undefined ? page : { ...page, items: reduced };
+}
+
+/** The later of two times, either possibly unknown. */
+function latest(a: number | undefined, b: number | undefined) {
+  return a === undefined || (b !== undefined && b > a) ? b : a;
 }

@@ -55,6 +55,8 @@ export function loopFeed(loop: ListWatch): Feed {
       reconnects: loop.reconnects,
       events: loop.events,
       lastEventTime: loop.lastEventTime,
+      lastActivityTime: loop.lastActivityTime,
+      idleTimeoutMs: loop.idleTimeoutMs,
       lastError: loop.lastError,
       shared: false,
       notShared: "SingleWatcher",

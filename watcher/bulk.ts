@@ -31,6 +31,7 @@ import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { write, writerLine } from "../listwatch/_log_lines.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../listwatch/_request_timers.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
@@ -141,6 +142,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   #keyCount: number;
   /** Why the stream cannot be shared, as `health().notShared` says it. */
   #notShared: WatcherHealth["notShared"];
+  /** The loop's idle timeout, for the health of a watcher not yet started. */
+  #idleTimeoutMs: number;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -324,6 +327,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       options.clock,
     );
     this.#config = config;
+    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     const keyCount = indexer.keyCount;
     const ownStore = wrapConfigError("store", () =>
       choice.factory.create<T>({
@@ -499,6 +503,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           reconnects: 0,
           events: 0,
           lastEventTime: undefined,
+          lastActivityTime: undefined,
+          idleTimeoutMs: this.#idleTimeoutMs,
           lastError: undefined,
           shared: { consumers: 1 },
         };

@@ -37,6 +37,17 @@ export interface WatcherHealth {
   readonly events: number;
   /** When the last watch event arrived, on the watcher's clock. */
   readonly lastEventTime: number | undefined;
+  /**
+   * When the loop last made progress, on the watcher's clock: the last
+   * watch event or bookmark, LIST page (a completed list included) or
+   * opened watch; with `namespaces`, the latest of any namespace's loop.
+   * `undefined` until the first. A running loop shows progress at least
+   * once per `idleTimeoutMs` (a silent watch is resumed), so one silent
+   * for twice that is wedged (see `@haptic/k8s-watcher/health`).
+   */
+  readonly lastActivityTime: number | undefined;
+  /** The loop's idle timeout (`idleTimeoutMs` or its default), in ms. */
+  readonly idleTimeoutMs: number;
   /** The last failure the loop retried, and when. */
   readonly lastError: ListWatchFailure | undefined;
   /**
@@ -68,6 +79,7 @@ export interface WatcherHealth {
       readonly synced: boolean;
       readonly resourceVersion: string | undefined;
       readonly lastError: ListWatchFailure | undefined;
+      readonly lastActivityTime: number | undefined;
     }>
   >;
 }

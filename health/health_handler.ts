@@ -1,0 +1,287 @@
+import { type Clock, systemClock } from "../clock.ts";
+import { assertOptionNames } from "../_option_names.ts";
+import type { WatcherHealth } from "../watcher/watcher_health.ts";
+import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
+import type { LeaderElector } from "../leaderelection/leader_elector.ts";
+import {
+  type Check,
+  type CheckSources,
+  livenessChecks,
+  readinessChecks,
+} from "./_checks.ts";
+
+/**
+ * Anything that renders metrics in the Prometheus text exposition format
+ * (0.0.4): the package's metrics registry, or an adapter over another.
+ *
+ * @example A fixed source
+ * ```ts
+ * import type { MetricsSource } from "@haptic/k8s-watcher/health";
+ *
+ * const metrics: MetricsSource = {
+ *   render: () => "# TYPE up gauge\nup 1\n",
+ * };
+ * ```
+ */
+export interface MetricsSource {
+  /** The exposition, every metric of it, ending with a newline. */
+  render(): string;
+}
+
+/**
+ * What the health endpoints read: the watchers (by the name their lines
+ * show), the tracker, the elector, the metrics, and the clock the watchers
+ * run on. Every part is optional.
+ *
+ * @example Two watchers, a tracker, a registry
+ * ```ts
+ * import { FetchClient, IndexSynchronizationTracker, Watcher } from "@haptic/k8s-watcher";
+ * import type { HealthHandlerOptions } from "@haptic/k8s-watcher/health";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * const ingresses = new Watcher({
+ *   gvr: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   onChange: () => {},
+ * }, client);
+ * const options: HealthHandlerOptions = {
+ *   watchers: { ingresses },
+ *   tracker: new IndexSynchronizationTracker(["ingresses"]),
+ *   metrics: { render: () => "" },
+ * };
+ * ```
+ */
+export interface HealthHandlerOptions {
+  /**
+   * The watchers to check, by name (`Watcher`s and `SingleWatcher`s, or
+   * anything with their `health()`): alive while none is wedged, ready
+   * once each is synced.
+   */
+  watchers?: Readonly<Record<string, { health(): WatcherHealth }>>;
+  /** Ready once every resource it tracks is synced. */
+  tracker?: Pick<
+    IndexSynchronizationTracker,
+    "resourceNames" | "isResourceSynced"
+  >;
+  /**
+   * This replica's elector: shown in `/readyz`, and required to lead there
+   * with `readyOnlyWhenLeading`.
+   */
+  elector?: Pick<LeaderElector, "health">;
+  /**
+   * Ready only while leading: for a Service that must send traffic to the
+   * leader alone. Without it a synced standby is ready (it takes over
+   * warm), and a rolling update of a Deployment can go on: a new pod that
+   * must lead to be ready never is while the old one holds the Lease.
+   *
+   * @default {false}
+   */
+  readyOnlyWhenLeading?: boolean;
+  /** Served at `/metrics`; without it `/metrics` answers 404. */
+  metrics?: MetricsSource;
+  /**
+   * The watchers' clock (silence is measured on it).
+   *
+   * @default {systemClock}
+   */
+  clock?: Clock;
+}
+
+/** The content type Prometheus expects of the text format. */
+const METRICS_TYPE = "text/plain; version=0.0.4; charset=utf-8";
+const TEXT_TYPE = "text/plain; charset=utf-8";
+
+/**
+ * A handler for `Deno.serve` and `Bun.serve` (for `node:http`, wrap it in
+ * {@linkcode nodeListener}) answering GET and HEAD of:
+ *
+ * - `/metrics`: `metrics.render()`, as `text/plain; version=0.0.4`.
+ * - `/healthz` (and `/livez`): 200 while no watcher's loop is wedged, that
+ *   is silent (no LIST page, opened watch, event, bookmark or retried
+ *   failure) for more than twice its idle timeout while running; 503
+ *   otherwise. A quiet watch is resumed at every idle timeout, and a loop
+ *   retrying a failing server is turning: neither is wedged, and restarting
+ *   would not help them.
+ * - `/readyz`: 200 once every watcher and tracked resource is synced (and
+ *   this replica leads, with `readyOnlyWhenLeading`); 503 otherwise.
+ *
+ * A probe reads the status; the body is for people, as kube-apiserver
+ * writes it: `ok`, or one `[+]name ok` / `[-]name failed: why` line per
+ * check and a last line saying the check failed (every line with
+ * `?verbose`). Other paths answer 404, other methods 405.
+ *
+ * @example Serving them with Deno
+ * ```ts ignore
+ * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+ * import { healthHandler } from "@haptic/k8s-watcher/health";
+ *
+ * using client = FetchClient.fromEnv();
+ * const ingresses = new Watcher({
+ *   gvr: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   onChange: () => {},
+ * }, client);
+ * ingresses.start();
+ * Deno.serve({ port: 8080 }, healthHandler({ watchers: { ingresses } }));
+ * ```
+ *
+ * @example Asking it directly
+ * ```ts
+ * import { IndexSynchronizationTracker, silentLogger } from "@haptic/k8s-watcher";
+ * import { healthHandler } from "@haptic/k8s-watcher/health";
+ * import assert from "node:assert/strict";
+ *
+ * const tracker = new IndexSynchronizationTracker(["ingresses", "services"], {
+ *   logger: silentLogger,
+ * });
+ * const handler = healthHandler({ tracker });
+ * tracker.markSynced("ingresses", 3);
+ * const response = handler(new Request("http://localhost/readyz"));
+ * assert.equal(response.status, 503);
+ * assert.equal(
+ *   await response.text(),
+ *   "[+]tracker/ingresses ok\n[-]tracker/services failed: not synced\nreadyz check failed\n",
+ * );
+ * tracker.markSynced("services", 1);
+ * assert.equal(handler(new Request("http://localhost/readyz")).status, 200);
+ * ```
+ *
+ * @param options What to check, and the metrics to serve.
+ * @returns The handler: it never throws, and answers synchronously.
+ * @throws {TypeError} When `options` has a name it does not take, or a
+ * watcher without `health()`.
+ */
+export function healthHandler(
+  options: HealthHandlerOptions = {},
+): (request: Request) => Response {
+  assertOptionNames(
+    "health handler options",
+    OPTION_NAMES,
+    options,
+    "HealthHandlerOptions",
+  );
+  const watchers = Object.entries(options.watchers ?? {});
+  for (const [name, watcher] of watchers) {
+    if (typeof watcher?.health !== "function") {
+      throw new TypeError(
+        `Invalid health handler options: watchers.${name} must have a health() method`,
+      );
+    }
+  }
+  const metrics = options.metrics;
+  if (metrics !== undefined && typeof metrics.render !== "function") {
+    throw new TypeError(
+      "Invalid health handler options: metrics must have a render() method",
+    );
+  }
+  const sources: CheckSources = {
+    watchers,
+    tracker: options.tracker,
+    elector: options.elector,
+    readyOnlyWhenLeading: options.readyOnlyWhenLeading === true,
+    clock: options.clock ?? systemClock,
+  };
+  const firstSeen = new Map<string, number>();
+  return (request) => {
+    const url = new URL(request.url);
+    const head = request.method === "HEAD";
+    if (request.method !== "GET" && !head) {
+      return answer(405, `Method ${request.method} not allowed\n`, head, {
+        allow: "GET, HEAD",
+      });
+    }
+    switch (url.pathname) {
+      case "/metrics":
+        return serveMetrics(metrics, head);
+      case "/healthz":
+      case "/livez":
+        return report(
+          url.pathname.slice(1),
+          () => livenessChecks(sources, firstSeen),
+          url,
+          head,
+        );
+      case "/readyz":
+        return report("readyz", () => readinessChecks(sources), url, head);
+      default:
+        return answer(404, `Not found: ${url.pathname}\n`, head);
+    }
+  };
+}
+
+const OPTION_NAMES: Record<keyof HealthHandlerOptions, true> = {
+  watchers: true,
+  tracker: true,
+  elector: true,
+  readyOnlyWhenLeading: true,
+  metrics: true,
+  clock: true,
+};
+
+function serveMetrics(
+  metrics: MetricsSource | undefined,
+  head: boolean,
+): Response {
+  if (metrics === undefined) {
+    return answer(404, "No metrics source is configured\n", head);
+  }
+  let text: string;
+  try {
+    text = metrics.render();
+  } catch (error) {
+    return answer(
+      500,
+      `Rendering the metrics failed: ${message(error)}\n`,
+      head,
+    );
+  }
+  return answer(200, text, head, { "content-type": METRICS_TYPE });
+}
+
+/** A health report, as kube-apiserver words one. */
+function report(
+  name: string,
+  run: () => Check[],
+  url: URL,
+  head: boolean,
+): Response {
+  let checks: Check[];
+  try {
+    checks = run();
+  } catch (error) {
+    // A check that throws (a structural source's bug) fails the report
+    // rather than the handler.
+    checks = [{ name: "checks", failure: `threw: ${message(error)}` }];
+  }
+  const ok = checks.every((c) => c.failure === undefined);
+  const verbose = url.searchParams.has("verbose");
+  if (ok && !verbose) return answer(200, "ok\n", head);
+  const lines = checks.map((c) =>
+    c.failure === undefined
+      ? `[+]${c.name} ok`
+      : `[-]${c.name} failed: ${c.failure}`
+  );
+  lines.push(`${name} check ${ok ? "passed" : "failed"}`);
+  return answer(ok ? 200 : 503, `${lines.join("\n")}\n`, head);
+}
+
+function answer(
+  status: number,
+  body: string,
+  head: boolean,
+  headers: Record<string, string> = {},
+): Response {
+  return new Response(head ? null : body, {
+    status,
+    headers: {
+      "content-type": TEXT_TYPE,
+      "cache-control": "no-store",
+      "x-content-type-options": "nosniff",
+      ...headers,
+    },
+  });
+}
+
+function message(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

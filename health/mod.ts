@@ -1,0 +1,26 @@
+/**
+ * The endpoints a Deployment probes and Prometheus scrapes, for
+ * `Deno.serve`, `Bun.serve` or `node:http`: `/healthz` (no watcher's loop
+ * wedged), `/readyz` (every watcher and tracked resource synced, and
+ * leading when asked) and `/metrics` (any source rendering the Prometheus
+ * text format).
+ *
+ * @example Probes and metrics on port 8080
+ * ```ts ignore
+ * import { FetchClient, IndexSynchronizationTracker, Watcher } from "@haptic/k8s-watcher";
+ * import { healthHandler } from "@haptic/k8s-watcher/health";
+ *
+ * using client = FetchClient.fromEnv();
+ * const ingresses = new Watcher({
+ *   gvr: { group: "networking.k8s.io", version: "v1", resource: "ingresses" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   onChange: () => {},
+ * }, client);
+ * ingresses.start();
+ * Deno.serve({ port: 8080 }, healthHandler({ watchers: { ingresses } }));
+ * ```
+ *
+ * @module
+ */
+export * from "./health_handler.ts";
+export * from "./node_listener.ts";
