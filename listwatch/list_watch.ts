@@ -34,7 +34,10 @@ import {
   FirstByteTimeoutError,
   ListTimeoutError,
 } from "./list_watch_errors.ts";
+import type { ListWatchNote } from "./list_watch_notes.ts";
 import { RequestTimers } from "./_request_timers.ts";
+import { LoopStats } from "./_loop_stats.ts";
+import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
   acceptRefusedLine,
@@ -52,6 +55,11 @@ import {
   validatePositive,
   wrapConfigError,
 } from "../watcher/_validate.ts";
+
+/** A decoded watch line, as far as counting bookmarks reads it. */
+interface WatchLine {
+  readonly type?: unknown;
+}
 
 /** What feeding an input gives: the next command, now or once the sink is done. */
 type Next =
@@ -147,11 +155,8 @@ export class ListWatch {
   #signal: AbortSignal = new AbortController().signal;
   #running = false;
   #stopped = false;
-  #lastError: ListWatchFailure | undefined;
-  #lastEventTime: number | undefined;
-  #relists = 0;
-  #reconnects = 0;
-  #events = 0;
+  /** What the loop counted: one record for health, metrics and logs. */
+  #stats = new LoopStats();
 
   /**
    * Creates the loop; nothing happens until {@linkcode ListWatch.run}.
@@ -347,171 +352,34 @@ export class ListWatch {
     return this.#state.resourceVersion;
   }
 
-  /**
-   * The last failure that was retried, and when; kept after recovery.
-   *
-   * @example A 503 that was retried
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * server.injectFault({ verb: "list", kind: "status", code: 503, times: 1 });
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.lastError !== undefined);
-   * assert.match(String(loop.lastError?.error), /503/);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** The last failure that was retried, and when; kept after recovery. */
   get lastError(): ListWatchFailure | undefined {
-    return this.#lastError;
+    return this.#stats.lastError;
   }
 
-  /**
-   * When the latest watch event (bookmarks included) arrived.
-   *
-   * @example Set by the first watch event
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * assert.equal(loop.lastEventTime, undefined);
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * await waitFor(() => loop.lastEventTime !== undefined);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** When the latest watch event (bookmarks included) arrived. */
   get lastEventTime(): number | undefined {
-    return this.#lastEventTime;
+    return this.#stats.lastEventTime;
   }
 
-  /**
-   * Lists delivered after the initial one.
-   *
-   * @example A compacted history makes the loop list again
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * await waitFor(() => loop.events === 1);
-   * server.closeAllWatches(); // the loop resumes its watch from b…
-   * server.create("configmaps", { metadata: { name: "c", namespace: "shop" } });
-   * server.compactHistory(); // …which is now too old: 410 Gone
-   * await waitFor(() => loop.relists === 1);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** Lists delivered after the initial one. */
   get relists(): number {
-    return this.#relists;
+    return this.#stats.relists;
   }
 
-  /**
-   * Watches resumed from an earlier resourceVersion (not from a list).
-   *
-   * @example A closed stream is resumed, not relisted
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching" && server.openWatchCount === 1);
-   * server.closeAllWatches(); // as a server timeout or a proxy does
-   * await waitFor(() => loop.reconnects === 1);
-   * assert.equal(loop.relists, 0);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** Watches resumed from an earlier resourceVersion (not from a list). */
   get reconnects(): number {
-    return this.#reconnects;
+    return this.#stats.reconnects;
   }
 
-  /**
-   * ADDED, MODIFIED and DELETED events delivered to the sink.
-   *
-   * @example Counting delivered events
-   * ```ts
-   * import { FetchClient } from "@haptic/k8s-watcher";
-   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeApiServer, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
-   * import assert from "node:assert/strict";
-   *
-   * await using server = new FakeApiServer();
-   * server.create("configmaps", { metadata: { name: "a", namespace: "shop" } });
-   * using _fetch = mockFetch(server);
-   * using client = new FetchClient({ server: server.url });
-   * const loop = new ListWatch(client, {
-   *   onListPage: () => {},
-   *   onListEnd: () => {},
-   *   onEvent: () => {},
-   * }, { gvr: { group: "", version: "v1", resource: "configmaps" } });
-   * const controller = new AbortController();
-   * const done = loop.run(controller.signal);
-   * await waitFor(() => loop.phase === "watching");
-   * server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
-   * server.delete("configmaps", "shop", "a");
-   * await waitFor(() => loop.events === 2);
-   * controller.abort();
-   * await done;
-   * ```
-   */
+  /** ADDED, MODIFIED and DELETED events delivered to the sink. */
   get events(): number {
-    return this.#events;
+    return this.#stats.events;
+  }
+
+  /** Everything the loop counted, and when it last heard from the server. */
+  get stats(): ListWatchStats {
+    return this.#stats;
   }
 
   /**
@@ -618,17 +486,19 @@ export class ListWatch {
       try {
         switch (output.type) {
           case "event":
-            this.#events++;
+            this.#stats.events++;
             result = this.#sink.onEvent(output.eventType, output.object);
             break;
           case "page":
+            this.#stats.listPages++;
             result = this.#sink.onListPage(output);
             break;
           case "listed":
-            if (!output.initial) this.#relists++;
+            this.#listed(output.initial);
             result = this.#sink.onListEnd(output);
             break;
           case "note":
+            this.#noted(output.note);
             write(this.#logger, noteLine(output.note, this.#path));
             break;
         }
@@ -713,7 +583,10 @@ export class ListWatch {
     command: Extract<ListWatchCommand, { type: "backoff" }>,
   ): Promise<ListWatchCommand | undefined> {
     const retryInMs = Math.max(this.#backoff.next(), command.retryAfterMs ?? 0);
-    this.#lastError = { error: command.error, time: this.#clock.now() };
+    const stats = this.#stats;
+    stats.backoffs++;
+    stats.lastError = { error: command.error, time: this.#clock.now() };
+    this.#noted(command.reason);
     write(this.#logger, backoffLine(command.reason, this.#path, retryInMs));
     try {
       this.#sink.onError?.(command.error, retryInMs);
@@ -731,7 +604,7 @@ export class ListWatch {
   async #watch(
     command: Extract<ListWatchCommand, { type: "watch" }>,
   ): Promise<ListWatchCommand | undefined> {
-    if (command.reconnect) this.#reconnects++;
+    if (command.reconnect) this.#stats.reconnects++;
     const signal = this.#signal;
     const timers = new RequestTimers(this.#clock, signal, {
       idleMs: this.#idleTimeoutMs,
@@ -751,6 +624,8 @@ export class ListWatch {
         return this.#watchStopped(timers, timers.signal.reason);
       }
       this.#backoff.markHealthy();
+      this.#stats.watches++;
+      this.#stats.lastActivityTime = this.#clock.now();
       timers.bytes();
       const opened = await this.#feed(WATCH_OPENED);
       if (opened !== undefined || signal.aborted) {
@@ -764,8 +639,12 @@ export class ListWatch {
       });
       try {
         // The hot path: #feed, synchronous unless the sink returns a promise.
+        const stats = this.#stats;
         for await (const event of lines) {
-          this.#lastEventTime = this.#clock.now();
+          stats.lastEventTime = stats.lastActivityTime = this.#clock.now();
+          if ((event as WatchLine | null)?.type === "BOOKMARK") {
+            stats.bookmarks++;
+          }
           let next = this.#feed({ type: "watchEvent", event });
           if (next instanceof Promise) {
             timers.pause();
@@ -795,6 +674,24 @@ export class ListWatch {
       error = new FirstByteTimeoutError(this.#path, timers.noAnswerMs);
     }
     return this.#feed(timers.interrupt ?? { type: "watchFailed", error });
+  }
+
+  /** A complete list: counted, and the loop heard from the server. */
+  #listed(initial: boolean): void {
+    const stats = this.#stats;
+    stats.lists++;
+    if (!initial) stats.relists++;
+    stats.lastActivityTime = this.#clock.now();
+  }
+
+  /**
+   * What a reason (an output's, or a backoff's) counts: a failed request,
+   * a 410 that relists included.
+   */
+  #noted(note: ListWatchNote): void {
+    if (note.kind === "requestFailed" || note.kind === "relist") {
+      this.#stats.requestErrors++;
+    }
   }
 
   #sinkFailed(what: ListWatchOutput | "onError", error: unknown): void {

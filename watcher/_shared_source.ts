@@ -26,6 +26,7 @@ import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
+import { sumStats } from "../listwatch/_loop_stats.ts";
 import type {
   InitialListMode,
   ListInfo,
@@ -299,40 +300,14 @@ export class SharedSource<T extends KubeObjectLike> {
     return this.#closing;
   }
 
-  /** The shared part of each consumer's health. */
-  health(): Pick<
-    WatcherHealth,
-    | "resourceVersion"
-    | "relists"
-    | "reconnects"
-    | "events"
-    | "lastEventTime"
-    | "lastError"
-    | "shared"
-    | "namespaces"
-  > {
+  /** The shared part of each consumer's health: its loops' records. */
+  health(): Omit<WatcherHealth, "state" | "synced" | "objects" | "notShared"> {
     const loops = this.#loops;
-    let relists = 0, reconnects = 0, events = 0;
-    let lastEventTime: number | undefined;
-    for (const { watch } of loops) {
-      relists += watch.relists;
-      reconnects += watch.reconnects;
-      events += watch.events;
-      const t = watch.lastEventTime;
-      if (
-        t !== undefined && (lastEventTime === undefined || t > lastEventTime)
-      ) {
-        lastEventTime = t;
-      }
-    }
     return {
       resourceVersion: loops.length === 1
         ? loops[0].watch.resourceVersion
         : undefined,
-      relists,
-      reconnects,
-      events,
-      lastEventTime,
+      ...sumStats(loops.map((l) => l.watch.stats)),
       lastError: this.lastError,
       shared: this.#sharable
         ? { consumers: Math.max(1, this.#members.size) }
@@ -531,6 +506,16 @@ export class SharedSource<T extends KubeObjectLike> {
 }
 
 const done: Promise<void> = Promise.resolve();
+
+/** A source's health before it ran: nothing counted. */
+export const UNSTARTED_HEALTH: ReturnType<SharedSource<KubeObject>["health"]> =
+  Object.freeze({
+    resourceVersion: undefined,
+    ...sumStats([]),
+    lastError: undefined,
+    shared: Object.freeze({ consumers: 1 }),
+    namespaces: undefined,
+  });
 
 /** `page` with its items in the metadata-only form (the same page if so). */
 function reducedPage(page: ListPage): ListPage {

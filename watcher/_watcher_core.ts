@@ -51,11 +51,7 @@ export function loopFeed(loop: ListWatch): Feed {
     },
     health: () => ({
       resourceVersion: loop.resourceVersion,
-      relists: loop.relists,
-      reconnects: loop.reconnects,
-      events: loop.events,
-      lastEventTime: loop.lastEventTime,
-      lastError: loop.lastError,
+      ...loop.stats,
       shared: false,
       notShared: "SingleWatcher",
     }),

@@ -25,6 +25,7 @@ import {
   SharedSource,
   type SourceConsumer,
   type SourceSettings,
+  UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
 import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
@@ -494,15 +495,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           : storeType === "cached"
           ? "storeType: cached"
           : undefined;
-        const health = this.#source?.health() ?? {
-          resourceVersion: undefined,
-          relists: 0,
-          reconnects: 0,
-          events: 0,
-          lastEventTime: undefined,
-          lastError: undefined,
-          shared: { consumers: 1 },
-        };
+        const health = this.#source?.health() ?? UNSTARTED_HEALTH;
         return notShared === undefined
           ? health
           : { ...health, shared: false, notShared };
