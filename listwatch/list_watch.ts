@@ -34,9 +34,10 @@ import {
   FirstByteTimeoutError,
   ListTimeoutError,
 } from "./list_watch_errors.ts";
-import type { ListWatchNote } from "./list_watch_notes.ts";
 import { RequestTimers } from "./_request_timers.ts";
 import { LoopStats } from "./_loop_stats.ts";
+import type { Meter } from "../metrics/meter.ts";
+import { meterProblem } from "../_metrics.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
@@ -156,7 +157,7 @@ export class ListWatch {
   #running = false;
   #stopped = false;
   /** What the loop counted: one record for health, metrics and logs. */
-  #stats = new LoopStats();
+  #stats: LoopStats;
 
   /**
    * Creates the loop; nothing happens until {@linkcode ListWatch.run}.
@@ -239,6 +240,18 @@ export class ListWatch {
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
     const clock = this.#clock = options.clock ?? systemClock;
+    if (options.name !== undefined && typeof options.name !== "string") {
+      throw new WatcherConfigError("name", "must be a string");
+    }
+    this.#stats = new LoopStats(
+      clock,
+      options.meter === undefined ? undefined : {
+        meter: checkMeter(options.meter),
+        gvr,
+        namespace: options.namespace ?? "",
+        name: options.name,
+      },
+    );
     this.#logger = neverThrowingLogger(options.logger ?? silentLogger);
     const random = options.random ?? Math.random;
     this.#backoff = wrapConfigError(
@@ -427,6 +440,7 @@ export class ListWatch {
       synced,
       resourceVersion,
     });
+    this.#stats.observe(this);
     try {
       if (signal.aborted) return;
       let command = await this.#feed(START);
@@ -440,6 +454,7 @@ export class ListWatch {
         );
       }
     } finally {
+      this.#stats.unobserve();
       this.#running = false;
       this.#stopped = true;
     }
@@ -486,19 +501,19 @@ export class ListWatch {
       try {
         switch (output.type) {
           case "event":
-            this.#stats.events++;
+            this.#stats.event(output.eventType);
             result = this.#sink.onEvent(output.eventType, output.object);
             break;
           case "page":
-            this.#stats.listPages++;
+            this.#stats.page();
             result = this.#sink.onListPage(output);
             break;
           case "listed":
-            this.#listed(output.initial);
+            this.#stats.listed(output.initial);
             result = this.#sink.onListEnd(output);
             break;
           case "note":
-            this.#noted(output.note);
+            this.#stats.noted(output.note);
             write(this.#logger, noteLine(output.note, this.#path));
             break;
         }
@@ -583,10 +598,8 @@ export class ListWatch {
     command: Extract<ListWatchCommand, { type: "backoff" }>,
   ): Promise<ListWatchCommand | undefined> {
     const retryInMs = Math.max(this.#backoff.next(), command.retryAfterMs ?? 0);
-    const stats = this.#stats;
-    stats.backoffs++;
-    stats.lastError = { error: command.error, time: this.#clock.now() };
-    this.#noted(command.reason);
+    this.#stats.backoff(command.error);
+    this.#stats.noted(command.reason);
     write(this.#logger, backoffLine(command.reason, this.#path, retryInMs));
     try {
       this.#sink.onError?.(command.error, retryInMs);
@@ -604,7 +617,7 @@ export class ListWatch {
   async #watch(
     command: Extract<ListWatchCommand, { type: "watch" }>,
   ): Promise<ListWatchCommand | undefined> {
-    if (command.reconnect) this.#stats.reconnects++;
+    if (command.reconnect) this.#stats.reconnect();
     const signal = this.#signal;
     const timers = new RequestTimers(this.#clock, signal, {
       idleMs: this.#idleTimeoutMs,
@@ -624,8 +637,7 @@ export class ListWatch {
         return this.#watchStopped(timers, timers.signal.reason);
       }
       this.#backoff.markHealthy();
-      this.#stats.watches++;
-      this.#stats.lastActivityTime = this.#clock.now();
+      this.#stats.watchOpened();
       timers.bytes();
       const opened = await this.#feed(WATCH_OPENED);
       if (opened !== undefined || signal.aborted) {
@@ -641,10 +653,7 @@ export class ListWatch {
         // The hot path: #feed, synchronous unless the sink returns a promise.
         const stats = this.#stats;
         for await (const event of lines) {
-          stats.lastEventTime = stats.lastActivityTime = this.#clock.now();
-          if ((event as WatchLine | null)?.type === "BOOKMARK") {
-            stats.bookmarks++;
-          }
+          stats.line((event as WatchLine | null)?.type === "BOOKMARK");
           let next = this.#feed({ type: "watchEvent", event });
           if (next instanceof Promise) {
             timers.pause();
@@ -676,24 +685,6 @@ export class ListWatch {
     return this.#feed(timers.interrupt ?? { type: "watchFailed", error });
   }
 
-  /** A complete list: counted, and the loop heard from the server. */
-  #listed(initial: boolean): void {
-    const stats = this.#stats;
-    stats.lists++;
-    if (!initial) stats.relists++;
-    stats.lastActivityTime = this.#clock.now();
-  }
-
-  /**
-   * What a reason (an output's, or a backoff's) counts: a failed request,
-   * a 410 that relists included.
-   */
-  #noted(note: ListWatchNote): void {
-    if (note.kind === "requestFailed" || note.kind === "relist") {
-      this.#stats.requestErrors++;
-    }
-  }
-
   #sinkFailed(what: ListWatchOutput | "onError", error: unknown): void {
     const method = what === "onError"
       ? what
@@ -715,6 +706,13 @@ function refusesAccept(error: unknown): boolean {
     /\bAccept header\b/i.test(error.message);
 }
 
+/** `meter`, checked to be a `Meter`. */
+function checkMeter(meter: Meter): Meter {
+  const problem = meterProblem(meter);
+  if (problem !== undefined) throw new WatcherConfigError("meter", problem);
+  return meter;
+}
+
 /** The names `ListWatchOptions` takes (a record over its keys). */
 const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   gvr: true,
@@ -732,4 +730,6 @@ const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   clock: true,
   logger: true,
   random: true,
+  meter: true,
+  name: true,
 };

@@ -21,6 +21,7 @@ import type {
   Store,
 } from "../types.ts";
 import type { Clock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
@@ -54,6 +55,9 @@ export interface SourceSettings {
   clock: Clock | undefined;
   random: (() => number) | undefined;
   logger: Logger;
+  /** Where the loops' metrics go, and their `watcher` label. */
+  meter?: Meter | undefined;
+  name?: string | undefined;
   /**
    * The field selector of every consumer, when its stored copies may not
    * answer it as the objects sent would (`_selection_rule.ts`): the source
@@ -219,6 +223,8 @@ export class SharedSource<T extends KubeObjectLike> {
           clock: settings.clock,
           random: settings.random,
           logger: settings.logger,
+          meter: settings.meter,
+          name: settings.name,
         }),
       };
       return loop;

@@ -33,6 +33,8 @@ import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { write, writerLine } from "../listwatch/_log_lines.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
+import type { ChangeBatch } from "./change_batch.ts";
+import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_CACHE_TTL,
@@ -218,6 +220,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     const logger = watcherLogger(options, own);
     const streamLogger = watcherLogger(options, stream);
     const metadataOnly = config.metadataOnly === true;
+    const meter = checkedMeter(options.meter);
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
         indexBy: config.indexBy,
@@ -283,6 +286,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           random: options.random,
           logger: streamLogger,
           preselect,
+          meter,
+          name: meter === undefined ? undefined : config.name,
         };
         const key = JSON.stringify([
           config.gvr.group,
@@ -301,6 +306,9 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           identity(options.logger),
           identity(options.random),
           preselect === undefined ? null : String(preselect),
+          // A stream's series carry one watcher name, on one meter.
+          identity(meter),
+          meter === undefined ? null : config.name ?? "",
         ]);
         const make = (): SharedSource<T> => {
           const source: SharedSource<T> = new SharedSource<T>(
@@ -347,6 +355,25 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     this.#indexer = indexer;
     this.#keyCount = keyCount;
     const suppressDuringSync = !config.callOnChangeDuringSync;
+    // Measured only with a meter: without one, onChange is called as is.
+    const metrics = meter === undefined ? undefined : new WatcherMetrics(
+      meter,
+      options.clock ?? systemClock,
+      config.gvr,
+      namespaces.join(","),
+      config.name,
+    );
+    const onChange = config.onChange;
+    const deliver = metrics === undefined
+      ? (batch: ChangeBatch<T>) =>
+        runAsCallbackOf(this, () => onChange!(store, batch))
+      : (batch: ChangeBatch<T>) => {
+        metrics.delivering(batch.isInitialSync);
+        return runAsCallbackOf(
+          this,
+          () => metrics.timed("onChange", () => onChange!(store, batch)),
+        ) as void | Promise<void>;
+      };
     this.#outlet = config.group !== undefined
       ? wrapConfigError(
         "group",
@@ -361,11 +388,11 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
         settle: config.settle,
-        onChange: (batch) =>
-          runAsCallbackOf(this, () => config.onChange!(store, batch)),
+        onChange: deliver,
         suppressDuringSync,
         clock: options.clock,
         logger,
+        metrics,
       });
     // deno-lint-ignore no-this-alias
     const self = this;
@@ -396,6 +423,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       objects: () => store.size,
       silence: () => this.#outlet.silence(),
       callbackOwners: this.#outlet.callbackOwners,
+      metrics,
     });
   }
 
