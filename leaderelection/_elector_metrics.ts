@@ -55,6 +55,8 @@ export class ElectorMetrics {
       namespace: lease.namespace,
     });
     this.#report = (result) => result.observe(leading() ? 1 : 0, attributes);
+    this.#instruments.transitions.add(0, attributes);
+    this.#instruments.renewFailures.add(0, attributes);
   }
 
   /** The elector runs: its status is reported from now on. */

@@ -122,6 +122,21 @@ class LoopMetrics {
       MODIFIED: withAttributes(base, { type: "MODIFIED" }),
       DELETED: withAttributes(base, { type: "DELETED" }),
     };
+    // Series that exist from the start, at 0: a rate over them is 0, not
+    // absent, until the first event.
+    const { instruments } = this;
+    for (const type of ["ADDED", "MODIFIED", "DELETED"] as const) {
+      instruments.events.add(0, this.#byType[type]);
+    }
+    for (
+      const counter of [
+        instruments.listPages,
+        instruments.watches,
+        instruments.reconnects,
+        instruments.bookmarks,
+        instruments.backoffs,
+      ]
+    ) counter.add(0, base);
   }
 
   event(type: WatchEventType): void {

@@ -152,6 +152,7 @@ export class WatcherMetrics extends CallbackTimer {
     this.#instruments = instruments;
     this.#base = base;
     this.#clock = clock;
+    instruments.batches.add(0, base);
   }
 
   /** A change was recorded into the pending batch (hot path). */
