@@ -5,6 +5,7 @@
 // that records every call.
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
+import type { RestClient } from "../client/rest_client.ts";
 import { Watcher } from "../watcher/bulk.ts";
 import { SingleWatcher } from "../watcher/single.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
@@ -286,3 +287,230 @@ Deno.test(needs(prometheusParserMissing, {
     assert.equal(families.leader_election_master_status.type, "gauge");
   },
 }));
+
+// --- An OpenTelemetry-shaped meter that records every call ----------------
+
+interface Call {
+  instrument: string;
+  method: "add" | "record" | "addCallback" | "removeCallback";
+  value?: number;
+  attributes?: MetricAttributes;
+}
+
+/** The shape of `@opentelemetry/api`'s Meter, recording what it is asked. */
+class RecordingMeter implements Meter {
+  readonly created: [kind: string, name: string, options?: MetricOptions][] =
+    [];
+  readonly calls: Call[] = [];
+  readonly gauges = new Map<string, Set<ObservableCallback>>();
+
+  createCounter(name: string, options?: MetricOptions): Counter {
+    this.created.push(["counter", name, options]);
+    return {
+      add: (value, attributes) => this.#call(name, "add", value, attributes),
+    };
+  }
+
+  createUpDownCounter(name: string, options?: MetricOptions): UpDownCounter {
+    this.created.push(["upDownCounter", name, options]);
+    return {
+      add: (value, attributes) => this.#call(name, "add", value, attributes),
+    };
+  }
+
+  createHistogram(name: string, options?: MetricOptions): Histogram {
+    this.created.push(["histogram", name, options]);
+    return {
+      record: (value, attributes) =>
+        this.#call(name, "record", value, attributes),
+    };
+  }
+
+  createObservableGauge(
+    name: string,
+    options?: MetricOptions,
+  ): ObservableGauge {
+    this.created.push(["observableGauge", name, options]);
+    const callbacks = new Set<ObservableCallback>();
+    this.gauges.set(name, callbacks);
+    return {
+      addCallback: (callback) => {
+        callbacks.add(callback);
+        this.calls.push({ instrument: name, method: "addCallback" });
+      },
+      removeCallback: (callback) => {
+        callbacks.delete(callback);
+        this.calls.push({ instrument: name, method: "removeCallback" });
+      },
+    };
+  }
+
+  /** What the gauge's callbacks observe now. */
+  observe(name: string): [number, MetricAttributes | undefined][] {
+    const seen: [number, MetricAttributes | undefined][] = [];
+    for (const callback of this.gauges.get(name) ?? []) {
+      callback({
+        observe: (value, attributes) => seen.push([value, attributes]),
+      });
+    }
+    return seen;
+  }
+
+  /** The calls of `method` on `instrument`. */
+  of(instrument: string, method: Call["method"] = "add"): Call[] {
+    return this.calls.filter((c) =>
+      c.instrument === instrument && c.method === method
+    );
+  }
+
+  #call(
+    instrument: string,
+    method: "add" | "record",
+    value: number,
+    attributes?: MetricAttributes,
+  ): void {
+    this.calls.push({ instrument, method, value, attributes });
+  }
+}
+
+Deno.test("metrics: the hook calls an OpenTelemetry-shaped meter: instruments made once, one add per event on one preallocated attributes object, gauges only while running", async () => {
+  const clock = new FakeClock({ now: 1_700_000_000_000 });
+  await using server = new FakeApiServer({ clock });
+  using _fetch = mockFetch(server);
+  using client = new FetchClient({ server: server.url });
+  const meter = new RecordingMeter();
+  server.create(GVR, { metadata: { name: "a", namespace: "shop" } });
+  const changes: string[] = [];
+  const single = new SingleWatcher(
+    {
+      gvr: GVR,
+      namespace: "shop",
+      name: "a",
+      onChange: (obj) => {
+        changes.push(obj?.metadata.resourceVersion ?? "gone");
+      },
+    },
+    client,
+    { meter, clock, logger: new RecordingLogger() },
+  );
+  const group = new DebounceGroup<number>({
+    interval: 1_000,
+    merge: (a, b) => a + b,
+    onChange: () => {},
+    clock,
+    meter,
+  });
+  const kinds = Object.fromEntries(meter.created.map(([k, n]) => [n, k]));
+  assert.equal(kinds.k8s_watcher_watch_events, "counter");
+  assert.equal(kinds.k8s_watcher_event_delivery_seconds, "histogram");
+  assert.equal(kinds.k8s_watcher_store_objects, "observableGauge");
+  assert.equal(kinds.k8s_watcher_group_batches, "counter");
+  const made = meter.created.length;
+  const second = new SingleWatcher(
+    {
+      gvr: GVR,
+      namespace: "shop",
+      name: "b",
+      onChange: () => {},
+    },
+    client,
+    { meter, clock, logger: new RecordingLogger() },
+  );
+  assert.equal(
+    meter.created.length,
+    made,
+    "instruments are made once per meter",
+  );
+  assert.equal(meter.observe("k8s_watcher_store_objects").length, 0);
+
+  void single.start();
+  await single.waitForSync();
+  await waitFor(() => single.health().watches === 1);
+  for (let i = 1; i <= 3; i++) {
+    server.update(GVR, {
+      metadata: { name: "a", namespace: "shop", labels: { n: String(i) } },
+    });
+  }
+  await waitFor(() => changes.length === 3);
+  const events = meter.of("k8s_watcher_watch_events")
+    .filter((c) => c.value === 1);
+  assert.equal(events.length, 3);
+  // The same frozen object each time: no allocation per event.
+  assert.ok(events.every((c) => c.attributes === events[0].attributes));
+  assert.ok(Object.isFrozen(events[0].attributes));
+  assert.deepEqual(events[0].attributes, {
+    group: "",
+    version: "v1",
+    resource: "configmaps",
+    namespace: "shop",
+    watcher: "",
+    type: "MODIFIED",
+  });
+  assert.equal(
+    meter.of("k8s_watcher_event_delivery_seconds", "record").length,
+    3,
+  );
+  assert.deepEqual(
+    meter.of("k8s_watcher_callback_duration_seconds", "record").map((c) =>
+      c.attributes?.callback
+    ),
+    ["onChange", "onChange", "onChange"],
+  );
+  assert.deepEqual(meter.observe("k8s_watcher_store_objects"), [[
+    1,
+    {
+      group: "",
+      version: "v1",
+      resource: "configmaps",
+      namespace: "shop",
+      watcher: "",
+    },
+  ]]);
+  assert.equal(meter.observe("k8s_watcher_synced")[0][0], 1);
+
+  // A DebounceGroup's call: counted and timed.
+  const member = group.member("x");
+  member.add(1);
+  await waitFor(() => meter.of("k8s_watcher_group_batches").length === 1);
+  assert.equal(
+    meter.of("k8s_watcher_callback_duration_seconds", "record").at(-1)
+      ?.attributes?.callback,
+    "DebounceGroup.onChange",
+  );
+
+  await single.stop();
+  await second.stop();
+  await group.stop();
+  // Stopped: the gauges no longer read it.
+  assert.equal(meter.observe("k8s_watcher_store_objects").length, 0);
+  assert.equal(
+    meter.observe("k8s_watcher_seconds_since_last_activity").length,
+    0,
+  );
+});
+
+Deno.test("metrics: a meter that is not one is refused, naming it", () => {
+  assert.throws(
+    () =>
+      new Watcher({
+        gvr: GVR,
+        indexBy: ["metadata.name"],
+        onChange: () => {},
+      }, {
+        performRequest: () => Promise.reject(),
+      } as unknown as RestClient, {
+        meter: { createCounter() {} } as unknown as Meter,
+      }),
+    (e: unknown) =>
+      e instanceof Error && "field" in e && e.field === "meter" &&
+      /createUpDownCounter, createHistogram, createObservableGauge are not a function/
+        .test(e.message),
+  );
+  assert.throws(
+    () =>
+      new IndexSynchronizationTracker([], {
+        meter: 42 as unknown as Meter,
+      }),
+    /IndexSynchronizationTracker option meter must be a Meter/,
+  );
+});
