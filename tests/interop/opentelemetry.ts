@@ -9,7 +9,7 @@ import { metrics } from "npm:@opentelemetry/api@1.9.0";
 import type { Meter as OtelMeter } from "npm:@opentelemetry/api@1.9.0";
 import type { Meter } from "../../metrics/mod.ts";
 import { MetricsRegistry } from "../../metrics/mod.ts";
-import { FetchClient, Watcher } from "../../mod.ts";
+import { type FetchClient, Watcher } from "../../mod.ts";
 
 const otel: OtelMeter = metrics.getMeter("k8s-watcher");
 // Structural: no cast.
