@@ -5,9 +5,8 @@
  *
  * @module
  */
-import type { MetricsSource } from "./health/mod.ts";
+import { MetricsRegistry } from "./metrics/mod.ts";
 import { DemoArgsError, parseDemoArgs, USAGE } from "./demo/args.ts";
-import { NO_METRICS } from "./demo/endpoints.ts";
 import { Printer } from "./demo/output.ts";
 import { runLive } from "./demo/live.ts";
 import { runReplicas } from "./demo/replicas.ts";
@@ -22,10 +21,10 @@ export interface DemoIo {
   /** Ends the run early, as Ctrl-C does (default: SIGINT). */
   signal?: AbortSignal;
   /**
-   * What `/metrics` serves with `--metrics-port` (default: an empty
-   * exposition).
+   * The registry the demo's watchers report to and `/metrics` serves with
+   * `--metrics-port` (default: a fresh one).
    */
-  metrics?: MetricsSource;
+  metrics?: MetricsRegistry;
 }
 
 /**
@@ -53,7 +52,7 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
       !Deno.env.get("NO_COLOR"));
   const printer = new Printer({ write, color });
   // The one source of the metrics the demo serves.
-  const metrics = io.metrics ?? NO_METRICS;
+  const metrics = io.metrics ?? new MetricsRegistry();
 
   let signal = io.signal;
   let removeSigint = () => {};

@@ -14,7 +14,7 @@ import {
   type WatcherConfig,
   type WatcherOptions,
 } from "../mod.ts";
-import { benchMeter } from "./_meter.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import { askingForMetadata, NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import {
   deadline,
@@ -38,15 +38,12 @@ let onChange: (stats: { modified: number; isInitialSync: boolean }) => void =
   () => {};
 
 /** With `metrics`: the meter every watcher reports to. */
-const meter = task.metrics ? await benchMeter() : undefined;
-if (task.metrics && meter === undefined) {
-  fail("metrics/mod.ts is not there: the flood with metrics needs it");
-}
+const meter = task.metrics ? new MetricsRegistry() : undefined;
 /** The watchers' options: silent, and metered when the task says so. */
 const watcherOptions = {
   logger: silentLogger,
   ...(meter === undefined ? {} : { meter }),
-} as WatcherOptions;
+} satisfies WatcherOptions;
 
 /** One watcher of the bench pods, as configured by the task. */
 function makeWatcher(

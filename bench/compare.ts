@@ -40,7 +40,6 @@ import {
 import { renderChart } from "./_chart.ts";
 import { NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import { fanoutSetups } from "./_report_scale.ts";
-import { hasMetricsModule } from "./_meter.ts";
 import {
   buildNative,
   type NativeBuild,
@@ -129,9 +128,6 @@ const log = (msg: string) =>
       ((performance.now() - started) / 1000).toFixed(1).padStart(6)
     } s] ${msg}`,
   );
-/** The "flood with metrics" row runs once the metrics module exists. */
-const withMetrics = hasMetricsModule();
-if (!withMetrics) log("no metrics/mod.ts: the flood with metrics is skipped");
 
 /** Runs a Deno script in a fresh process; returns its `RESULT` payload. */
 function runScript(
@@ -487,15 +483,13 @@ async function measureMain(): Promise<void> {
       );
     }
     // The cost of metrics: ours again, with a registry as its meter.
-    if (withMetrics) {
-      await measure(
-        "ours",
-        { objects: FLOOD_OBJECTS, watch: "flood" },
-        { workload: "flood", events: FLOOD_EVENTS, metrics: true },
-        "flood with metrics",
-        r,
-      );
-    }
+    await measure(
+      "ours",
+      { objects: FLOOD_OBJECTS, watch: "flood" },
+      { workload: "flood", events: FLOOD_EVENTS, metrics: true },
+      "flood with metrics",
+      r,
+    );
     // Reference: the floor keeping every object (what any cache must do).
     await measure(
       "floor",

@@ -45,6 +45,8 @@ export interface ExecSourceOptions {
   env?: Record<string, string | undefined>;
   /** `spec.cluster` of `KUBERNETES_EXEC_INFO`, when the plugin asks for it. */
   cluster?: Record<string, unknown>;
+  /** Told of each run: `ok` when it gave a credential. */
+  onRun?: ((ok: boolean) => void) | undefined;
 }
 
 /**
@@ -74,7 +76,14 @@ export class ExecCredentialSource {
   get(): Promise<ExecCredential> {
     const current = this.#current;
     if (current && !this.#expiresSoon(current)) return Promise.resolve(current);
-    return this.#running ??= this.#run().finally(() => {
+    const onRun = this.#options.onRun;
+    return this.#running ??= this.#run().then((credential) => {
+      onRun?.(true);
+      return credential;
+    }, (error) => {
+      onRun?.(false);
+      throw error;
+    }).finally(() => {
       this.#running = undefined;
     });
   }

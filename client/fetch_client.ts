@@ -1,4 +1,7 @@
 import { type Clock, systemClock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
+import { meterProblem } from "../_metrics.ts";
+import { ClientMetrics } from "./_client_metrics.ts";
 import { parseJson } from "../_parse_json.ts";
 import { durationProblem } from "../_duration.ts";
 import {
@@ -93,6 +96,13 @@ export interface FetchClientOptions {
    * @default {60000}
    */
   execTimeoutMs?: number;
+  /**
+   * Where the client's metrics go (see `@haptic/k8s-watcher/metrics`):
+   * requests by verb (the HTTP method) and code (`<error>` when no answer
+   * came), their duration until the response headers arrived, and exec
+   * plugin runs and failures.
+   */
+  meter?: Meter;
 }
 
 /**
@@ -186,6 +196,7 @@ export class FetchClient implements RestClient, Disposable {
   #token: string | undefined;
   #tokenFile: TokenFile | undefined;
   #exec: ExecCredentialSource | undefined;
+  #metrics: ClientMetrics | undefined;
   #tls: TlsSettings;
   #transport: Transport;
   /** Transports for client certificates from the exec plugin, newest last. */
@@ -240,6 +251,16 @@ export class FetchClient implements RestClient, Disposable {
       if (problem !== undefined) {
         throw new KubeConfigError(`execTimeoutMs ${problem}`);
       }
+    }
+    if (options.meter !== undefined) {
+      const problem = meterProblem(options.meter);
+      if (problem !== undefined) {
+        throw new KubeConfigError(`meter ${problem}`);
+      }
+      this.#metrics = new ClientMetrics(
+        options.meter,
+        options.clock ?? systemClock,
+      );
     }
     let url: URL;
     try {
@@ -309,6 +330,7 @@ export class FetchClient implements RestClient, Disposable {
         clock: options.clock ?? systemClock,
         timeoutMs: options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
         env: options.env,
+        onRun: this.#metrics && ((ok) => this.#metrics?.execRan(ok)),
         cluster: {
           server: this.#base,
           ...(config.tlsServerName
@@ -683,6 +705,8 @@ export class FetchClient implements RestClient, Disposable {
       }
       headers.set("authorization", `Bearer ${token}`);
     }
+    const metrics = this.#metrics;
+    const started = metrics?.started();
     try {
       // fetch checks this too; mocks of fetch may not.
       opts.abortSignal?.throwIfAborted();
@@ -692,8 +716,10 @@ export class FetchClient implements RestClient, Disposable {
         body,
         signal: opts.abortSignal,
       });
+      metrics?.answered(opts.method, response.status, started!);
       return { response, credential };
     } catch (error) {
+      metrics?.answered(opts.method, undefined, started!);
       throw this.#failure(opts, error);
     }
   }
@@ -881,6 +907,7 @@ const OPTION_NAMES: Record<keyof FetchClientOptions, true> = {
   source: true,
   env: true,
   execTimeoutMs: true,
+  meter: true,
 };
 const FROM_ENV_NAMES: Record<keyof FromEnvOptions, true> = {
   clock: true,
@@ -891,6 +918,7 @@ const FROM_ENV_NAMES: Record<keyof FromEnvOptions, true> = {
   kubectlProxy: true,
   context: true,
   parseYaml: true,
+  meter: true,
 };
 const IN_CLUSTER_NAMES: Record<
   keyof NonNullable<Parameters<typeof FetchClient.inCluster>[0]>,
@@ -906,6 +934,7 @@ const KUBECONFIG_NAMES: Record<
   execTimeoutMs: true,
   context: true,
   parseYaml: true,
+  meter: true,
 };
 const KUBECTL_NAMES: Record<
   keyof NonNullable<Parameters<typeof FetchClient.fromKubectl>[0]>,
@@ -917,6 +946,7 @@ const KUBECTL_NAMES: Record<
   execTimeoutMs: true,
   context: true,
   kubectl: true,
+  meter: true,
 };
 
 /** Refuses unknown names, as every options object does (`_option_names.ts`). */
@@ -938,8 +968,8 @@ function clientOptions(options: Omit<FetchClientOptions, "source">): Omit<
   FetchClientOptions,
   "source"
 > {
-  const { clock, tokenRefreshMs, env, execTimeoutMs } = options;
-  return { clock, tokenRefreshMs, env, execTimeoutMs };
+  const { clock, tokenRefreshMs, env, execTimeoutMs, meter } = options;
+  return { clock, tokenRefreshMs, env, execTimeoutMs, meter };
 }
 
 function isWatch(query: URLSearchParams | undefined): boolean {

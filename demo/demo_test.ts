@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { main } from "../demo.ts";
 import { FakeApiServer } from "../testing/mod.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import { DemoArgsError, parseDemoArgs } from "./args.ts";
 import { INGRESSES } from "./cluster.ts";
 
@@ -47,6 +48,7 @@ Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it
   const lines: string[] = [];
   const url = Promise.withResolvers<string>();
   const ready = Promise.withResolvers<void>();
+  const registry = new MetricsRegistry();
   const running = main(["--duration", "2", "--metrics-port", "0"], {
     write: (line) => {
       lines.push(line);
@@ -56,7 +58,7 @@ Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it
       if (served) url.resolve(served[1]);
       if (/all 4 indexes synchronized/.test(line)) ready.resolve();
     },
-    metrics: { render: () => "# TYPE demo_up gauge\ndemo_up 1\n" },
+    metrics: registry,
   });
   const base = await url.promise;
   await ready.promise;
@@ -75,7 +77,17 @@ Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it
     metrics.headers.get("content-type"),
     "text/plain; version=0.0.4; charset=utf-8",
   );
-  assert.equal(await metrics.text(), "# TYPE demo_up gauge\ndemo_up 1\n");
+  // What the registry renders, the demo's watchers in it by name.
+  const text = await metrics.text();
+  assert.match(
+    text,
+    /^k8s_watcher_synced\{group="networking\.k8s\.io",namespace="",resource="ingresses",version="v1",watcher="ingresses"\} 1$/m,
+  );
+  assert.match(text, /^k8s_watcher_tracker_resources\{state="synced"\} 4$/m);
+  assert.match(
+    text,
+    /^k8s_watcher_watches_total\{[^}]*resource="services"[^}]*\} [1-9]/m,
+  );
   assert.equal(await running, 0, lines.join("\n"));
   assert.match(lines.join("\n"), /all good$/);
   // Closed with the run.

@@ -1,15 +1,5 @@
-import {
-  healthHandler,
-  type HealthHandlerOptions,
-  type MetricsSource,
-} from "../health/mod.ts";
+import { healthHandler, type HealthHandlerOptions } from "../health/mod.ts";
 import type { Printer } from "./output.ts";
-
-/**
- * What the demo's `/metrics` serves when `main` is given no source: an
- * empty exposition (valid, and no metric in it).
- */
-export const NO_METRICS: MetricsSource = { render: () => "" };
 
 /** The demo's health and metrics server, or nothing without `--metrics-port`. */
 export interface Endpoints extends AsyncDisposable {

@@ -1,7 +1,7 @@
 import { FetchClient, type Gvr, Watcher } from "../mod.ts";
-import type { MetricsSource } from "../health/mod.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import type { DemoArgs } from "./args.ts";
-import { NO_METRICS, serveEndpoints } from "./endpoints.ts";
+import { serveEndpoints } from "./endpoints.ts";
 import type { Printer } from "./output.ts";
 import { Tally } from "./tally.ts";
 import { sleep } from "./wait.ts";
@@ -14,7 +14,7 @@ export async function runLive(
   args: DemoArgs,
   printer: Printer,
   signal: AbortSignal,
-  metrics: MetricsSource = NO_METRICS,
+  metrics: MetricsRegistry = new MetricsRegistry(),
 ): Promise<number> {
   let client: FetchClient;
   try {
@@ -62,6 +62,7 @@ export async function runLive(
         logger: printer.logger((_r, listed) =>
           printer.line("sync", `${label} listing… ${listed} so far`)
         ),
+        meter: metrics,
       },
     );
     await using _endpoints = serveEndpoints(args.metricsPort, {

@@ -16,8 +16,8 @@ import {
   seedCluster,
   SERVICE_NAME_LABEL,
 } from "./cluster.ts";
-import type { MetricsSource } from "../health/mod.ts";
-import { NO_METRICS, serveEndpoints } from "./endpoints.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
+import { serveEndpoints } from "./endpoints.ts";
 import { compactionFault, overloadFault } from "./faults.ts";
 import type { Printer } from "./output.ts";
 import { differences, report, secretMatches } from "./verify.ts";
@@ -35,7 +35,7 @@ export async function runSimulated(
   args: DemoArgs,
   printer: Printer,
   signal: AbortSignal,
-  metrics: MetricsSource = NO_METRICS,
+  metrics: MetricsRegistry = new MetricsRegistry(),
 ): Promise<number> {
   const durationMs = (args.duration ?? DEFAULT_SECONDS) * 1000;
   const rng = new Rng(args.seed);
@@ -68,7 +68,7 @@ export async function runSimulated(
     );
     printer.plain();
 
-    const set = createWatchers(client, printer);
+    const set = createWatchers(client, printer, metrics);
     watched.push(...set.watched);
     secret = set.secret;
     group = set.group;
@@ -82,6 +82,7 @@ export async function runSimulated(
       [...watched.map((w) => w.name), "secret"],
       {
         logger: silentLogger,
+        meter: metrics,
         signal: syncSignal,
         onSynchronized: (counts) =>
           printer.line(

@@ -17,6 +17,7 @@ import {
   SERVICE_NAME_LABEL,
   SERVICES,
 } from "./cluster.ts";
+import type { Meter } from "../metrics/mod.ts";
 import type { Printer } from "./output.ts";
 import { SecretReporter } from "./secret_reporter.ts";
 import { names, Tally } from "./tally.ts";
@@ -51,6 +52,7 @@ export interface WatchSet {
 export function createWatchers(
   client: FetchClient,
   printer: Printer,
+  meter?: Meter,
 ): WatchSet {
   const watched: Watched[] = [];
   // One call per burst across the three watchers, each batch under its
@@ -58,6 +60,7 @@ export function createWatchers(
   const renders = new DebounceGroup<ChangeBatch>({
     interval: 1_000,
     merge: mergeChangeBatches,
+    ...(meter === undefined ? {} : { meter }),
     onChange: (batches) => {
       const parts: string[] = [];
       for (const [name, batch] of batches) {
@@ -114,6 +117,7 @@ export function createWatchers(
     const tally = new Tally(spec.label, printer);
     const watcher = new Watcher(
       {
+        name: spec.name,
         gvr: spec.gvr,
         indexBy: spec.indexBy,
         ignoreFields: spec.ignoreFields,
@@ -127,7 +131,7 @@ export function createWatchers(
         },
       },
       client,
-      { logger },
+      { logger, meter },
     );
     watched.push({
       name: spec.name,
@@ -147,7 +151,7 @@ export function createWatchers(
       onChange: reporter.onChange,
     },
     client,
-    { logger },
+    { logger, meter },
   );
 
   return { watched, group: renders, secret, reporter };

@@ -1,3 +1,9 @@
+import type {
+  Meter,
+  MetricAttributes,
+  UpDownCounter,
+} from "../metrics/meter.ts";
+import { instrumentsOf, meterProblem, PREFIX } from "../_metrics.ts";
 import { failureFields } from "../_context_logger.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { Logger } from "../types.ts";
@@ -111,6 +117,12 @@ export interface IndexSynchronizationTrackerOptions {
    * resolves. Never called when the signal aborted first. A throw is logged.
    */
   onSynchronized?: (counts: ReadonlyMap<string, number>) => void;
+  /**
+   * Where the tracker's metrics go (see `@haptic/k8s-watcher/metrics`):
+   * `k8s_watcher_tracker_resources{state="synced"|"unsynced"}`, an
+   * up-down counter over every tracker of the meter.
+   */
+  meter?: Meter;
 }
 
 /**
@@ -176,6 +188,7 @@ export class IndexSynchronizationTracker {
     | ((counts: ReadonlyMap<string, number>) => void)
     | undefined;
   #settled = false;
+  #resources: UpDownCounter | undefined;
   #resolve!: (counts: ReadonlyMap<string, number>) => void;
   #reject!: (reason: unknown) => void;
 
@@ -231,6 +244,24 @@ export class IndexSynchronizationTracker {
     }
     this.#expected = expected;
     this.#names = [...expected];
+    if (options?.meter !== undefined) {
+      const problem = meterProblem(options.meter);
+      if (problem !== undefined) {
+        throw new TypeError(
+          `IndexSynchronizationTracker option meter ${problem}`,
+        );
+      }
+      this.#resources = instrumentsOf(
+        options.meter,
+        "tracker",
+        (meter) =>
+          meter.createUpDownCounter(PREFIX + "tracker_resources", {
+            description:
+              "Resources an IndexSynchronizationTracker waits for, by state: synced or unsynced",
+          }),
+      );
+      this.#resources.add(this.#names.length, UNSYNCED);
+    }
 
     this.synchronized = new Promise((resolve, reject) => {
       this.#resolve = resolve;
@@ -299,6 +330,8 @@ export class IndexSynchronizationTracker {
       return false;
     }
     this.#counts.set(name, count);
+    this.#resources?.add(-1, UNSYNCED);
+    this.#resources?.add(1, SYNCED);
     const remaining = this.#names.length - this.#counts.size;
     this.#logger.info("Resource synced", { resource: name, count, remaining });
     if (remaining === 0) this.#complete();
@@ -507,8 +540,12 @@ export class IndexSynchronizationTracker {
 }
 
 /** The names `IndexSynchronizationTrackerOptions` takes (a record over its keys). */
+const UNSYNCED: MetricAttributes = Object.freeze({ state: "unsynced" });
+const SYNCED: MetricAttributes = Object.freeze({ state: "synced" });
+
 const TRACKER_NAMES: Record<keyof IndexSynchronizationTrackerOptions, true> = {
   logger: true,
   signal: true,
   onSynchronized: true,
+  meter: true,
 };

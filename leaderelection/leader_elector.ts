@@ -19,6 +19,9 @@ import {
   replacedLease,
 } from "./_lease.ts";
 import { monotonicClock } from "./_monotonic_clock.ts";
+import { ElectorMetrics } from "./_elector_metrics.ts";
+import type { Meter } from "../metrics/meter.ts";
+import { meterProblem } from "../_metrics.ts";
 import {
   JITTER_FACTOR,
   validateCallback,
@@ -135,6 +138,12 @@ export interface LeaderElectorOptions {
    * @default {Math.random}
    */
   random?: () => number;
+  /**
+   * Where the elector's metrics go (see `@haptic/k8s-watcher/metrics`):
+   * `leader_election_master_status` (client-go's name), transitions and
+   * renew failures, labelled with the Lease's name and namespace.
+   */
+  meter?: Meter;
 }
 
 /**
@@ -267,6 +276,7 @@ export class LeaderElector {
   #clock: Clock;
   #random: () => number;
   #leaseDurationMs: number;
+  #metrics: ElectorMetrics | undefined;
   #renewDeadlineMs: number;
   #retryPeriodMs: number;
   #attemptTimeoutMs: number;
@@ -384,6 +394,15 @@ export class LeaderElector {
     );
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;
+    if (options.meter !== undefined) {
+      const problem = meterProblem(options.meter);
+      if (problem) throw new LeaderElectionConfigError("meter", problem);
+      this.#metrics = new ElectorMetrics(
+        options.meter,
+        config.lease,
+        () => this.isLeader(),
+      );
+    }
     this.#leaseDurationMs = timings.leaseDurationMs;
     this.#renewDeadlineMs = timings.renewDeadlineMs;
     this.#retryPeriodMs = timings.retryPeriodMs;
@@ -392,7 +411,10 @@ export class LeaderElector {
     this.#collectionPath = collectionPath(LEASES, namespace);
     this.#objectPath = objectPath(LEASES, namespace, name);
     this.#lifecycle = new Lifecycle(
-      (signal) => this.#run(signal),
+      (signal) => {
+        this.#metrics?.open();
+        return this.#run(signal);
+      },
       () => this.#shutdown(),
       // Its identity may have led: a second life would reuse a stale record.
       () =>
@@ -745,6 +767,7 @@ export class LeaderElector {
         started: false,
       };
       this.#term = term;
+      this.#metrics?.transition();
       this.#logger.info("Started leading", {
         lease: this.#leaseName(),
         identity: this.#config.identity,
@@ -766,6 +789,7 @@ export class LeaderElector {
     const term = this.#term;
     if (!term) return;
     this.#term = undefined;
+    this.#metrics?.transition();
     this.#clock.clearTimeout(term.deadlineTimer);
     // A renewal in flight could only start a new term; let the next attempt decide.
     this.#attempt?.abort(new Error(`Stopped leading: ${reason}`));
@@ -820,6 +844,7 @@ export class LeaderElector {
   #failed(error: unknown): void {
     this.#consecutiveFailures++;
     this.#lastError = { time: this.#clock.now(), error };
+    if (this.#term !== undefined) this.#metrics?.renewFailed();
     const { code } = httpStatusOf(error);
     const fields: Record<string, unknown> = {
       lease: this.#leaseName(),
@@ -853,6 +878,7 @@ export class LeaderElector {
   /** After the loop ended: drain the callbacks, then release. */
   async #shutdown(): Promise<void> {
     this.#leave();
+    this.#metrics?.close();
     await this.#callbacks;
     const observed = this.#observed;
     if (
@@ -930,4 +956,5 @@ const OPTION_NAMES: Record<keyof LeaderElectorOptions, true> = {
   logger: true,
   clock: true,
   random: true,
+  meter: true,
 };

@@ -35,6 +35,10 @@ import {
   ListTimeoutError,
 } from "./list_watch_errors.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS, RequestTimers } from "./_request_timers.ts";
+import { LoopStats } from "./_loop_stats.ts";
+import type { Meter } from "../metrics/meter.ts";
+import { meterProblem } from "../_metrics.ts";
+import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
   acceptRefusedLine,
@@ -52,6 +56,11 @@ import {
   validatePositive,
   wrapConfigError,
 } from "../watcher/_validate.ts";
+
+/** A decoded watch line, as far as counting bookmarks reads it. */
+interface WatchLine {
+  readonly type?: unknown;
+}
 
 /** What feeding an input gives: the next command, now or once the sink is done. */
 type Next =
@@ -130,12 +139,8 @@ export class ListWatch {
   #signal: AbortSignal = new AbortController().signal;
   #running = false;
   #stopped = false;
-  #lastError: ListWatchFailure | undefined;
-  #lastEventTime: number | undefined;
-  #lastActivityTime: number | undefined;
-  #relists = 0;
-  #reconnects = 0;
-  #events = 0;
+  /** What the loop counted: one record for health, metrics and logs. */
+  #stats: LoopStats;
 
   /**
    * Creates the loop; nothing happens until {@linkcode ListWatch.run}.
@@ -204,6 +209,18 @@ export class ListWatch {
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
     const clock = this.#clock = options.clock ?? systemClock;
+    if (options.name !== undefined && typeof options.name !== "string") {
+      throw new WatcherConfigError("name", "must be a string");
+    }
+    this.#stats = new LoopStats(
+      clock,
+      options.meter === undefined ? undefined : {
+        meter: checkMeter(options.meter),
+        gvr,
+        namespace: options.namespace ?? "",
+        name: options.name,
+      },
+    );
     this.#logger = neverThrowingLogger(options.logger ?? silentLogger);
     const random = options.random ?? Math.random;
     this.#backoff = wrapConfigError(
@@ -238,12 +255,12 @@ export class ListWatch {
 
   /** The last failure that was retried, and when; kept after recovery. */
   get lastError(): ListWatchFailure | undefined {
-    return this.#lastError;
+    return this.#stats.lastError;
   }
 
   /** When the latest watch event (bookmarks included) arrived. */
   get lastEventTime(): number | undefined {
-    return this.#lastEventTime;
+    return this.#stats.lastEventTime;
   }
 
   /**
@@ -252,7 +269,7 @@ export class ListWatch {
    * idle timeout is wedged).
    */
   get lastActivityTime(): number | undefined {
-    return this.#lastActivityTime;
+    return this.#stats.lastActivityTime;
   }
 
   /** The idle timeout in force (`idleTimeoutMs`, or its default), in ms. */
@@ -262,17 +279,22 @@ export class ListWatch {
 
   /** Lists delivered after the initial one (after a 410 Gone, say). */
   get relists(): number {
-    return this.#relists;
+    return this.#stats.relists;
   }
 
   /** Watches resumed from an earlier resourceVersion (not from a list). */
   get reconnects(): number {
-    return this.#reconnects;
+    return this.#stats.reconnects;
   }
 
   /** ADDED, MODIFIED and DELETED events delivered to the sink. */
   get events(): number {
-    return this.#events;
+    return this.#stats.events;
+  }
+
+  /** Everything the loop counted, and when it last heard from the server. */
+  get stats(): ListWatchStats {
+    return this.#stats;
   }
 
   /**
@@ -293,6 +315,7 @@ export class ListWatch {
       synced,
       resourceVersion,
     });
+    this.#stats.observe(this);
     try {
       if (signal.aborted) return;
       let command = await this.#feed(START);
@@ -306,6 +329,7 @@ export class ListWatch {
         );
       }
     } finally {
+      this.#stats.unobserve();
       this.#running = false;
       this.#stopped = true;
     }
@@ -348,17 +372,19 @@ export class ListWatch {
       try {
         switch (output.type) {
           case "event":
-            this.#events++;
+            this.#stats.event(output.eventType);
             result = this.#sink.onEvent(output.eventType, output.object);
             break;
           case "page":
+            this.#stats.page();
             result = this.#sink.onListPage(output);
             break;
           case "listed":
-            if (!output.initial) this.#relists++;
+            this.#stats.listed(output.initial);
             result = this.#sink.onListEnd(output);
             break;
           case "note":
+            this.#stats.noted(output.note);
             write(this.#logger, noteLine(output.note, this.#path));
             break;
         }
@@ -406,7 +432,6 @@ export class ListWatch {
       timers.close();
     }
     if (this.#signal.aborted) return undefined;
-    this.#lastActivityTime = this.#clock.now();
     return this.#feed({ type: "listPage", list });
   }
 
@@ -443,7 +468,8 @@ export class ListWatch {
     command: Extract<ListWatchCommand, { type: "backoff" }>,
   ): Promise<ListWatchCommand | undefined> {
     const retryInMs = Math.max(this.#backoff.next(), command.retryAfterMs ?? 0);
-    this.#lastError = { error: command.error, time: this.#clock.now() };
+    this.#stats.backoff(command.error);
+    this.#stats.noted(command.reason);
     write(this.#logger, backoffLine(command.reason, this.#path, retryInMs));
     try {
       this.#sink.onError?.(command.error, retryInMs);
@@ -461,7 +487,7 @@ export class ListWatch {
   async #watch(
     command: Extract<ListWatchCommand, { type: "watch" }>,
   ): Promise<ListWatchCommand | undefined> {
-    if (command.reconnect) this.#reconnects++;
+    if (command.reconnect) this.#stats.reconnect();
     const signal = this.#signal;
     const timers = new RequestTimers(this.#clock, signal, {
       idleMs: this.#idleTimeoutMs,
@@ -481,7 +507,7 @@ export class ListWatch {
         return this.#watchStopped(timers, timers.signal.reason);
       }
       this.#backoff.markHealthy();
-      this.#lastActivityTime = this.#clock.now();
+      this.#stats.watchOpened();
       timers.bytes();
       const opened = await this.#feed(WATCH_OPENED);
       if (opened !== undefined || signal.aborted) {
@@ -495,8 +521,9 @@ export class ListWatch {
       });
       try {
         // The hot path: #feed, synchronous unless the sink returns a promise.
+        const stats = this.#stats;
         for await (const event of lines) {
-          this.#lastEventTime = this.#lastActivityTime = this.#clock.now();
+          stats.line((event as WatchLine | null)?.type === "BOOKMARK");
           let next = this.#feed({ type: "watchEvent", event });
           if (next instanceof Promise) {
             timers.pause();
@@ -546,6 +573,13 @@ function refusesAccept(error: unknown): boolean {
     /\bAccept header\b/i.test(error.message);
 }
 
+/** `meter`, checked to be a `Meter`. */
+function checkMeter(meter: Meter): Meter {
+  const problem = meterProblem(meter);
+  if (problem !== undefined) throw new WatcherConfigError("meter", problem);
+  return meter;
+}
+
 /** The names `ListWatchOptions` takes (a record over its keys). */
 const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   gvr: true,
@@ -563,4 +597,6 @@ const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   clock: true,
   logger: true,
   random: true,
+  meter: true,
+  name: true,
 };

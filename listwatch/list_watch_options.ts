@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Meter } from "../metrics/meter.ts";
 import type { Gvr, KubeObject, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { BackoffOptions } from "./backoff.ts";
@@ -236,6 +237,20 @@ export interface ListWatchOptions {
    * @default {Math.random}
    */
   random?: () => number;
+  /**
+   * Where the loop's metrics go (see `@haptic/k8s-watcher/metrics`): lists,
+   * pages, watches, events, bookmarks, failures, backoffs, the
+   * resourceVersion and the seconds since the server was last heard from.
+   * Without one, the loop measures nothing beyond its `stats`.
+   */
+  meter?: Meter;
+  /**
+   * The loop's `watcher` label in metrics, to tell apart loops of the same
+   * resource and namespace.
+   *
+   * @default {""}
+   */
+  name?: string;
 }
 
 /**

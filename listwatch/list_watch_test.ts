@@ -1105,3 +1105,42 @@ Deno.test("ListWatch can run again after a stop, with a fresh list", async () =>
   await again;
   assert.equal(t.clock.pendingTimers, 0);
 });
+
+Deno.test("ListWatch keeps one record of lists, pages, watches, events, bookmarks, failures and backoffs", async () => {
+  const t = setup();
+  const first = new ScriptedStream();
+  t.client.push(
+    list("10", [cm("a")], "c1"),
+    list("10", [cm("b")]),
+    stream(first),
+  );
+  t.start();
+  await waitFor(() => t.client.streams.length === 1);
+  assert.equal(t.loop.stats.lastActivityTime, t.clock.now(), "watch opened");
+  await t.clock.tick(5_000);
+  first.send(ev("ADDED", cm("c", "11")), bookmark("12"));
+  await waitFor(() => t.loop.stats.bookmarks === 1);
+  assert.equal(t.loop.stats.lastActivityTime, t.clock.now());
+  assert.equal(t.loop.stats.lastEventTime, t.clock.now());
+  first.fail(
+    new ApiError({ code: 503, status: { reason: "ServiceUnavailable" } }),
+  );
+  await waitFor(() => t.loop.stats.backoffs === 1);
+  assert.deepEqual({ ...t.loop.stats, lastError: undefined }, {
+    lists: 1,
+    relists: 0,
+    listPages: 2,
+    watches: 1,
+    reconnects: 0,
+    events: 1,
+    bookmarks: 1,
+    requestErrors: 1,
+    backoffs: 1,
+    lastEventTime: t.clock.now(),
+    lastActivityTime: t.clock.now(),
+    lastError: undefined,
+  });
+  assert.match(String(t.loop.lastError?.error), /503/);
+  assert.equal(t.loop.stats.lastError, t.loop.lastError);
+  await t.stop();
+});

@@ -51,6 +51,7 @@
  */
 export * from "./list_watch.ts";
 export * from "./list_watch_options.ts";
+export * from "./list_watch_stats.ts";
 export * from "./list_watch_state.ts";
 export * from "./list_watch_types.ts";
 export * from "./list_watch_notes.ts";

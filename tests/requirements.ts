@@ -121,3 +121,30 @@ export function requireAvailable(missing: string | undefined): void {
     );
   }
 }
+
+const PARSER_SCRIPT = new URL("../tools/prometheus_parser.sh", import.meta.url);
+
+/** The version `tools/prometheus_parser.sh` pins. */
+const prometheusClientVersion = /^PROMETHEUS_CLIENT_VERSION=(\S+)$/m.exec(
+  Deno.readTextFileSync(PARSER_SCRIPT),
+)?.[1];
+
+/**
+ * The python of the environment `tools/prometheus_parser.sh` provisions,
+ * with the Prometheus project's text parser (prometheus_client).
+ */
+export const prometheusParserPython: string | undefined = (() => {
+  const tools = Deno.env.get("K8S_WATCHER_TOOLS_DIR") ||
+    `${
+      Deno.env.get("XDG_CACHE_HOME") || `${Deno.env.get("HOME") ?? ""}/.cache`
+    }/k8s-watcher-tools`;
+  const python =
+    `${tools}/prometheus-client-${prometheusClientVersion}/bin/python`;
+  return isFile(python) ? python : undefined;
+})();
+
+/** Why the Prometheus text parser is missing, or undefined when it is there. */
+export const prometheusParserMissing: string | undefined =
+  prometheusParserPython
+    ? undefined
+    : "the Prometheus text parser (prometheus_client: run `bash tools/prometheus_parser.sh`)";

@@ -49,6 +49,8 @@ export function ownOutlet<T extends KubeObjectLike>(
     suppressDuringSync: boolean;
     clock: Clock | undefined;
     logger: Logger;
+    /** Told of each change recorded, when the watcher has a meter. */
+    metrics?: { changed(): void } | undefined;
   },
 ): BatchOutlet {
   const { logger } = options;
@@ -74,9 +76,15 @@ export function ownOutlet<T extends KubeObjectLike>(
       });
     },
   });
-  builder.onRecord = () => {
-    if (!hold.holds) scheduler.changed();
-  };
+  const metrics = options.metrics;
+  builder.onRecord = metrics === undefined
+    ? () => {
+      if (!hold.holds) scheduler.changed();
+    }
+    : () => {
+      metrics.changed();
+      if (!hold.holds) scheduler.changed();
+    };
   return {
     setSyncMode: (syncing) => {
       hold.setSyncMode(syncing);

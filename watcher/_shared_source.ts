@@ -21,11 +21,13 @@ import type {
   Store,
 } from "../types.ts";
 import type { Clock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
+import { sumStats } from "../listwatch/_loop_stats.ts";
 import type {
   InitialListMode,
   ListInfo,
@@ -53,6 +55,9 @@ export interface SourceSettings {
   clock: Clock | undefined;
   random: (() => number) | undefined;
   logger: Logger;
+  /** Where the loops' metrics go, and their `watcher` label. */
+  meter?: Meter | undefined;
+  name?: string | undefined;
   /**
    * The field selector of every consumer, when its stored copies may not
    * answer it as the objects sent would (`_selection_rule.ts`): the source
@@ -218,6 +223,8 @@ export class SharedSource<T extends KubeObjectLike> {
           clock: settings.clock,
           random: settings.random,
           logger: settings.logger,
+          meter: settings.meter,
+          name: settings.name,
         }),
       };
       return loop;
@@ -299,40 +306,14 @@ export class SharedSource<T extends KubeObjectLike> {
     return this.#closing;
   }
 
-  /** The shared part of each consumer's health. */
-  health(): Pick<
-    WatcherHealth,
-    | "resourceVersion"
-    | "relists"
-    | "reconnects"
-    | "events"
-    | "lastEventTime"
-    | "lastActivityTime"
-    | "idleTimeoutMs"
-    | "lastError"
-    | "shared"
-    | "namespaces"
-  > {
+  /** The shared part of each consumer's health: its loops' records. */
+  health(): Omit<WatcherHealth, "state" | "synced" | "objects" | "notShared"> {
     const loops = this.#loops;
-    let relists = 0, reconnects = 0, events = 0;
-    let lastEventTime: number | undefined;
-    let lastActivityTime: number | undefined;
-    for (const { watch } of loops) {
-      relists += watch.relists;
-      reconnects += watch.reconnects;
-      events += watch.events;
-      lastEventTime = latest(lastEventTime, watch.lastEventTime);
-      lastActivityTime = latest(lastActivityTime, watch.lastActivityTime);
-    }
     return {
       resourceVersion: loops.length === 1
         ? loops[0].watch.resourceVersion
         : undefined,
-      relists,
-      reconnects,
-      events,
-      lastEventTime,
-      lastActivityTime,
+      ...sumStats(loops.map((l) => l.watch.stats)),
       idleTimeoutMs: loops[0].watch.idleTimeoutMs,
       lastError: this.lastError,
       shared: this.#sharable
@@ -533,6 +514,18 @@ export class SharedSource<T extends KubeObjectLike> {
 }
 
 const done: Promise<void> = Promise.resolve();
+
+/** A source's health before it ran: nothing counted. */
+export const UNSTARTED_HEALTH: Omit<
+  ReturnType<SharedSource<KubeObject>["health"]>,
+  "idleTimeoutMs"
+> = Object.freeze({
+  resourceVersion: undefined,
+  ...sumStats([]),
+  lastError: undefined,
+  shared: Object.freeze({ consumers: 1 }),
+  namespaces: undefined,
+});
 
 /** `page` with its items in the metadata-only form (the same page if so). */
 function reducedPage(page: ListPage): ListPage {

@@ -163,6 +163,7 @@ const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
   random: true,
   idleTimeoutMs: true,
   firstByteTimeoutMs: true,
+  meter: true,
 };
 
 /**

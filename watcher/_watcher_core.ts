@@ -19,6 +19,7 @@ import type { WatcherHealth } from "./watcher_health.ts";
 import type { WatcherOptions } from "./watcher_config.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import { SyncWaiters } from "./_sync_waiters.ts";
+import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "./_lifecycle.ts";
 import { runGuarded } from "./_run_guarded.ts";
@@ -51,13 +52,8 @@ export function loopFeed(loop: ListWatch): Feed {
     },
     health: () => ({
       resourceVersion: loop.resourceVersion,
-      relists: loop.relists,
-      reconnects: loop.reconnects,
-      events: loop.events,
-      lastEventTime: loop.lastEventTime,
-      lastActivityTime: loop.lastActivityTime,
+      ...loop.stats,
       idleTimeoutMs: loop.idleTimeoutMs,
-      lastError: loop.lastError,
       shared: false,
       notShared: "SingleWatcher",
     }),
@@ -98,6 +94,8 @@ export interface CoreParts {
   silence: () => void;
   /** Others whose callbacks this watcher's stop must not wait for (its group). */
   callbackOwners?: readonly object[];
+  /** The watcher's metrics, when it has a meter. */
+  metrics?: WatcherMetrics | undefined;
 }
 
 /** Each watcher's core, found by the shared methods of `WatcherBase`. */
@@ -206,7 +204,14 @@ export class WatcherCore<T> {
   /** See `Watcher.start`. */
   start(signal?: AbortSignal): Promise<void> {
     this.#endUnstartedWarning();
-    return this.#lifecycle.start(signal);
+    const started = this.#lifecycle.start(signal);
+    if (this.#lifecycle.state === "running") {
+      this.#parts?.metrics?.observe({
+        objects: () => this.#parts?.objects() ?? 0,
+        synced: () => this.syncedAndRunning,
+      });
+    }
+    return started;
   }
 
   /** See `Watcher.stop`. */
@@ -284,15 +289,20 @@ export class WatcherCore<T> {
    * does not escape.
    */
   guarded(name: string, callback: () => unknown): Promise<void> | undefined {
+    const metrics = this.#parts?.metrics;
+    const measured = metrics === undefined
+      ? callback
+      : () => metrics.timed(name, callback);
     return runAsCallbackOf(
       this.#owner,
       () =>
-        runGuarded(callback, this.logger, `${name} for ${this.what} failed`),
+        runGuarded(measured, this.logger, `${name} for ${this.what} failed`),
     );
   }
 
   async #shutdown(): Promise<void> {
     await this.#parts?.shutdown();
+    this.#parts?.metrics?.unobserve();
     this.#sync.fail("the watcher was stopped");
   }
 }

@@ -26,6 +26,7 @@ import {
   SharedSource,
   type SourceConsumer,
   type SourceSettings,
+  UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
 import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
@@ -34,6 +35,8 @@ import { write, writerLine } from "../listwatch/_log_lines.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../listwatch/_request_timers.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
+import type { ChangeBatch } from "./change_batch.ts";
+import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_DEBOUNCE_INTERVAL,
@@ -216,6 +219,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     const logger = watcherLogger(options, own);
     const streamLogger = watcherLogger(options, stream);
     const metadataOnly = config.metadataOnly === true;
+    const meter = checkedMeter(options.meter);
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
         indexBy: config.indexBy,
@@ -284,6 +288,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           random: options.random,
           logger: streamLogger,
           preselect,
+          meter,
+          name: meter === undefined ? undefined : config.name,
         };
         const key = JSON.stringify([
           config.gvr.group,
@@ -302,6 +308,9 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           identity(options.logger),
           identity(options.random),
           preselect === undefined ? null : String(preselect),
+          // A stream's series carry one watcher name, on one meter.
+          identity(meter),
+          meter === undefined ? null : config.name ?? "",
         ]);
         const make = (): SharedSource<T> => {
           const source: SharedSource<T> = new SharedSource<T>(
@@ -348,6 +357,25 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     this.#indexer = indexer;
     this.#keyCount = keyCount;
     const suppressDuringSync = !config.callOnChangeDuringSync;
+    // Measured only with a meter: without one, onChange is called as is.
+    const metrics = meter === undefined ? undefined : new WatcherMetrics(
+      meter,
+      options.clock ?? systemClock,
+      config.gvr,
+      namespaces.join(","),
+      config.name,
+    );
+    const onChange = config.onChange;
+    const deliver = metrics === undefined
+      ? (batch: ChangeBatch<T>) =>
+        runAsCallbackOf(this, () => onChange!(store, batch))
+      : (batch: ChangeBatch<T>) => {
+        metrics.delivering(batch.isInitialSync);
+        return runAsCallbackOf(
+          this,
+          () => metrics.timed("onChange", () => onChange!(store, batch)),
+        ) as void | Promise<void>;
+      };
     this.#outlet = config.group !== undefined
       ? wrapConfigError(
         "group",
@@ -362,11 +390,11 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
         settle: config.settle,
-        onChange: (batch) =>
-          runAsCallbackOf(this, () => config.onChange!(store, batch)),
+        onChange: deliver,
         suppressDuringSync,
         clock: options.clock,
         logger,
+        metrics,
       });
     // deno-lint-ignore no-this-alias
     const self = this;
@@ -402,6 +430,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       objects: () => store.size,
       silence: () => this.#outlet.silence(),
       callbackOwners: this.#outlet.callbackOwners,
+      metrics,
     });
   }
 
@@ -497,17 +526,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       },
       health: () => {
         const notShared = this.#notShared;
-        const health = this.#source?.health() ?? {
-          resourceVersion: undefined,
-          relists: 0,
-          reconnects: 0,
-          events: 0,
-          lastEventTime: undefined,
-          lastActivityTime: undefined,
-          idleTimeoutMs: this.#idleTimeoutMs,
-          lastError: undefined,
-          shared: { consumers: 1 },
-        };
+        const health = this.#source?.health() ??
+          { ...UNSTARTED_HEALTH, idleTimeoutMs: this.#idleTimeoutMs };
         return notShared === undefined
           ? health
           : { ...health, shared: false, notShared };

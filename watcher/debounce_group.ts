@@ -1,4 +1,10 @@
 import { failureFields } from "../_context_logger.ts";
+import type { Meter } from "../metrics/meter.ts";
+import {
+  checkedGroupMeter,
+  type GroupMetrics,
+  groupMetrics,
+} from "./_watcher_metrics.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
@@ -207,6 +213,12 @@ export interface DebounceGroupOptions<T> {
    * @default {consoleLogger()}
    */
   logger?: Logger;
+  /**
+   * Where the group's metrics go (see `@haptic/k8s-watcher/metrics`):
+   * `k8s_watcher_group_batches_total`, and the duration and failures of
+   * `onChange` as `callback="DebounceGroup.onChange"`.
+   */
+  meter?: Meter;
 }
 
 /**
@@ -326,6 +338,7 @@ export interface DebounceGroupMember<T> {
  */
 export class DebounceGroup<T> implements AsyncDisposable {
   readonly #onChange: DebounceGroupOptions<T>["onChange"];
+  #metrics: GroupMetrics | undefined;
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #pending: MemberBatches<DebounceGroupBatch<T>>;
@@ -410,10 +423,12 @@ export class DebounceGroup<T> implements AsyncDisposable {
     }
     this.#onChange = options.onChange;
     this.#logger = options.logger ?? consoleLogger();
+    const meter = checkedGroupMeter(options.meter);
     this.#pending = new MemberBatches(options.merge);
     const { interval, settle } = debounceTiming("DebounceGroup", options);
     // The scheduler decides when to fire; the batches wait in #pending.
     this.#clock = options.clock ?? systemClock;
+    if (meter !== undefined) this.#metrics = groupMetrics(meter, this.#clock);
     this.#scheduler = new DebounceScheduler({
       interval,
       settle,
@@ -676,7 +691,13 @@ export class DebounceGroup<T> implements AsyncDisposable {
     try {
       // Keyed by member name, each with its member's batch type.
       const typed = batches as DebounceGroupBatches<DebounceGroupMembers<T>>;
-      result = runAsCallbackOf(this, () => this.#onChange(typed));
+      const metrics = this.#metrics;
+      result = metrics === undefined
+        ? runAsCallbackOf(this, () => this.#onChange(typed))
+        : runAsCallbackOf(
+          this,
+          () => metrics.deliver(() => this.#onChange(typed)),
+        );
     } catch (error) {
       this.#report(error, batches);
       return;
@@ -755,4 +776,5 @@ const GROUP_NAMES: Record<keyof DebounceGroupOptions<number>, true> = {
   onChange: true,
   clock: true,
   logger: true,
+  meter: true,
 };

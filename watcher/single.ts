@@ -16,6 +16,8 @@ import { ListWatch } from "../listwatch/list_watch.ts";
 import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
 import { validateSkip } from "./_validate.ts";
+import { type Clock, systemClock } from "../clock.ts";
+import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import {
   type SingleWatcherConfig,
   WatcherConfigError,
@@ -89,6 +91,9 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   #stopped = false;
   /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
   #reduce: boolean;
+  #clock: Clock;
+  /** With a meter: batches (one per call), waits and callback times. */
+  #metrics: WatcherMetrics | undefined;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -141,13 +146,16 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     // Who speaks, on every line: the object; the resource once gvr is checked.
     const context: Record<string, unknown> = {};
     const logger = watcherLogger(options, context);
+    const meter = checkedMeter(options.meter);
+    const clock = options.clock ?? systemClock;
+    this.#clock = clock;
     this.#core = new WatcherCore(
       this,
       config,
       client,
       logger,
-      () =>
-        loopFeed(
+      () => {
+        const feed = loopFeed(
           new ListWatch(client, {
             onListPage: (page) => this.#listPage(page),
             onListEnd: (info) => this.#listEnd(info),
@@ -163,8 +171,21 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
             clock: options.clock,
             logger,
             random: options.random,
+            meter,
           }),
-        ),
+        );
+        // Labelled without `name`: a SingleWatcher's names an object.
+        if (meter !== undefined) {
+          this.#metrics = new WatcherMetrics(
+            meter,
+            clock,
+            config.gvr,
+            config.namespace,
+            undefined,
+          );
+        }
+        return feed;
+      },
       (gvr) => {
         Object.assign(context, {
           resource: gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource,
@@ -181,6 +202,7 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       silence: () => {
         this.#stopped = true;
       },
+      metrics: this.#metrics,
     });
   }
 
@@ -263,12 +285,26 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       return this.#callbacks;
     }
     this.#current = next;
-    return this.#enqueue(() => this.#config.onChange(next), "onChange");
+    const metrics = this.#metrics;
+    if (metrics === undefined) {
+      return this.#enqueue(() => this.#config.onChange(next), "onChange");
+    }
+    const arrived = this.#clock.now();
+    return this.#enqueue(
+      () => this.#config.onChange(next),
+      "onChange",
+      () => metrics.deliveringOne(arrived),
+    );
   }
 
-  #enqueue(callback: () => unknown, name: string): Promise<void> {
+  #enqueue(
+    callback: () => unknown,
+    name: string,
+    starting?: () => void,
+  ): Promise<void> {
     this.#callbacks = this.#callbacks.then(() => {
       if (this.#stopped) return;
+      starting?.();
       return this.#core.guarded(name, callback);
     });
     return this.#callbacks;

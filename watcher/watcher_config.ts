@@ -8,6 +8,7 @@ import type {
 // deno-lint-ignore no-unused-vars -- linked from the docs
 import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
@@ -381,6 +382,17 @@ export interface WatcherOptions {
    * @default {30000}
    */
   firstByteTimeoutMs?: number;
+  /**
+   * Where the watcher's metrics go: an OpenTelemetry `Meter`
+   * (`metrics.getMeter("k8s-watcher")`) or a `MetricsRegistry` from
+   * `@haptic/k8s-watcher/metrics`. Series are labelled with the gvr, the
+   * namespace (`""` for all) and `watcher`: the config's `name` (`""`
+   * without one; a `SingleWatcher`'s is always `""`, its `name` being an
+   * object's). With a meter, watchers share a stream only with watchers of
+   * the same `name` and meter, so that a stream's series carry one name.
+   * Without one, nothing is measured beyond `health()`.
+   */
+  meter?: Meter;
 }
 
 /**

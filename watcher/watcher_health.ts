@@ -1,8 +1,10 @@
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
+import type { ListWatchCounts } from "../listwatch/list_watch_stats.ts";
 
 /**
  * A snapshot of a watcher's state, for health endpoints: the same for the
- * bulk `Watcher` and the `SingleWatcher`.
+ * bulk `Watcher` and the `SingleWatcher`. The counts are its loops'
+ * ({@linkcode ListWatchCounts}, added up over `namespaces`).
  *
  * @example A readiness check
  * ```ts
@@ -14,7 +16,7 @@ import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
  * }
  * ```
  */
-export interface WatcherHealth {
+export interface WatcherHealth extends ListWatchCounts {
   /**
    * `"idle"` before `start()`, `"running"` from then until `stop()` (or
    * the start signal's abort), `"stopped"` from then on.
@@ -26,15 +28,6 @@ export interface WatcherHealth {
   readonly resourceVersion: string | undefined;
   /** Objects held: in the store, or 0 or 1 for a `SingleWatcher`. */
   readonly objects: number;
-  /** Lists after the first one (410 Gone, too large resourceVersion, …). */
-  readonly relists: number;
-  /**
-   * Watches resumed from an earlier resourceVersion (after a stream ended,
-   * broke or went idle); watches started from a (re)list do not count.
-   */
-  readonly reconnects: number;
-  /** ADDED, MODIFIED and DELETED events received (bookmarks not counted). */
-  readonly events: number;
   /** When the last watch event arrived, on the watcher's clock. */
   readonly lastEventTime: number | undefined;
   /**

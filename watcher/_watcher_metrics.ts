@@ -1,0 +1,264 @@
+/**
+ * A watcher's own metrics (the stream's are its loops', in
+ * `listwatch/_loop_stats.ts`): batches delivered, the wait from a change's
+ * arrival to the `onChange` that delivers it, callback durations and
+ * failures, objects held and whether it is synced. Also the callback
+ * metrics of a `DebounceGroup`.
+ *
+ * @module
+ */
+import type { Gvr } from "../types.ts";
+import type { Clock } from "../clock.ts";
+import type {
+  Counter,
+  Histogram,
+  Meter,
+  MetricAttributes,
+  ObservableGauge,
+  ObservableResult,
+} from "../metrics/meter.ts";
+import {
+  instrumentsOf,
+  LATENCY_BUCKETS,
+  meterProblem,
+  PREFIX,
+  resourceAttributes,
+  withAttributes,
+} from "../_metrics.ts";
+import { WatcherConfigError } from "./watcher_config.ts";
+
+interface WatcherInstruments {
+  batches: Counter;
+  delivery: Histogram;
+  callbackSeconds: Histogram;
+  callbackErrors: Counter;
+  objects: ObservableGauge;
+  synced: ObservableGauge;
+}
+
+function makeInstruments(meter: Meter): WatcherInstruments {
+  const buckets = { explicitBucketBoundaries: [...LATENCY_BUCKETS] };
+  return {
+    batches: meter.createCounter(PREFIX + "batches", {
+      description: "Calls of onChange with a batch (the initial one included)",
+    }),
+    delivery: meter.createHistogram(PREFIX + "event_delivery_seconds", {
+      description:
+        "Seconds from the arrival of the oldest change in a batch to the onChange that delivered it (initial batches not counted)",
+      unit: "s",
+      advice: buckets,
+    }),
+    callbackSeconds: meter.createHistogram(
+      PREFIX + "callback_duration_seconds",
+      {
+        description:
+          "Seconds a user callback ran (until its promise settled), by callback",
+        unit: "s",
+        advice: buckets,
+      },
+    ),
+    callbackErrors: meter.createCounter(PREFIX + "callback_errors", {
+      description: "User callbacks that threw or rejected, by callback",
+    }),
+    objects: meter.createObservableGauge(PREFIX + "store_objects", {
+      description: "Objects the watcher holds (0 or 1 for a SingleWatcher)",
+    }),
+    synced: meter.createObservableGauge(PREFIX + "synced", {
+      description: "1 once the initial list is in and the watcher runs, else 0",
+    }),
+  };
+}
+
+/** What the watcher's gauges read while it runs. */
+export interface WatcherGaugeSource {
+  objects(): number;
+  synced(): boolean;
+}
+
+/** Times user callbacks on a clock, counting their failures. */
+export class CallbackTimer {
+  readonly #clock: Clock;
+  readonly #seconds: Histogram;
+  readonly #errors: Counter;
+  readonly #base: MetricAttributes;
+  readonly #byName = new Map<string, MetricAttributes>();
+
+  constructor(
+    clock: Clock,
+    seconds: Histogram,
+    errors: Counter,
+    base: MetricAttributes,
+  ) {
+    this.#clock = clock;
+    this.#seconds = seconds;
+    this.#errors = errors;
+    this.#base = base;
+  }
+
+  /** Runs `callback` (named `name`), measured; its result or throw as is. */
+  timed(name: string, callback: () => unknown): unknown {
+    let attributes = this.#byName.get(name);
+    if (attributes === undefined) {
+      attributes = withAttributes(this.#base, { callback: name });
+      this.#byName.set(name, attributes);
+    }
+    const labels = attributes;
+    const started = this.#clock.now();
+    const end = (failed: boolean) => {
+      this.#seconds.record((this.#clock.now() - started) / 1000, labels);
+      if (failed) this.#errors.add(1, labels);
+    };
+    let result: unknown;
+    try {
+      result = callback();
+    } catch (error) {
+      end(true);
+      throw error;
+    }
+    if (result instanceof Promise) {
+      return result.then((value) => {
+        end(false);
+        return value;
+      }, (error) => {
+        end(true);
+        throw error;
+      });
+    }
+    end(false);
+    return result;
+  }
+}
+
+/** One watcher's measurements, with attribute objects made once. */
+export class WatcherMetrics extends CallbackTimer {
+  readonly #instruments: WatcherInstruments;
+  readonly #base: MetricAttributes;
+  readonly #clock: Clock;
+  /** When the oldest change of the pending batch arrived. */
+  #pendingSince: number | undefined;
+  #observe: ((result: ObservableResult) => void) | undefined;
+  #observeSynced: ((result: ObservableResult) => void) | undefined;
+
+  constructor(
+    meter: Meter,
+    clock: Clock,
+    gvr: Gvr,
+    namespace: string,
+    name: string | undefined,
+  ) {
+    const instruments = instrumentsOf(meter, "watcher", makeInstruments);
+    const base = resourceAttributes(gvr, namespace, name);
+    super(clock, instruments.callbackSeconds, instruments.callbackErrors, base);
+    this.#instruments = instruments;
+    this.#base = base;
+    this.#clock = clock;
+    instruments.batches.add(0, base);
+  }
+
+  /** A change was recorded into the pending batch (hot path). */
+  changed(): void {
+    if (this.#pendingSince === undefined) {
+      this.#pendingSince = this.#clock.now();
+    }
+  }
+
+  /**
+   * A batch is being delivered now: counted, and the wait of its oldest
+   * change recorded (not for an initial batch: that wait is the list's).
+   */
+  delivering(initial: boolean): void {
+    const since = this.#pendingSince;
+    this.#pendingSince = undefined;
+    this.#instruments.batches.add(1, this.#base);
+    if (!initial && since !== undefined) {
+      this.#instruments.delivery.record(
+        (this.#clock.now() - since) / 1000,
+        this.#base,
+      );
+    }
+  }
+
+  /** A single change that arrived at `arrived` is being delivered now. */
+  deliveringOne(arrived: number): void {
+    this.#instruments.batches.add(1, this.#base);
+    this.#instruments.delivery.record(
+      (this.#clock.now() - arrived) / 1000,
+      this.#base,
+    );
+  }
+
+  /** The gauges read `source` from now on (while the watcher runs). */
+  observe(source: WatcherGaugeSource): void {
+    if (this.#observe !== undefined) return;
+    const base = this.#base;
+    this.#observe = (result) => result.observe(source.objects(), base);
+    this.#observeSynced = (result) =>
+      result.observe(source.synced() ? 1 : 0, base);
+    this.#instruments.objects.addCallback(this.#observe);
+    this.#instruments.synced.addCallback(this.#observeSynced);
+  }
+
+  /** The gauges stop reading the watcher (it stopped). */
+  unobserve(): void {
+    if (this.#observe === undefined) return;
+    this.#instruments.objects.removeCallback(this.#observe);
+    this.#instruments.synced.removeCallback(this.#observeSynced!);
+    this.#observe = this.#observeSynced = undefined;
+  }
+}
+
+/** `meter`, checked to be a `Meter` (or absent). */
+export function checkedMeter(meter: unknown): Meter | undefined {
+  if (meter === undefined) return undefined;
+  const problem = meterProblem(meter);
+  if (problem !== undefined) throw new WatcherConfigError("meter", problem);
+  return meter as Meter;
+}
+
+/** A `DebounceGroup`'s measurements. */
+export interface GroupMetrics {
+  /** Counts a call, and runs it timed. */
+  deliver<R>(call: () => R): R;
+}
+
+/** The measurements of a `DebounceGroup` on `meter`. */
+export function groupMetrics(meter: Meter, clock: Clock): GroupMetrics {
+  const watcher = instrumentsOf(meter, "watcher", makeInstruments);
+  const batches = instrumentsOf(
+    meter,
+    "group",
+    (m) =>
+      m.createCounter(PREFIX + "group_batches", {
+        description: "Calls of a DebounceGroup's onChange",
+      }),
+  );
+  const timer = new CallbackTimer(
+    clock,
+    watcher.callbackSeconds,
+    watcher.callbackErrors,
+    GROUP_ATTRIBUTES,
+  );
+  return {
+    deliver<R>(call: () => R): R {
+      batches.add(1);
+      return timer.timed("DebounceGroup.onChange", call) as R;
+    },
+  };
+}
+
+/** A group watches no resource: its callback series leave those labels empty. */
+const GROUP_ATTRIBUTES: MetricAttributes = resourceAttributes(
+  { group: "", version: "", resource: "" },
+  "",
+  undefined,
+);
+
+/** A `DebounceGroup`'s `meter`, checked (its errors are `TypeError`s). */
+export function checkedGroupMeter(meter: unknown): Meter | undefined {
+  if (meter === undefined) return undefined;
+  const problem = meterProblem(meter);
+  if (problem !== undefined) {
+    throw new TypeError(`DebounceGroup option meter ${problem}`);
+  }
+  return meter as Meter;
+}
