@@ -79,7 +79,10 @@ if (floors) {
   );
 }
 
-async function once(run: Run, round: number): Promise<number> {
+async function once(
+  run: Run,
+  round: number,
+): Promise<{ rate: number; cpuUs: number }> {
   await setScenario(base, { objects: OBJECTS, watch: "flood" });
   const task = JSON.stringify({
     server: base,
@@ -90,8 +93,14 @@ async function once(run: Run, round: number): Promise<number> {
     ...run.task,
   });
   const profiling = cpuProf !== undefined && run.script.includes("ours");
-  const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
+  // Through bash, whose `times` reports the contender's CPU time: on a
+  // machine others load, CPU per event moves less than wall time.
+  const { code, stdout, stderr } = await new Deno.Command("bash", {
     args: [
+      "-c",
+      '"$@"; code=$?; times >&2; exit $code',
+      "contender",
+      Deno.execPath(),
       "run",
       "--no-lock",
       "--allow-all",
@@ -120,22 +129,31 @@ async function once(run: Run, round: number): Promise<number> {
   const stats: ScenarioStats = await scenarioStats(base);
   const ms = outcome.lastAppliedAt! -
     (stats.floodStartedAt! - (outcome.clockOffset ?? 0));
-  return outcome.applied! / (ms / 1000);
+  // The last line of `times`: the children's user and system time.
+  const times = new TextDecoder().decode(stderr).trim().split("\n").at(-1)!;
+  const cpu = [...times.matchAll(/(\d+)m([\d.]+)s/g)]
+    .reduce((sum, m) => sum + Number(m[1]) * 60 + Number(m[2]), 0);
+  return {
+    rate: outcome.applied! / (ms / 1000),
+    cpuUs: cpu * 1e6 / outcome.applied!,
+  };
 }
 
 const rates = runs.map(() => [] as number[]);
+const cpus = runs.map(() => [] as number[]);
 try {
   for (let r = 0; r < rounds; r++) {
     // Alternate the order too, so that neither build always runs first.
     const order = runs.map((_, k) => k);
     if (r % 2 === 1) order.reverse();
     for (const k of order) {
-      const rate = await once(runs[k], r);
+      const { rate, cpuUs } = await once(runs[k], r);
       rates[k].push(rate);
+      cpus[k].push(cpuUs);
       console.error(
         `round ${r + 1} ${runs[k].label}: ${
           (rate / 1000).toFixed(1)
-        }k events/s`,
+        }k events/s, ${cpuUs.toFixed(2)} µs CPU/event`,
       );
     }
   }
@@ -145,6 +163,7 @@ try {
 }
 
 const medians = rates.map((r) => median(r)!);
+const cpuMedians = cpus.map((c) => median(c)!);
 const floorIndex = floors ? trees.length : -1;
 console.log(
   `\n${events / 1000}k MODIFIED over ${
@@ -154,9 +173,9 @@ console.log(
   }):`,
 );
 console.log(
-  "| build | events/s (median) | min–max | vs A | vs bare floor |",
+  "| build | events/s (median) | min–max | vs A | vs bare floor | CPU µs/event (whole process) | CPU vs A |",
 );
-console.log("| --- | ---: | ---: | ---: | ---: |");
+console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
 runs.forEach((run, k) => {
   const min = Math.min(...rates[k]);
   const max = Math.max(...rates[k]);
@@ -167,6 +186,8 @@ runs.forEach((run, k) => {
       (medians[k] / medians[0]).toFixed(3)
     }× | ${
       floorIndex >= 0 ? (medians[k] / medians[floorIndex]).toFixed(3) + "×" : ""
-    } |`,
+    } | ${cpuMedians[k].toFixed(2)} | ${
+      (cpuMedians[k] / cpuMedians[0]).toFixed(3)
+    }× |`,
   );
 });
