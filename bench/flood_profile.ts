@@ -97,7 +97,7 @@ for (const file of args) {
   }
   const layerCache = new Map<number, string | null>();
   const readsLines = new Map<number, boolean>();
-  function classify(id: number): string | null {
+  const classify = (id: number): string | null => {
     const cached = layerCache.get(id);
     if (cached !== undefined) return cached;
     let layer: string | null = null;
@@ -123,8 +123,8 @@ for (const file of args) {
     }
     layerCache.set(id, layer);
     return layer;
-  }
-  function reading(id: number): boolean {
+  };
+  const reading = (id: number): boolean => {
     const cached = readsLines.get(id);
     if (cached !== undefined) return cached;
     const { url, functionName } = nodes.get(id)!.callFrame;
@@ -134,7 +134,7 @@ for (const file of args) {
       (p !== undefined && reading(p));
     readsLines.set(id, yes);
     return yes;
-  }
+  };
   const time = new Map<string, number>();
   let started = false;
   let wall = 0;
