@@ -6,7 +6,7 @@
  * @module
  */
 
-import { fitLine, type SoakResults } from "./_soak_report.ts";
+import { fitLine, relisting, type SoakResults } from "./_soak_report.ts";
 
 const W = 1080;
 const H = 380;
@@ -42,6 +42,7 @@ function panel(
   yLabel: string,
   results: SoakResults,
   points: [number, number][],
+  hollow: boolean[],
   fit?: { from: number; slope: number; intercept: number },
 ): string {
   const minutes = results.minutes;
@@ -104,13 +105,13 @@ function panel(
       )
     }"/>`,
   );
-  for (const [x, y] of points) {
+  points.forEach(([x, y], i) => {
     out.push(
-      `<circle cx="${sx(x).toFixed(1)}" cy="${
-        sy(y).toFixed(1)
-      }" r="2.5" fill="${COLOR}"/>`,
+      `<circle cx="${sx(x).toFixed(1)}" cy="${sy(y).toFixed(1)}" r="2.5" ${
+        hollow[i] ? `fill="#ffffff" stroke="${COLOR}"` : `fill="${COLOR}"`
+      }/>`,
     );
-  }
+  });
   if (fit && Number.isFinite(fit.slope)) {
     const at = (m: number) => fit.intercept + fit.slope * m;
     out.push(
@@ -133,28 +134,31 @@ export function renderSoakChart(results: SoakResults): string {
     [s.t / 60, s.heapUsed / 2 ** 20] as [number, number]
   );
   const half = results.minutes / 2;
-  const fit = fitLine(perObject.filter((p) => p[0] >= half));
+  const hollow = results.samples.map((s) => relisting(results, s));
+  const fit = fitLine(
+    perObject.filter((p, i) => p[0] >= half && !hollow[i]),
+  );
   const legend = [
     `<rect x="90" y="${H - 34}" width="14" height="14" fill="${COLOR}"/>`,
     `<text x="110" y="${
       H - 22
-    }" font-size="12" fill="#111827" ${FONT}>after forced GC</text>`,
-    `<line x1="240" x2="262" y1="${H - 27}" y2="${
+    }" font-size="12" fill="#111827" ${FONT}>after forced GC (hollow: a relist under way)</text>`,
+    `<line x1="330" x2="352" y1="${H - 27}" y2="${
       H - 27
     }" stroke="${FIT}" stroke-width="2" stroke-dasharray="6 4"/>`,
-    `<text x="268" y="${
+    `<text x="358" y="${
       H - 22
     }" font-size="12" fill="#111827" ${FONT}>second half, least squares</text>`,
-    `<line x1="460" x2="460" y1="${H - 36}" y2="${
+    `<line x1="540" x2="540" y1="${H - 36}" y2="${
       H - 18
     }" stroke="#f59e0b" stroke-width="1.5"/>`,
-    `<text x="468" y="${
+    `<text x="548" y="${
       H - 22
     }" font-size="12" fill="#111827" ${FONT}>compaction (relist)</text>`,
-    `<line x1="620" x2="620" y1="${H - 36}" y2="${
+    `<line x1="700" x2="700" y1="${H - 36}" y2="${
       H - 18
     }" stroke="#9ca3af" stroke-dasharray="2 3"/>`,
-    `<text x="628" y="${
+    `<text x="708" y="${
       H - 22
     }" font-size="12" fill="#111827" ${FONT}>watches dropped (resume)</text>`,
   ].join("\n");
@@ -175,10 +179,11 @@ ${
       "bytes per object",
       results,
       perObject,
+      hollow,
       { from: half, slope: fit.slope, intercept: fit.intercept },
     )
   }
-${panel(620, "Heap after GC", "MiB", results, heap)}
+${panel(620, "Heap after GC", "MiB", results, heap, hollow)}
 ${legend}
 </svg>
 `;
