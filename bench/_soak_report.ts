@@ -68,6 +68,11 @@ export interface SoakResults {
   serverStats: Record<string, unknown>;
   /** What the objects are, when not the bench pods. */
   objectsLabel?: string;
+  /** How the churn and the faults were made, when not on the fake server. */
+  churnLabel?: string;
+  faultsLabel?: string;
+  /** The third watcher's field selector. */
+  selector?: string;
 }
 
 /** Least squares of y on x: slope, its standard error, intercept. */
@@ -184,17 +189,21 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
     `- **Objects**: ${
       results.pods.toLocaleString("en")
     } ${objects}, on ${results.server}.`,
-    `- **Churn**: ${results.rate} writes/s (of every ten: 8 MODIFIED, 1 ADDED, 1 DELETED; ` +
-      "a quarter of the MODIFIED flip `status.phase` between Running and Pending), " +
-      `${
-        Number(results.serverStats.writes).toLocaleString("en")
-      } writes in all.`,
-    `- **Faults**: every watch dropped (ended cleanly) every ${results.dropEverySec} s ` +
-      `(${drops} times); every ${results.compactEverySec} s the watches dropped, one write landed ` +
-      `and the history was compacted, so every resume got 410 Expired (${compactions} times).`,
+    `- **Churn**: ${results.rate} writes/s (of every ten: 8 MODIFIED, 1 ADDED, 1 DELETED; ${
+      results.churnLabel ??
+        "a quarter of the MODIFIED flip `status.phase` between Running and Pending"
+    }), ${
+      Number(results.serverStats.writes).toLocaleString("en")
+    } writes in all.`,
+    `- **Faults**: ${
+      results.faultsLabel ??
+        `every watch dropped (ended cleanly) every ${results.dropEverySec} s (${drops} times); every ${results.compactEverySec} s the watches dropped, one write landed and the history was compacted, so every resume got 410 Expired (${compactions} times)`
+    }.`,
     "- **Watchers**, on one client: two of one form (indexed by namespace and name, " +
       "`metadata.managedFields` ignored), which share one stream and store, and one with the " +
-      "client-side field selector `status.phase=Running` (a view of its own on the same stream).",
+      `client-side field selector \`${
+        results.selector ?? "status.phase=Running"
+      }\` (a view of its own on the same stream).`,
     `- **Heap**: \`heapUsed\` after two forced GCs (\`--v8-flags=--expose-gc\`) every ${results.sampleEverySec} s, ` +
       `less the ${
         mib(results.baselineHeap)

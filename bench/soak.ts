@@ -29,6 +29,7 @@ import {
   type WatcherConfig,
 } from "../mod.ts";
 import { renderSoakChart } from "./_soak_chart.ts";
+import { startControlPlaneSoak } from "./_soak_control_plane.ts";
 import { renderSoakReport, type SoakResults } from "./_soak_report.ts";
 
 function flag(name: string): string | undefined {
@@ -67,9 +68,12 @@ if (gc === undefined) {
   );
 }
 
-const minutes = Number(flag("minutes") ?? 60);
-const pods = Number(flag("pods") ?? 100_000);
-const rate = Number(flag("rate") ?? 100);
+const controlPlane = Deno.args.includes("--control-plane");
+const minutes = Number(flag("minutes") ?? (controlPlane ? 15 : 60));
+const pods = Number(
+  flag("objects") ?? flag("pods") ?? (controlPlane ? 10_000 : 100_000),
+);
+const rate = Number(flag("rate") ?? (controlPlane ? 50 : 100));
 const sampleEverySec = Number(flag("sample-every") ?? 30);
 const durationSec = Math.round(minutes * 60);
 // An hour drops every watch every 2 minutes and compacts every 5; a
@@ -83,7 +87,8 @@ const compactEverySec = Number(
 if (!(minutes > 0 && pods > 0 && rate > 0 && sampleEverySec > 0)) {
   throw new Error("--minutes, --pods, --rate and --sample-every must be > 0");
 }
-const resultsPath = flag("results") ?? `/tmp/soak-${pods}-${minutes}m.json`;
+const resultsPath = flag("results") ??
+  `/tmp/soak-${controlPlane ? "cp-" : ""}${pods}-${minutes}m.json`;
 
 function settledHeap(): number {
   gc!();
@@ -93,55 +98,78 @@ function settledHeap(): number {
 
 // --- the server -----------------------------------------------------------
 
-const serverProcess = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--allow-net",
-    "--v8-flags=--max-old-space-size=8192",
-    new URL("_soak_server.ts", here).pathname,
-    String(pods),
-    String(rate),
-  ],
-  stdin: "piped",
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const serverIn = serverProcess.stdin.getWriter();
-const serverLines = serverProcess.stdout
-  .pipeThrough(new TextDecoderStream())
-  .getReader();
-let serverBuffer = "";
-async function serverLine(): Promise<Record<string, unknown>> {
-  for (;;) {
-    const nl = serverBuffer.indexOf("\n");
-    if (nl >= 0) {
-      const line = serverBuffer.slice(0, nl);
-      serverBuffer = serverBuffer.slice(nl + 1);
-      return JSON.parse(line);
-    }
-    const { value, done } = await serverLines.read();
-    if (done) throw new Error("The soak server ended early");
-    serverBuffer += value;
-  }
-}
-async function command(name: string): Promise<Record<string, unknown>> {
-  await serverIn.write(new TextEncoder().encode(`${name}\n`));
-  return await serverLine();
+/** The server the soak runs against: what the watchers read, and its faults. */
+interface SoakBackend {
+  client: FetchClient;
+  command(name: string): Promise<Record<string, unknown>>;
+  close(): Promise<void>;
 }
 
-const ready = await serverLine() as { url: string; fillMs: number };
-console.log(
-  `server ready at ${ready.url} (${pods} pods in ${ready.fillMs} ms)`,
-);
+async function fakeBackend(): Promise<SoakBackend> {
+  const serverProcess = new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-net",
+      "--v8-flags=--max-old-space-size=8192",
+      new URL("_soak_server.ts", here).pathname,
+      String(pods),
+      String(rate),
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const serverIn = serverProcess.stdin.getWriter();
+  const serverLines = serverProcess.stdout
+    .pipeThrough(new TextDecoderStream())
+    .getReader();
+  let serverBuffer = "";
+  async function serverLine(): Promise<Record<string, unknown>> {
+    for (;;) {
+      const nl = serverBuffer.indexOf("\n");
+      if (nl >= 0) {
+        const line = serverBuffer.slice(0, nl);
+        serverBuffer = serverBuffer.slice(nl + 1);
+        return JSON.parse(line);
+      }
+      const { value, done } = await serverLines.read();
+      if (done) throw new Error("The soak server ended early");
+      serverBuffer += value;
+    }
+  }
+  const ready = await serverLine() as { url: string; fillMs: number };
+  console.log(
+    `server ready at ${ready.url} (${pods} pods in ${ready.fillMs} ms)`,
+  );
+  return {
+    client: new FetchClient({ server: ready.url }),
+    async command(name) {
+      await serverIn.write(new TextEncoder().encode(`${name}\n`));
+      return await serverLine();
+    },
+    async close() {
+      await serverIn.close();
+      await serverProcess.status;
+    },
+  };
+}
+
+const backend = controlPlane
+  ? await startControlPlaneSoak(pods, rate)
+  : await fakeBackend();
+const command = (name: string) => backend.command(name);
+const resource = controlPlane ? "configmaps" : "pods";
 
 // --- the watchers ---------------------------------------------------------
 
-const SELECTOR = "status.phase=Running";
-const client = new FetchClient({ server: ready.url });
+const SELECTOR = controlPlane
+  ? "metadata.labels.tier=web"
+  : "status.phase=Running";
+const client = backend.client;
 const batches = [0, 0, 0];
 function makeWatcher(k: number, fieldSelector?: string): Watcher {
   const config: WatcherConfig = {
-    gvr: { group: "", version: "v1", resource: "pods" },
+    gvr: { group: "", version: "v1", resource },
     indexBy: ["metadata.namespace", "metadata.name"],
     ignoreFields: ["metadata.managedFields"],
     fieldSelector,
@@ -246,25 +274,33 @@ for (;;) {
 }
 const caughtUpMs = performance.now() - pausedAt;
 
-/** namespace/name → [resourceVersion, phase] from a fresh paged LIST. */
+/** What the selector reads: the pod's phase, or the ConfigMap's tier. */
+function selected(obj: KubeObject): string {
+  return controlPlane
+    ? obj.metadata.labels?.tier ?? ""
+    : (obj as { status?: { phase?: string } }).status?.phase ?? "";
+}
+
+/** namespace/name → [resourceVersion, selected field] from a fresh LIST. */
 async function freshList(): Promise<Map<string, [string, string]>> {
   const listed = new Map<string, [string, string]>();
   let token = "";
   do {
-    const res = await fetch(
-      `${ready.url}/api/v1/pods?limit=500${
-        token ? `&continue=${encodeURIComponent(token)}` : ""
-      }`,
-    );
-    const page = await res.json() as {
+    const query = new URLSearchParams({ limit: "500" });
+    if (token) query.set("continue", token);
+    const page = await client.performRequest({
+      method: "GET",
+      path: `/api/v1/${resource}`,
+      querystring: query,
+      expectJson: true,
+    }) as unknown as {
       items: KubeObject[];
       metadata: { continue?: string };
     };
-    for (const pod of page.items) {
-      const status = (pod as { status?: { phase?: string } }).status;
-      listed.set(`${pod.metadata.namespace}/${pod.metadata.name}`, [
-        pod.metadata.resourceVersion!,
-        status?.phase ?? "",
+    for (const obj of page.items) {
+      listed.set(`${obj.metadata.namespace}/${obj.metadata.name}`, [
+        obj.metadata.resourceVersion!,
+        selected(obj),
       ]);
     }
     token = page.metadata.continue ?? "";
@@ -311,14 +347,29 @@ const serverStats = await command("stats");
 
 stopper.abort();
 await Promise.all(runs);
-await serverIn.close();
-await serverProcess.status;
+await backend.close();
 
 const results: SoakResults = {
   date: new Date().toISOString(),
   deno: Deno.version.deno,
   v8: Deno.version.v8,
-  server: "FakeApiServer over HTTP (bench/_soak_server.ts), its own process",
+  server: controlPlane
+    ? "kube-apiserver and etcd (testing/control_plane/, watch cache off), written to from the soak's process"
+    : "FakeApiServer over HTTP (bench/_soak_server.ts), its own process",
+  selector: SELECTOR,
+  churnLabel: controlPlane
+    ? "a quarter of the updates flip the `tier` label between web and batch; unconditional PUTs from the soak's process"
+    : undefined,
+  faultsLabel: controlPlane
+    ? `kube-apiserver killed and restarted every ${dropEverySec} s (every watch broke; ${
+      faults.filter((f) => f.kind === "drop").length
+    } times); every ${compactEverySec} s two Secrets written, etcd compacted at the current revision and kube-apiserver restarted, so every resume got 410 (${
+      faults.filter((f) => f.kind === "compact").length
+    } times)`
+    : undefined,
+  objectsLabel: controlPlane
+    ? "ConfigMaps (~1 KB of data, ten namespaces; the selector watcher: `metadata.labels.tier=web`)"
+    : undefined,
   minutes,
   pods,
   rate,
