@@ -226,6 +226,20 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
     `- Initial sync of the three watchers: ${
       (results.syncMs / 1000).toFixed(1)
     } s; final heap ${mib(last.heapUsed)} MiB, RSS ${mib(last.rss)} MiB.`,
+    ...(!trend.flat && results.objectsLabel === undefined
+      ? [
+        "",
+        "Not flat is what was measured; what it is was not. A likely cause, not a leak: " +
+        "the churn's ADDED pods go to new namespaces (pod `i` lives in `ns-⌊i/100⌋`) while its " +
+        `DELETED ones thin the old ones at random, so over the run ${
+          Number(results.serverStats.added).toLocaleString("en")
+        } pods moved into about ${
+          Math.ceil(Number(results.serverStats.added) / 100)
+        } new namespaces, and each namespace is a \`Map\` in every store, key index and the ` +
+        "stream's copies (none of the old ones empties, so none is freed). A run whose ADDED pods " +
+        "reuse the deleted names would tell the two apart.",
+      ]
+      : []),
     "",
     `![heap per object over the soak](${svg})`,
     "",
