@@ -207,7 +207,7 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
     `- **Heap**: \`heapUsed\` after two forced GCs (\`--v8-flags=--expose-gc\`) every ${results.sampleEverySec} s, ` +
       `less the ${
         mib(results.baselineHeap)
-      } MiB before the watchers started, per pod on the server.`,
+      } MiB before the watchers started, per object on the server.`,
     "",
     "## Verdict",
     "",
@@ -259,12 +259,14 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
   }
   lines.push(
     "",
-    `The server answered ${results.serverStats.listPages} list pages and ${results.serverStats.watchRequests} watch requests. ` +
+    (results.serverStats.listPages === undefined
+      ? ""
+      : `The server answered ${results.serverStats.listPages} list pages and ${results.serverStats.watchRequests} watch requests. `) +
       "A relist follows each compaction; a reconnect follows each drop (and each watch the server timed out).",
     "",
     "## Samples",
     "",
-    "| t (min) | heap (MiB) | heap per object (B) | RSS (MiB) | pods | events (A/B/selector) | relists | reconnects | since the last sample |",
+    "| t (min) | heap (MiB) | heap per object (B) | RSS (MiB) | objects | events (A/B/selector) | relists | reconnects | since the last sample |",
     "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
   );
   let previous = -Infinity;
