@@ -203,9 +203,9 @@ export class LoopStats implements ListWatchStats {
     );
   }
 
-  /** A line of a watch stream arrived (hot path: no meter, no cost). */
-  line(bookmark: boolean): void {
-    this.lastEventTime = this.lastActivityTime = this.#clock.now();
+  /** A line of a watch stream arrived at `at` (hot path: no meter, no cost). */
+  line(bookmark: boolean, at: number = this.#clock.now()): void {
+    this.lastEventTime = this.lastActivityTime = at;
     if (bookmark) {
       this.bookmarks++;
       this.#metrics?.instruments.bookmarks.add(1, this.#metrics.base);

@@ -5,7 +5,7 @@ import { type Clock, systemClock } from "../clock.ts";
 import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
-import { readJsonLines } from "../client/json_lines.ts";
+import { readJsonLineBatches } from "../client/_json_line_batches.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
@@ -514,26 +514,37 @@ export class ListWatch {
         await stream.cancel().catch(() => {});
         return opened;
       }
-      const lines = readJsonLines(stream, {
+      const chunks = readJsonLineBatches(stream, {
         onBytes: timers.bytes,
         maxLineBytes: this.#maxLineBytes,
         signal: timers.signal,
       });
       try {
-        // The hot path: #feed, synchronous unless the sink returns a promise.
+        // The hot path: #feed, synchronous unless the sink returns a
+        // promise; one step of the line reader per chunk, not per event.
         const stats = this.#stats;
-        for await (const event of lines) {
-          stats.line((event as WatchLine | null)?.type === "BOOKMARK");
-          let next = this.#feed({ type: "watchEvent", event });
-          if (next instanceof Promise) {
-            timers.pause();
-            next = await next;
-            timers.resume();
-          }
-          if (signal.aborted) return undefined;
-          if (next !== undefined) return next;
-          if (timers.hasDeadline && this.#state.phase !== "streamingInitial") {
-            timers.endDeadline();
+        for await (const events of chunks) {
+          // The events of one chunk arrived together.
+          const arrived = this.#clock.now();
+          for (let i = 0; i < events.length; i++) {
+            const event = events[i];
+            stats.line(
+              (event as WatchLine | null)?.type === "BOOKMARK",
+              arrived,
+            );
+            let next = this.#feed({ type: "watchEvent", event });
+            if (next instanceof Promise) {
+              timers.pause();
+              next = await next;
+              timers.resume();
+            }
+            if (signal.aborted) return undefined;
+            if (next !== undefined) return next;
+            if (
+              timers.hasDeadline && this.#state.phase !== "streamingInitial"
+            ) {
+              timers.endDeadline();
+            }
           }
         }
       } catch (error) {

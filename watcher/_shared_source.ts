@@ -459,8 +459,19 @@ export class SharedSource<T extends KubeObjectLike> {
     const old = this.#objects;
     const scoped = this.#loops.length > 1;
     const next = new Map<string, Map<string, T>>();
-    for (const obj of loop.staged) {
+    for (let obj of loop.staged) {
       const { namespace = "", name = "" } = obj.metadata!;
+      // An unchanged object keeps the copy held: the views' stores keep it
+      // too (an unchanged resourceVersion is not written), so a relist
+      // does not leave two copies of everything it did not change.
+      const held = old.get(namespace)?.get(name);
+      const version = obj.metadata!.resourceVersion;
+      if (
+        held !== undefined && version &&
+        held.metadata?.resourceVersion === version
+      ) {
+        obj = held;
+      }
       let names = next.get(namespace);
       if (names === undefined) next.set(namespace, names = new Map());
       names.set(name, obj);

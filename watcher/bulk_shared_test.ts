@@ -320,6 +320,37 @@ Deno.test("A relist (410) reaches every consumer, each with its own diff", async
   assert.equal(onlyB.watcher.health().relists, 1);
 });
 
+Deno.test("After a relist, unchanged objects stay one copy: a view made later holds the stored ones", async () => {
+  // A relist of 100k unchanged objects must not leave the old copies in the
+  // stores and the relisted ones in the source (twice the memory).
+  await using f = new Fixture();
+  const all = f.watcher();
+  start(all);
+  await all.watcher.waitForSync();
+  await waitFor(() => f.server.openWatchCount === 1);
+  const [before] = all.watcher.store.get("a", "cm-0") as KubeObject[];
+  await f.clock.tick(5_000);
+  f.server.injectFault({ verb: "watch", kind: "status", code: 410 });
+  f.server.closeAllWatches();
+  f.server.patch(CONFIGMAPS, "a", "cm-1", { data: { changed: "yes" } });
+  await waitFor(() => f.lists() === 2);
+  await waitFor(() => all.batches.length === 2);
+  assert.equal(all.batches[1], "+0() ~1(a/cm-1) -0()");
+  const late = f.watcher({ fieldSelector: "metadata.namespace=a" });
+  start(late);
+  await late.watcher.waitForSync();
+  const [stored] = all.watcher.store.get("a", "cm-0") as KubeObject[];
+  const [seeded] = late.watcher.store.get("a", "cm-0") as KubeObject[];
+  assert.equal(stored, before, "the unchanged object was not replaced");
+  assert.equal(seeded, stored, "the late view holds the same copy");
+  const [changed] = late.watcher.store.get("a", "cm-1") as KubeObject[];
+  assert.equal((changed.data as Record<string, string>).changed, "yes");
+  assert.equal(
+    changed,
+    (all.watcher.store.get("a", "cm-1") as KubeObject[])[0],
+  );
+});
+
 Deno.test("Watchers whose form differs, on other clients, cached or opted out do not share", async () => {
   await using f = new Fixture();
   const base = f.watcher();

@@ -1,0 +1,185 @@
+/**
+ * The soak's API server, in a process of its own so that serving, churn and
+ * its copies of 100k objects never show in the watchers' heap: a
+ * `FakeApiServer` over HTTP holding the bench pods (`_pods.ts`), written to
+ * at a steady rate (of every ten writes eight MODIFIED, one ADDED, one
+ * DELETED, so the population stays where it started; one MODIFIED in four
+ * flips `status.phase` between `Running` and `Pending`, moving the pod in
+ * or out of a `status.phase=Running` selector).
+ *
+ * Commands arrive one per stdin line, each answered with one JSON line on
+ * stdout:
+ * - `drop`: every open watch ends cleanly (the watchers resume);
+ * - `compact`: every open watch ends, one more write lands, and the history
+ *   is compacted, so every resume is from a compacted version and gets 410
+ *   Expired (the watchers relist);
+ * - `stats`: writes and requests so far;
+ * - `pause`: churn stops; the answer carries the final resourceVersion.
+ *
+ * Run: `deno run --allow-net bench/_soak_server.ts <pods> <writesPerSecond>`;
+ * prints `{"url":…}` once the pods are in; exits when stdin closes.
+ *
+ * @module
+ */
+
+import { FakeApiServer } from "../testing/mod.ts";
+import type { KubeObject } from "../types.ts";
+import { makePod, podName, podNamespace } from "./_pods.ts";
+
+const [pods, rate] = Deno.args.map(Number);
+if (!(pods > 0 && rate > 0)) {
+  throw new Error("Usage: _soak_server.ts <pods> <writesPerSecond>");
+}
+
+const started = performance.now();
+const server = new FakeApiServer({
+  // Long enough that only the explicit compactions expire a resume.
+  historyLimit: Math.max(10_000, rate * 300),
+  initialResourceVersion: 1_000,
+});
+
+/** A pod as a client would create it (the server sets uid, version, time). */
+function fresh(i: number, generation: number): KubeObject {
+  const pod = makePod(i, 0, generation);
+  const meta = pod.metadata as Record<string, unknown>;
+  delete meta.resourceVersion;
+  delete meta.uid;
+  delete meta.creationTimestamp;
+  return pod;
+}
+
+/** Indices of the live pods; `at[i]` is where pod `i` sits in `live`. */
+const live: number[] = [];
+const at = new Map<number, number>();
+const phase = new Map<number, string>();
+for (let i = 0; i < pods; i++) {
+  server.create("pods", fresh(i, 0));
+  at.set(i, live.length);
+  live.push(i);
+}
+let nextIndex = pods;
+const fillMs = performance.now() - started;
+
+// A small deterministic generator (xorshift32), so two runs churn alike.
+let seed = 0x9e3779b9;
+function random(n: number): number {
+  seed ^= seed << 13;
+  seed ^= seed >>> 17;
+  seed ^= seed << 5;
+  return (seed >>> 0) % n;
+}
+
+const counts = { added: 0, modified: 0, deleted: 0, flipped: 0 };
+let writes = 0;
+
+function write(): void {
+  const kind = writes++ % 10;
+  if (kind === 3) {
+    const i = nextIndex++;
+    server.create("pods", fresh(i, 0));
+    at.set(i, live.length);
+    live.push(i);
+    counts.added++;
+    return;
+  }
+  const slot = random(live.length);
+  const i = live[slot];
+  if (kind === 7) {
+    server.delete("pods", podNamespace(i), podName(i));
+    const last = live.pop()!;
+    if (last !== i) {
+      live[slot] = last;
+      at.set(last, slot);
+    }
+    at.delete(i);
+    phase.delete(i);
+    counts.deleted++;
+    return;
+  }
+  const patch: Record<string, unknown> = {
+    metadata: { annotations: { "soak.haptic.dev/write": String(writes) } },
+  };
+  if (kind % 4 === 0) {
+    const next = phase.get(i) === "Pending" ? "Running" : "Pending";
+    phase.set(i, next);
+    patch.status = { phase: next };
+    counts.flipped++;
+  }
+  server.patch("pods", podNamespace(i), podName(i), patch);
+  counts.modified++;
+}
+
+// Writes owed by the clock, so the rate holds whatever a tick costs.
+let paused = false;
+const churnStart = performance.now();
+const timer = setInterval(() => {
+  if (paused) return;
+  const owed = Math.floor((performance.now() - churnStart) / 1000 * rate);
+  // Never more than a second's worth at once after a stall.
+  let budget = rate;
+  while (writes < owed && budget-- > 0) write();
+  if (writes < owed - rate) {
+    // Behind by more than a second: skip ahead rather than burst.
+    writes = owed;
+  }
+}, 50);
+
+const listener = await server.listen();
+console.log(JSON.stringify({
+  url: listener.url,
+  pods,
+  rate,
+  fillMs: Math.round(fillMs),
+  resourceVersion: server.resourceVersion,
+}));
+
+function stats(): Record<string, unknown> {
+  let lists = 0;
+  let watches = 0;
+  for (const r of server.requests) {
+    if (r.verb === "watch") watches++;
+    else if (r.verb === "list") lists++;
+  }
+  // The server keeps every request; forget the ones counted.
+  server.clearRequests();
+  totals.lists += lists;
+  totals.watches += watches;
+  return {
+    resourceVersion: server.resourceVersion,
+    writes,
+    ...counts,
+    live: live.length,
+    listPages: totals.lists,
+    watchRequests: totals.watches,
+    openWatches: server.openWatchCount,
+  };
+}
+const totals = { lists: 0, watches: 0 };
+
+const decoder = new TextDecoderStream();
+let buffered = "";
+const reader = Deno.stdin.readable.pipeThrough(decoder).getReader();
+for (;;) {
+  const { value, done } = await reader.read();
+  if (done) break;
+  buffered += value;
+  let nl;
+  while ((nl = buffered.indexOf("\n")) >= 0) {
+    const command = buffered.slice(0, nl).trim();
+    buffered = buffered.slice(nl + 1);
+    if (command === "drop") {
+      server.closeAllWatches();
+    } else if (command === "compact") {
+      server.closeAllWatches();
+      write();
+      server.compactHistory();
+    } else if (command === "pause") {
+      paused = true;
+    }
+    console.log(JSON.stringify({ command, ...stats() }));
+  }
+}
+clearInterval(timer);
+await listener.close();
+await server.close();
+Deno.exit(0);
