@@ -13,23 +13,14 @@
  *
  * @module
  */
-import type {
-  Gvr,
-  KubeObject,
-  KubeObjectLike,
-  Logger,
-  Store,
-} from "../types.ts";
-import type { Clock } from "../clock.ts";
-import type { Meter } from "../metrics/meter.ts";
-import type { RestClient } from "../client/rest_client.ts";
+import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
+import type { SourceForm } from "./_source_form.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import { sumStats } from "../listwatch/_loop_stats.ts";
 import type {
-  InitialListMode,
   ListInfo,
   ListPage,
   WatchEventType,
@@ -39,32 +30,6 @@ import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-
-/** What the loops of a source need: the form and the loop settings. */
-export interface SourceSettings {
-  client: RestClient;
-  gvr: Gvr;
-  /** One loop per entry; `""` is every namespace. */
-  namespaces: readonly string[];
-  labelSelector: string | undefined;
-  metadataOnly: boolean;
-  pageSize: number | undefined;
-  initialList: InitialListMode | undefined;
-  idleTimeoutMs: number | undefined;
-  firstByteTimeoutMs?: number | undefined;
-  clock: Clock | undefined;
-  random: (() => number) | undefined;
-  logger: Logger;
-  /** Where the loops' metrics go, and their `watcher` label. */
-  meter?: Meter | undefined;
-  name?: string | undefined;
-  /**
-   * The field selector of every consumer, when its stored copies may not
-   * answer it as the objects sent would (`_selection_rule.ts`): the source
-   * then keeps only the objects it chose, as sent.
-   */
-  preselect?: FieldSelector | undefined;
-}
 
 /** A consumer's own half of a view, built when it makes a new view. */
 export interface ViewParts<T extends KubeObjectLike> {
@@ -166,7 +131,7 @@ class View<T extends KubeObjectLike> {
  * not run again (the registry makes a new one).
  */
 export class SharedSource<T extends KubeObjectLike> {
-  #settings: SourceSettings;
+  #form: SourceForm;
   #preparer: ObjectPreparer<T>;
   #loops: Loop<T>[];
   /** Every prepared object, by namespace, then name. */
@@ -186,20 +151,25 @@ export class SharedSource<T extends KubeObjectLike> {
    * Builds the loops (which check their options: a bad option throws a
    * `WatcherConfigError` here).
    *
+   * @param form What the loops fetch and how they run.
+   * @param logger The stream's: the form's logger, in the stream's context.
+   * @param preparer Makes the stored copies (from the form's
+   * `ignoreFields`, `transform` and `metadataOnly`).
    * @param sharable Whether other consumers may join (the registry's).
    * @param onClose Runs when the last consumer left.
    */
   constructor(
-    settings: SourceSettings,
+    form: SourceForm,
+    logger: Logger,
     preparer: ObjectPreparer<T>,
     sharable: boolean,
     onClose: () => void = () => {},
   ) {
-    this.#settings = settings;
+    this.#form = form;
     this.#preparer = preparer;
     this.#sharable = sharable;
     this.#onClose = onClose;
-    this.#loops = settings.namespaces.map((namespace, index) => {
+    this.#loops = form.namespaces.map((namespace, index) => {
       const loop: Loop<T> = {
         index,
         namespace,
@@ -207,24 +177,24 @@ export class SharedSource<T extends KubeObjectLike> {
         kept: new Set(),
         listing: false,
         listed: false,
-        watch: new ListWatch(settings.client, {
+        watch: new ListWatch(form.client, {
           onListPage: (page) => this.#page(loop, page),
           onListEnd: (info) => this.#listed(loop, info),
           onEvent: (type, obj) => this.#event(loop, type, obj),
         }, {
-          gvr: settings.gvr,
+          gvr: form.gvr,
           namespace,
-          labelSelector: settings.labelSelector,
-          metadataOnly: settings.metadataOnly,
-          pageSize: settings.pageSize,
-          initialList: settings.initialList,
-          idleTimeoutMs: settings.idleTimeoutMs,
-          firstByteTimeoutMs: settings.firstByteTimeoutMs,
-          clock: settings.clock,
-          random: settings.random,
-          logger: settings.logger,
-          meter: settings.meter,
-          name: settings.name,
+          labelSelector: form.labelSelector,
+          metadataOnly: form.metadataOnly,
+          pageSize: form.pageSize,
+          initialList: form.initialList,
+          idleTimeoutMs: form.idleTimeoutMs,
+          firstByteTimeoutMs: form.firstByteTimeoutMs,
+          clock: form.clock,
+          random: form.random,
+          logger,
+          meter: form.meter,
+          name: form.name,
         }),
       };
       return loop;
@@ -255,7 +225,7 @@ export class SharedSource<T extends KubeObjectLike> {
     if (this.#closing) throw new Error("This source is closed");
     let view = this.#views.get(consumer.viewKey);
     if (view === undefined) {
-      view = new View(consumer.viewParts(), this.#settings.namespaces);
+      view = new View(consumer.viewParts(), this.#form.namespaces);
       this.#fill(view);
       this.#views.set(consumer.viewKey, view);
       this.#viewList = [...this.#views.values()];
@@ -351,7 +321,7 @@ export class SharedSource<T extends KubeObjectLike> {
    * the consumer syncs.
    */
   #fill(view: View<T>): void {
-    const selectStored = this.#settings.preselect === undefined;
+    const selectStored = this.#form.preselect === undefined;
     for (const loop of this.#loops) {
       const writer = view.writers[loop.index];
       const seeded = writer.seed(this.#scopeObjects(loop), selectStored);
@@ -370,7 +340,7 @@ export class SharedSource<T extends KubeObjectLike> {
    * its end, for the view).
    */
   #report(view: View<T>): void {
-    const selectStored = this.#settings.preselect === undefined;
+    const selectStored = this.#form.preselect === undefined;
     for (const loop of this.#loops) {
       if (!loop.listed) continue;
       view.writers[loop.index].reportOn(this.#scopeObjects(loop), selectStored);
@@ -386,9 +356,9 @@ export class SharedSource<T extends KubeObjectLike> {
     })();
   }
 
-  /** Whether the source keeps `sent` (see `SourceSettings.preselect`). */
+  /** Whether the source keeps `sent` (see `SourceForm.preselect`). */
   #keeps(sent: KubeObject): boolean {
-    const preselect = this.#settings.preselect;
+    const preselect = this.#form.preselect;
     return preselect === undefined || preselect.matches(sent);
   }
 
@@ -405,7 +375,7 @@ export class SharedSource<T extends KubeObjectLike> {
     const preparer = this.#preparer;
     // Selection and preparation see the metadata-only form even when the
     // client fetched full objects.
-    if (this.#settings.metadataOnly) page = reducedPage(page);
+    if (this.#form.metadataOnly) page = reducedPage(page);
     const items = page.items;
     const prepared = new Array<Prepared<T>>(items.length);
     const staged = loop.staged;
@@ -497,7 +467,7 @@ export class SharedSource<T extends KubeObjectLike> {
   }
 
   #event(loop: Loop<T>, type: WatchEventType, raw: KubeObject): void {
-    if (this.#settings.metadataOnly) raw = asPartialObjectMetadata(raw);
+    if (this.#form.metadataOnly) raw = asPartialObjectMetadata(raw);
     const { namespace = "", name } = raw.metadata;
     let prepared: Prepared<T> = undefined;
     if (name) {

@@ -25,10 +25,10 @@ import {
 import {
   SharedSource,
   type SourceConsumer,
-  type SourceSettings,
   UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
-import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
+import { formKey, identity, type SourceForm } from "./_source_form.ts";
+import { acquireSource, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { write, writerLine } from "../listwatch/_log_lines.ts";
@@ -274,50 +274,36 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           resource: what,
           metadataOnly,
         });
-        const settings: SourceSettings = {
+        // What the source fetches, stores, and how its loops run: two
+        // watchers share exactly when theirs are equal (`formKey`).
+        const form: SourceForm = {
           client,
           gvr: config.gvr,
           namespaces,
           labelSelector,
           metadataOnly,
+          ignoreFields: indexer.ignoreFields,
+          transform: config.transform,
           pageSize: config.pageSize,
           initialList: config.initialList,
           idleTimeoutMs: options.idleTimeoutMs,
           firstByteTimeoutMs: options.firstByteTimeoutMs,
           clock: options.clock,
+          logger: options.logger,
           random: options.random,
-          logger: streamLogger,
           preselect,
+          // A stream's series carry one watcher name, on one meter.
           meter,
           name: meter === undefined ? undefined : config.name,
         };
-        const key = JSON.stringify([
-          config.gvr.group,
-          config.gvr.version,
-          config.gvr.resource,
-          [...namespaces].sort(),
-          labelSelector ?? null,
-          metadataOnly,
-          [...config.ignoreFields ?? []].sort(),
-          identity(config.transform),
-          config.pageSize ?? null,
-          config.initialList ?? "list",
-          options.idleTimeoutMs ?? null,
-          options.firstByteTimeoutMs ?? null,
-          identity(options.clock),
-          identity(options.logger),
-          identity(options.random),
-          preselect === undefined ? null : String(preselect),
-          // A stream's series carry one watcher name, on one meter.
-          identity(meter),
-          meter === undefined ? null : config.name ?? "",
-        ]);
+        const key = formKey(form);
         const make = (): SharedSource<T> => {
           const source: SharedSource<T> = new SharedSource<T>(
-            settings,
+            form,
+            streamLogger,
             preparer,
             sharable,
-            () => releaseSource(client, key, source),
+            () => releaseSource(key, source),
           );
           return source;
         };
@@ -329,7 +315,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           return source;
         };
         return this.#feed(
-          () => sharable ? acquireSource(client, key, fresh) : fresh(),
+          () => sharable ? acquireSource(key, fresh) : fresh(),
         );
       },
       describe,

@@ -1,0 +1,113 @@
+/**
+ * A source's form, as one value: everything that decides what a shared
+ * source fetches, stores, and how its loops run. A `Watcher` builds its
+ * form once; the source runs with the form it was made from, and the
+ * registry finds a running source by the form's key (`formKey`), so two
+ * watchers share exactly when their forms are equal. `FORM_FIELDS` says,
+ * for every field, how it compares (plain data by value, objects and
+ * functions by identity); its type requires an entry for each field of
+ * `SourceForm`, so a field added to the form cannot be left out of the key.
+ *
+ * @module
+ */
+import type { Gvr, KubeObject, KubeObjectLike, Logger } from "../types.ts";
+import type { Clock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
+import type { RestClient } from "../client/rest_client.ts";
+import type { FieldSelector } from "../indexer/field_selector.ts";
+import type { InitialListMode } from "../listwatch/list_watch_types.ts";
+
+/** What makes two watchers share a source, and what the source runs with. */
+export interface SourceForm {
+  readonly client: RestClient;
+  readonly gvr: Gvr;
+  /** One loop per entry; `""` is every namespace. */
+  readonly namespaces: readonly string[];
+  /** In its string form. */
+  readonly labelSelector: string | undefined;
+  readonly metadataOnly: boolean;
+  /** The preparer's (as the stored copies are made). */
+  readonly ignoreFields: readonly string[];
+  readonly transform:
+    | ((obj: KubeObject) => KubeObjectLike | undefined)
+    | undefined;
+  readonly pageSize: number | undefined;
+  readonly initialList: InitialListMode | undefined;
+  readonly idleTimeoutMs: number | undefined;
+  readonly firstByteTimeoutMs: number | undefined;
+  readonly clock: Clock | undefined;
+  /** The user's logger (the source logs through the stream's context). */
+  readonly logger: Logger | undefined;
+  readonly random: (() => number) | undefined;
+  /**
+   * The field selector of every consumer, when its stored copies may not
+   * answer it as the objects sent would (`_selection_rule.ts`): the source
+   * then keeps only the objects it chose, as sent.
+   */
+  readonly preselect: FieldSelector | undefined;
+  /** Where the loops' metrics go, and their `watcher` label (with a meter). */
+  readonly meter: Meter | undefined;
+  readonly name: string | undefined;
+}
+
+/** A field's part of a key: a JSON value, equal when the fields are alike. */
+type Compare<V> = (value: V) => unknown;
+
+const byValue = <V>(value: V): unknown => value ?? null;
+const sorted = (list: readonly string[]): string[] => [...list].sort();
+
+/**
+ * How each field of a form compares: the one list of what makes two
+ * watchers share.
+ */
+export const FORM_FIELDS: {
+  readonly [K in keyof SourceForm]-?: Compare<SourceForm[K]>;
+} = {
+  client: identity,
+  gvr: (gvr) => [gvr.group, gvr.version, gvr.resource],
+  namespaces: sorted,
+  labelSelector: byValue,
+  metadataOnly: byValue,
+  ignoreFields: sorted,
+  transform: identity,
+  pageSize: byValue,
+  initialList: (mode) => mode ?? "list",
+  idleTimeoutMs: byValue,
+  firstByteTimeoutMs: byValue,
+  clock: identity,
+  logger: identity,
+  random: identity,
+  preselect: (selector) => selector === undefined ? null : String(selector),
+  meter: identity,
+  name: byValue,
+};
+
+/** The fields of a form, in key order. */
+export const SOURCE_FORM_FIELDS: readonly (keyof SourceForm)[] = Object.freeze(
+  Object.keys(FORM_FIELDS) as (keyof SourceForm)[],
+);
+
+/** The registry's key of `form`: equal exactly when the forms are. */
+export function formKey(form: SourceForm): string {
+  return JSON.stringify(
+    SOURCE_FORM_FIELDS.map((field) =>
+      (FORM_FIELDS[field] as Compare<unknown>)(form[field])
+    ),
+  );
+}
+
+const ids = new WeakMap<object, number>();
+let nextId = 1;
+
+/** A stable name for a value in a key: objects and functions by identity. */
+export function identity(value: unknown): string | number | boolean | null {
+  if (value === undefined) return null;
+  if (
+    (typeof value === "object" && value !== null) || typeof value === "function"
+  ) {
+    let id = ids.get(value);
+    if (id === undefined) ids.set(value, id = nextId++);
+    return `#${id}`;
+  }
+  return value as string | number | boolean;
+}
