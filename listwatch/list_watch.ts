@@ -9,7 +9,7 @@ import { readJsonLines } from "../client/json_lines.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../client/_partial_object_metadata.ts";
+} from "../_partial_object_metadata.ts";
 import { delay } from "../_delay.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Backoff } from "./backoff.ts";

@@ -35,7 +35,7 @@ import type {
   WatchEventType,
 } from "../listwatch/list_watch_types.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
