@@ -34,7 +34,8 @@ import {
   FirstByteTimeoutError,
   ListTimeoutError,
 } from "./list_watch_errors.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS, RequestTimers } from "./_request_timers.ts";
+import { RequestTimers } from "./_request_timers.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { LoopStats } from "./_loop_stats.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { meterProblem } from "../_metrics.ts";
@@ -48,14 +49,14 @@ import {
   write,
 } from "./_log_lines.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { WatcherConfigError } from "../watcher/watcher_config.ts";
+import { WatcherConfigError } from "../config_error.ts";
 import {
   validateDuration,
   validateGvr,
   validateInitialList,
   validatePositive,
   wrapConfigError,
-} from "../watcher/_validate.ts";
+} from "../_validate.ts";
 
 /** A decoded watch line, as far as counting bookmarks reads it. */
 interface WatchLine {

@@ -537,8 +537,3 @@ function reducedPage(page: ListPage): ListPage {
   }
   return reduced === undefined ? page : { ...page, items: reduced };
 }
-
-/** The later of two times, either possibly unknown. */
-function latest(a: number | undefined, b: number | undefined) {
-  return a === undefined || (b !== undefined && b > a) ? b : a;
-}
