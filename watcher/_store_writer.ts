@@ -23,7 +23,7 @@ import type {
   ListPage,
   WatchEventType,
 } from "../listwatch/list_watch_types.ts";
-import { write, writerLine, type WriterNote } from "../listwatch/_log_lines.ts";
+import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 

@@ -31,7 +31,7 @@ import {
 import { acquireSource, identity, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
-import { write, writerLine } from "../listwatch/_log_lines.ts";
+import { write, writerLine } from "./_log_lines.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
