@@ -27,7 +27,7 @@ import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
-import { sumStats } from "../listwatch/_loop_stats.ts";
+import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";
 import type {
   InitialListMode,
   ListInfo,
@@ -313,7 +313,7 @@ export class SharedSource<T extends KubeObjectLike> {
       resourceVersion: loops.length === 1
         ? loops[0].watch.resourceVersion
         : undefined,
-      ...sumStats(loops.map((l) => l.watch.stats)),
+      ...sumListWatchStats(loops.map((l) => l.watch.stats)),
       idleTimeoutMs: loops[0].watch.idleTimeoutMs,
       lastError: this.lastError,
       shared: this.#sharable
@@ -521,7 +521,7 @@ export const UNSTARTED_HEALTH: Omit<
   "idleTimeoutMs"
 > = Object.freeze({
   resourceVersion: undefined,
-  ...sumStats([]),
+  ...sumListWatchStats([]),
   lastError: undefined,
   shared: Object.freeze({ consumers: 1 }),
   namespaces: undefined,
