@@ -14,7 +14,7 @@ import { Backoff } from "./backoff.ts";
 import {
   initialListWatchState,
   listWatchTransition,
-} from "./list_watch_state.ts";
+} from "./list_watch_transition.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,
