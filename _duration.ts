@@ -7,6 +7,12 @@
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
+ * The idle timeout of a loop not given one: 3 minutes, in ms. Here because
+ * the watcher, above the loop, names it too (in its form and its health).
+ */
+export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+
+/**
  * What is wrong with a duration option that sets a timer, worded to follow
  * the option's name ("must be …"); undefined when it is a positive finite
  * number of milliseconds no longer than {@linkcode MAX_TIMER_MS}. Every

@@ -37,7 +37,7 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
     "parse: line split + decode + JSON.parse",
     (u) =>
       u.endsWith("/client/json_lines.ts") || u.endsWith("/_parse_json.ts") ||
-      u.endsWith("/_json_line_batches.ts"),
+      u.endsWith("/json_lines.ts"),
   ],
   [
     "loop: ListWatch driver + state machine",
@@ -130,7 +130,7 @@ for (const file of args) {
     const { url, functionName } = nodes.get(id)!.callFrame;
     const p = parent.get(id);
     const yes = functionName === "readJsonLines" ||
-      url.endsWith("/_json_line_batches.ts") ||
+      url.endsWith("/json_lines.ts") ||
       (p !== undefined && reading(p));
     readsLines.set(id, yes);
     return yes;

@@ -7,6 +7,7 @@
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
 import { concatBytes } from "../_concat_bytes.ts";
+import { nodeBuiltin } from "../_node_builtin.ts";
 
 /** The runtime this module runs on. */
 export type RuntimeName = "deno" | "node" | "bun";
@@ -25,18 +26,6 @@ export const runtimeName: RuntimeName = typeof globals.Deno === "object"
   : typeof globals.Bun === "object"
   ? "bun"
   : "node";
-
-/** A Node built-in module (also on Bun, and on Deno when asked for). */
-export function nodeBuiltin<T>(id: string): T {
-  const process = (globalThis as { process?: NodeProcess }).process;
-  const load = process?.getBuiltinModule;
-  if (typeof load !== "function") {
-    throw new Error(
-      `This runtime has neither Deno nor process.getBuiltinModule (Node 22.3 or later, Bun) to load ${id}`,
-    );
-  }
-  return load(id) as T;
-}
 
 function nodeProcess(): NodeProcess {
   return (globalThis as unknown as { process: NodeProcess }).process;

@@ -12,7 +12,8 @@ import type * as NodeNet from "node:net";
 import type * as NodeStream from "node:stream";
 import type * as NodeTls from "node:tls";
 import { KubeConfigError } from "./errors.ts";
-import { nodeBuiltin, runtimeName } from "./_runtime.ts";
+import { runtimeName } from "./_runtime.ts";
+import { nodeBuiltin } from "../_node_builtin.ts";
 
 /** TLS and proxy settings of one client. */
 export interface TlsSettings {

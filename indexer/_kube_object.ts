@@ -5,7 +5,7 @@
  * @module
  */
 import type { KubeObject } from "../types.ts";
-import { InvalidObjectError } from "./indexer.ts";
+import { InvalidObjectError } from "./invalid_object_error.ts";
 
 function describe(value: unknown): string {
   if (value === null) return "null";

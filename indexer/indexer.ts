@@ -5,9 +5,11 @@
  */
 import type { KubeObject } from "../types.ts";
 import { JsonPath } from "./jsonpath.ts";
-import { renderValue } from "./_render.ts";
+import { renderValue } from "../_render.ts";
 import { buildPruneTrie, mayCover, prune, type PruneNode } from "./_prune.ts";
 import { assertKubeObject } from "./_kube_object.ts";
+// deno-lint-ignore no-unused-vars -- linked from the docs
+import type { InvalidObjectError } from "./invalid_object_error.ts";
 
 /**
  * Options for {@linkcode Indexer}.
@@ -80,41 +82,6 @@ export class IndexerOptionsError extends Error {
     this.name = "IndexerOptionsError";
     this.option = option;
     this.index = index;
-  }
-}
-
-/**
- * A value that is not a storable Kubernetes object: not an object, without
- * `metadata` or `metadata.name`, or with a `metadata.namespace` that is not a
- * string. The watcher logs it and goes on.
- *
- * @example Something that is not a Kubernetes object
- * ```ts
- * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/indexer";
- * import assert from "node:assert/strict";
- *
- * const indexer = new Indexer({ indexBy: ["metadata.name"] });
- * assert.throws(() => indexer.process({ kind: "Pod" }), InvalidObjectError);
- * ```
- */
-export class InvalidObjectError extends Error {
-  /**
-   * Creates the error.
-   *
-   * @example Something that is not an object
-   * ```ts
-   * import { InvalidObjectError } from "@haptic/k8s-watcher/indexer";
-   * import assert from "node:assert/strict";
-   *
-   * const err = new InvalidObjectError("The object has no metadata");
-   * assert.equal(err.name, "InvalidObjectError");
-   * ```
-   *
-   * @param message What is wrong with the object.
-   */
-  constructor(message: string) {
-    super(message);
-    this.name = "InvalidObjectError";
   }
 }
 

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
-import { Indexer, IndexerOptionsError, InvalidObjectError } from "./indexer.ts";
+import { Indexer, IndexerOptionsError } from "./indexer.ts";
+import { InvalidObjectError } from "./invalid_object_error.ts";
 import { JsonPathError } from "./jsonpath.ts";
 
 function deepFreeze<T>(value: T): T {

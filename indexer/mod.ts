@@ -28,5 +28,6 @@
  */
 export * from "./jsonpath.ts";
 export * from "./indexer.ts";
+export * from "./invalid_object_error.ts";
 export * from "./field_selector.ts";
 export * from "./label_selector.ts";

@@ -8,8 +8,8 @@ import { collectionPath, objectPath } from "../client/paths.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { delay } from "../_delay.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
-import { Lifecycle } from "../watcher/_lifecycle.ts";
-import { runGuarded } from "../watcher/_run_guarded.ts";
+import { Lifecycle } from "../_lifecycle.ts";
+import { runGuarded } from "../_run_guarded.ts";
 import {
   LEASES,
   microTime,

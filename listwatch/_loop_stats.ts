@@ -1,9 +1,8 @@
 /**
- * The one record of what a loop counted (`ListWatchStats`), the metrics
- * fed from the same counting calls, and the sum of several loops' records
- * (a watcher with `namespaces`). Adding a count: a field in
- * `ListWatchCounts`, its zero and its counting method below, and the call
- * in the driver.
+ * The one record of what a loop counted (`ListWatchStats`) and the metrics
+ * fed from the same counting calls. Adding a count: a field in
+ * `ListWatchCounts` and its zero (`list_watch_stats.ts`), its counting
+ * method below, and the call in the driver.
  *
  * @module
  */
@@ -24,25 +23,9 @@ import {
   withAttributes,
 } from "../_metrics.ts";
 import type { ListWatchFailure } from "./list_watch_options.ts";
-import type { ListWatchCounts, ListWatchStats } from "./list_watch_stats.ts";
+import type { ListWatchStats } from "./list_watch_stats.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import type { WatchEventType } from "./list_watch_types.ts";
-
-/** Every count at zero; typed so that a count missing here does not compile. */
-export const ZERO_COUNTS: Readonly<Record<keyof ListWatchCounts, 0>> = Object
-  .freeze({
-    lists: 0,
-    relists: 0,
-    listPages: 0,
-    watches: 0,
-    reconnects: 0,
-    events: 0,
-    bookmarks: 0,
-    requestErrors: 0,
-    backoffs: 0,
-  });
-
-const COUNT_NAMES = Object.keys(ZERO_COUNTS) as (keyof ListWatchCounts)[];
 
 /** Why a list was made: the `reason` label of `k8s_watcher_lists_total`. */
 export type ListReason =
@@ -305,26 +288,4 @@ export class LoopStats implements ListWatchStats {
     metrics.instruments.sinceEvent.removeCallback(this.#observeSince!);
     this.#observe = this.#observeSince = undefined;
   }
-}
-
-/** The counts of `records` added up, and their latest times. */
-export function sumStats(
-  records: readonly ListWatchStats[],
-): Omit<ListWatchStats, "lastError"> {
-  const sum: Record<keyof ListWatchCounts, number> = { ...ZERO_COUNTS };
-  let lastEventTime: number | undefined;
-  let lastActivityTime: number | undefined;
-  for (const record of records) {
-    for (const name of COUNT_NAMES) sum[name] += record[name];
-    lastEventTime = latest(lastEventTime, record.lastEventTime);
-    lastActivityTime = latest(lastActivityTime, record.lastActivityTime);
-  }
-  return { ...sum, lastEventTime, lastActivityTime };
-}
-
-function latest(
-  a: number | undefined,
-  b: number | undefined,
-): number | undefined {
-  return a === undefined || (b !== undefined && b > a) ? b : a;
 }

@@ -8,9 +8,6 @@
  */
 import type { Clock, TimerHandle } from "../clock.ts";
 
-/** The idle timeout of a loop not given one: 3 minutes, in ms. */
-export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
-
 /** Which timer aborted a request. */
 export type Interrupt =
   | { readonly type: "idleTimeout"; readonly idleMs: number }

@@ -3,6 +3,15 @@ import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { durationProblem } from "../_duration.ts";
 
+/** True when `A` and `B` are the same set of names. */
+type SameNames<A, B> = [A] extends [B] ? [B] extends [A] ? true : false
+  : false;
+// Fails to compile when BACKOFF_NAMES and BackoffOptions' keys differ.
+const _namesMatch: SameNames<
+  keyof typeof BACKOFF_NAMES,
+  keyof BackoffOptions
+> = true;
+
 /**
  * Options for {@linkcode Backoff}. The defaults are client-go's reflector
  * backoff: 800 ms, doubling, capped at 30 s, reset after 2 healthy minutes.

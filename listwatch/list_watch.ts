@@ -1,22 +1,20 @@
-import { optionNamesProblem } from "../_option_names.ts";
-import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
-import { readJsonLineBatches } from "../client/_json_line_batches.ts";
+import { readJsonLineBatches } from "../client/json_lines.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../client/_partial_object_metadata.ts";
+} from "../_partial_object_metadata.ts";
 import { delay } from "../_delay.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Backoff } from "./backoff.ts";
 import {
   initialListWatchState,
   listWatchTransition,
-} from "./list_watch_state.ts";
+} from "./list_watch_transition.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,
@@ -34,10 +32,9 @@ import {
   FirstByteTimeoutError,
   ListTimeoutError,
 } from "./list_watch_errors.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS, RequestTimers } from "./_request_timers.ts";
+import { RequestTimers } from "./_request_timers.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { LoopStats } from "./_loop_stats.ts";
-import type { Meter } from "../metrics/meter.ts";
-import { meterProblem } from "../_metrics.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import {
@@ -48,14 +45,8 @@ import {
   write,
 } from "./_log_lines.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { WatcherConfigError } from "../watcher/watcher_config.ts";
-import {
-  validateDuration,
-  validateGvr,
-  validateInitialList,
-  validatePositive,
-  wrapConfigError,
-} from "../watcher/_validate.ts";
+import { wrapConfigError } from "../_validate.ts";
+import { checkListWatchOptions } from "./_list_watch_checks.ts";
 
 /** A decoded watch line, as far as counting bookmarks reads it. */
 interface WatchLine {
@@ -168,27 +159,8 @@ export class ListWatch {
     sink: ListWatchSink,
     options: ListWatchOptions,
   ) {
-    const names = optionNamesProblem(
-      { known: LIST_WATCH_NAMES, value: options, type: "ListWatchOptions" },
-      {
-        known: BACKOFF_NAMES,
-        value: (options as { backoff?: unknown } | null)?.backoff,
-        type: "BackoffOptions",
-        prefix: "backoff.",
-      },
-    );
-    if (names) throw new WatcherConfigError(names.field, names.message);
+    checkListWatchOptions(options);
     const { gvr } = options;
-    validateGvr(gvr);
-    validateInitialList(options.initialList);
-    validatePositive("pageSize", options.pageSize, { integer: true });
-    validateDuration("idleTimeoutMs", options.idleTimeoutMs);
-    validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
-    validateDuration(
-      "initialStreamDeadlineMs",
-      options.initialStreamDeadlineMs,
-    );
-    validatePositive("maxLineBytes", options.maxLineBytes);
     this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
     this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 30_000;
     this.#deadlineMs = options.initialStreamDeadlineMs ?? 60_000;
@@ -196,26 +168,16 @@ export class ListWatch {
     if (options.metadataOnly === true) {
       this.#listAccept = PARTIAL_OBJECT_METADATA_LIST_ACCEPT;
       this.#watchAccept = PARTIAL_OBJECT_METADATA_ACCEPT;
-    } else if (
-      options.metadataOnly !== undefined && options.metadataOnly !== false
-    ) {
-      throw new WatcherConfigError(
-        "metadataOnly",
-        `must be a boolean, got ${String(options.metadataOnly)}`,
-      );
     }
 
     this.#client = client;
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
     const clock = this.#clock = options.clock ?? systemClock;
-    if (options.name !== undefined && typeof options.name !== "string") {
-      throw new WatcherConfigError("name", "must be a string");
-    }
     this.#stats = new LoopStats(
       clock,
       options.meter === undefined ? undefined : {
-        meter: checkMeter(options.meter),
+        meter: options.meter,
         gvr,
         namespace: options.namespace ?? "",
         name: options.name,
@@ -263,11 +225,7 @@ export class ListWatch {
     return this.#stats.lastEventTime;
   }
 
-  /**
-   * When the loop last made progress, on its clock: a LIST page, an opened
-   * watch, an event or a bookmark (a loop silent for much longer than its
-   * idle timeout is wedged).
-   */
+  /** When the loop last made progress (a page, a watch opened, an event, a bookmark), on its clock. */
   get lastActivityTime(): number | undefined {
     return this.#stats.lastActivityTime;
   }
@@ -583,31 +541,3 @@ function refusesAccept(error: unknown): boolean {
   return error instanceof Error && httpStatusOf(error).code === undefined &&
     /\bAccept header\b/i.test(error.message);
 }
-
-/** `meter`, checked to be a `Meter`. */
-function checkMeter(meter: Meter): Meter {
-  const problem = meterProblem(meter);
-  if (problem !== undefined) throw new WatcherConfigError("meter", problem);
-  return meter;
-}
-
-/** The names `ListWatchOptions` takes (a record over its keys). */
-const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
-  gvr: true,
-  namespace: true,
-  labelSelector: true,
-  fieldSelector: true,
-  pageSize: true,
-  metadataOnly: true,
-  initialList: true,
-  initialStreamDeadlineMs: true,
-  idleTimeoutMs: true,
-  firstByteTimeoutMs: true,
-  backoff: true,
-  maxLineBytes: true,
-  clock: true,
-  logger: true,
-  random: true,
-  meter: true,
-  name: true,
-};

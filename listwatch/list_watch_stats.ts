@@ -62,3 +62,60 @@ export interface ListWatchStats extends ListWatchCounts {
   /** The last failure that was retried, and when; kept after recovery. */
   readonly lastError: ListWatchFailure | undefined;
 }
+
+/** Every count at zero; typed so that a count missing here does not compile. */
+const ZERO_COUNTS: Readonly<Record<keyof ListWatchCounts, 0>> = Object
+  .freeze({
+    lists: 0,
+    relists: 0,
+    listPages: 0,
+    watches: 0,
+    reconnects: 0,
+    events: 0,
+    bookmarks: 0,
+    requestErrors: 0,
+    backoffs: 0,
+  });
+
+const COUNT_NAMES = Object.keys(ZERO_COUNTS) as (keyof ListWatchCounts)[];
+
+/**
+ * The counts of several loops' records added up, and their latest times:
+ * what a watcher with `namespaces` reports for its loops together.
+ *
+ * @example Two loops' records as one
+ * ```ts
+ * import { sumListWatchStats, type ListWatchStats } from "@haptic/k8s-watcher/listwatch";
+ * import assert from "node:assert/strict";
+ *
+ * const zero = sumListWatchStats([]);
+ * const a: ListWatchStats = { ...zero, events: 2, lastActivityTime: 10, lastError: undefined };
+ * const b: ListWatchStats = { ...zero, events: 3, lastActivityTime: 20, lastError: undefined };
+ * const sum = sumListWatchStats([a, b]);
+ * assert.equal(sum.events, 5);
+ * assert.equal(sum.lastActivityTime, 20);
+ * ```
+ *
+ * @param records The loops' records (`ListWatch.stats`).
+ * @returns Their counts summed, the latest of their times.
+ */
+export function sumListWatchStats(
+  records: readonly ListWatchStats[],
+): Omit<ListWatchStats, "lastError"> {
+  const sum: Record<keyof ListWatchCounts, number> = { ...ZERO_COUNTS };
+  let lastEventTime: number | undefined;
+  let lastActivityTime: number | undefined;
+  for (const record of records) {
+    for (const name of COUNT_NAMES) sum[name] += record[name];
+    lastEventTime = latest(lastEventTime, record.lastEventTime);
+    lastActivityTime = latest(lastActivityTime, record.lastActivityTime);
+  }
+  return { ...sum, lastEventTime, lastActivityTime };
+}
+
+function latest(
+  a: number | undefined,
+  b: number | undefined,
+): number | undefined {
+  return a === undefined || (b !== undefined && b > a) ? b : a;
+}

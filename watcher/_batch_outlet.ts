@@ -15,7 +15,7 @@ import type { DebounceSettle } from "./debounce_settle.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { attachSource, type GroupLink } from "./_group_link.ts";
-import { changeCallbackFailedLine, write } from "../listwatch/_log_lines.ts";
+import { changeCallbackFailedLine, write } from "./_log_lines.ts";
 
 /** What the watcher asks of wherever its batches go. */
 export interface BatchOutlet {

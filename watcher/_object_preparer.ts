@@ -10,8 +10,8 @@
 import type { KubeObject, KubeObjectLike, Logger } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import { assertKubeObject } from "../indexer/_kube_object.ts";
-import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
-import { write, writerLine, type WriterNote } from "../listwatch/_log_lines.ts";
+import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
+import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 
 /**
  * What {@linkcode ObjectPreparer.prepare} returns for an object `transform`

@@ -22,7 +22,7 @@
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
 import { mayCover } from "../indexer/_prune.ts";
-import type { WriterNote } from "../listwatch/_log_lines.ts";
+import type { WriterNote } from "./_log_lines.ts";
 
 /**
  * Whether `selector` may answer differently on a stored copy than on the

@@ -19,14 +19,14 @@ import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
-import { sumStats } from "../listwatch/_loop_stats.ts";
+import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";
 import type {
   ListInfo,
   ListPage,
   WatchEventType,
 } from "../listwatch/list_watch_types.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
@@ -283,7 +283,7 @@ export class SharedSource<T extends KubeObjectLike> {
       resourceVersion: loops.length === 1
         ? loops[0].watch.resourceVersion
         : undefined,
-      ...sumStats(loops.map((l) => l.watch.stats)),
+      ...sumListWatchStats(loops.map((l) => l.watch.stats)),
       idleTimeoutMs: loops[0].watch.idleTimeoutMs,
       lastError: this.lastError,
       shared: this.#sharable
@@ -502,7 +502,7 @@ export const UNSTARTED_HEALTH: Omit<
   "idleTimeoutMs"
 > = Object.freeze({
   resourceVersion: undefined,
-  ...sumStats([]),
+  ...sumListWatchStats([]),
   lastError: undefined,
   shared: Object.freeze({ consumers: 1 }),
   namespaces: undefined,

@@ -18,12 +18,12 @@ import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
-import { renderValue } from "../indexer/_render.ts";
+import { renderValue } from "../_render.ts";
 import type {
   ListPage,
   WatchEventType,
 } from "../listwatch/list_watch_types.ts";
-import { write, writerLine, type WriterNote } from "../listwatch/_log_lines.ts";
+import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 

@@ -1,67 +1,24 @@
-import type { Gvr } from "../types.ts";
-import { durationProblem } from "../_duration.ts";
 import { optionNamesProblem } from "../_option_names.ts";
 import { settleProblem } from "./_settle_problem.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
-import {
-  type SingleWatcherConfig,
-  type WatcherConfig,
-  WatcherConfigError,
-  type WatcherOptions,
+import { WatcherConfigError } from "../config_error.ts";
+import { wrapConfigError as wrapOptionError } from "../_validate.ts";
+import type {
+  SingleWatcherConfig,
+  WatcherConfig,
+  WatcherOptions,
 } from "./watcher_config.ts";
+
+// The checks the loop shares live at the root; the watchers import them here.
+export {
+  validateDuration,
+  validateGvr,
+  validateInitialList,
+  validatePositive,
+} from "../_validate.ts";
 
 /** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
-
-/** Checks the part of the config both watchers share. */
-export function validateGvr(gvr: Gvr | undefined): void {
-  if (!gvr || typeof gvr !== "object") {
-    throw new WatcherConfigError("gvr", "is required");
-  }
-  if (typeof gvr.resource !== "string" || gvr.resource === "") {
-    throw new WatcherConfigError("gvr.resource", "must be a non-empty string");
-  }
-  if (typeof gvr.version !== "string" || gvr.version === "") {
-    throw new WatcherConfigError("gvr.version", "must be a non-empty string");
-  }
-  if (typeof gvr.group !== "string") {
-    throw new WatcherConfigError(
-      "gvr.group",
-      'must be a string ("" for the core group)',
-    );
-  }
-}
-
-/** Checks that an optional number option is a positive finite number. */
-export function validatePositive(
-  field: string,
-  value: unknown,
-  options: { integer?: boolean } = {},
-): void {
-  if (value === undefined) return;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new WatcherConfigError(
-      field,
-      `must be a positive number, got ${String(value)}`,
-    );
-  }
-  if (options.integer && !Number.isInteger(value)) {
-    throw new WatcherConfigError(
-      field,
-      `must be a positive integer, got ${String(value)}`,
-    );
-  }
-}
-
-/**
- * Checks that an optional duration option, which sets a timer, is a
- * positive number of milliseconds a timer can wait (at most 2³¹−1).
- */
-export function validateDuration(field: string, value: unknown): void {
-  if (value === undefined) return;
-  const problem = durationProblem(value);
-  if (problem !== undefined) throw new WatcherConfigError(field, problem);
-}
 
 /**
  * Checks an optional `settle` option: an object of two durations, the
@@ -73,15 +30,6 @@ export function validateSettle(value: unknown): void {
   if (problem !== undefined) {
     throw new WatcherConfigError(problem.field, problem.message);
   }
-}
-
-/** Checks an optional `initialList` option. */
-export function validateInitialList(value: unknown): void {
-  if (value === undefined || value === "list" || value === "stream") return;
-  throw new WatcherConfigError(
-    "initialList",
-    `must be "list" or "stream", got ${String(value)}`,
-  );
 }
 
 /** Checks an optional `skip` option of the single watcher. */
@@ -105,16 +53,14 @@ export function validateClient(client: unknown): void {
   }
 }
 
-/** Rethrows an error of `build` as a config error naming `field`. */
+/**
+ * Rethrows an error of `build` as a config error naming `field`, or the
+ * indexer option (`indexBy`, `ignoreFields`) the indexer says was at fault.
+ */
 export function wrapConfigError<T>(field: string, build: () => T): T {
-  try {
-    return build();
-  } catch (error) {
-    const message = error instanceof Error ? error.message : String(error);
+  return wrapOptionError(field, build, (error) =>
     // The indexer knows whether indexBy or ignoreFields was at fault.
-    const option = error instanceof IndexerOptionsError ? error.option : field;
-    throw new WatcherConfigError(option, message, { cause: error });
-  }
+    error instanceof IndexerOptionsError ? error.option : undefined);
 }
 
 /**

@@ -21,8 +21,8 @@ import { WatcherConfigError } from "./watcher_config.ts";
 import { SyncWaiters } from "./_sync_waiters.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
-import { Lifecycle } from "./_lifecycle.ts";
-import { runGuarded } from "./_run_guarded.ts";
+import { Lifecycle } from "../_lifecycle.ts";
+import { runGuarded } from "../_run_guarded.ts";
 import { checkOptionNames, validateClient } from "./_validate.ts";
 import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
 

@@ -25,7 +25,7 @@ import {
   resourceAttributes,
   withAttributes,
 } from "../_metrics.ts";
-import { WatcherConfigError } from "./watcher_config.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 interface WatcherInstruments {
   batches: Counter;

@@ -9,7 +9,8 @@ import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
+import type { ChangeBatch } from "./change_batch.ts";
+import { mergeChangeBatches } from "./merge_change_batches.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

@@ -14,7 +14,8 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
+import type { ChangeBatch } from "./change_batch.ts";
+import { mergeChangeBatches } from "./merge_change_batches.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

@@ -18,7 +18,7 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { mergeChangeBatches } from "./change_batch.ts";
+import { mergeChangeBatches } from "./merge_change_batches.ts";
 import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
 import { BY_IDENTITY, CONFIGMAPS, seeded } from "./_bulk_harness_test.ts";
 

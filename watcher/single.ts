@@ -13,7 +13,7 @@ import {
   watcherLogger,
 } from "./_watcher_core.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import { asPartialObjectMetadata } from "../client/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
 import { validateSkip } from "./_validate.ts";
 import { type Clock, systemClock } from "../clock.ts";

@@ -16,6 +16,9 @@ import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
 
+// Declared at the root: `ListWatch`, below the watcher, throws it too.
+export { WatcherConfigError } from "../config_error.ts";
+
 /**
  * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of
  * `WatcherConfig` in haptic's Go package `pkg/k8s/watcher`: what to watch
@@ -393,48 +396,4 @@ export interface WatcherOptions {
    * Without one, nothing is measured beyond `health()`.
    */
   meter?: Meter;
-}
-
-/**
- * Thrown by the watcher and `ListWatch` constructors when the configuration
- * is unusable; `field` names the offending option. A `TypeError`, as for
- * any unusable argument.
- *
- * @example An empty resource name
- * ```ts
- * import { Watcher, WatcherConfigError } from "@haptic/k8s-watcher";
- * import assert from "node:assert/strict";
- *
- * assert.throws(
- *   () => new Watcher({ gvr: { group: "", version: "v1", resource: "" }, indexBy: ["metadata.name"], onChange: () => {} }, {} as never),
- *   (e) => e instanceof WatcherConfigError && e.field === "gvr.resource",
- * );
- * ```
- */
-export class WatcherConfigError extends TypeError {
-  /** The option that was wrong, e.g. `gvr.resource`. */
-  readonly field: string;
-
-  /**
-   * Creates the error; the message names the option.
-   *
-   * @example Naming the option
-   * ```ts
-   * import { WatcherConfigError } from "@haptic/k8s-watcher";
-   * import assert from "node:assert/strict";
-   *
-   * const err = new WatcherConfigError("debounceInterval", "must be a positive number");
-   * assert.equal(err.field, "debounceInterval");
-   * assert.ok(err instanceof TypeError);
-   * ```
-   *
-   * @param field The option that was wrong.
-   * @param message What was wrong with it.
-   * @param options The underlying parse error, if any.
-   */
-  constructor(field: string, message: string, options?: ErrorOptions) {
-    super(`Invalid watcher config: ${field}: ${message}`, options);
-    this.name = "WatcherConfigError";
-    this.field = field;
-  }
 }

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   initialListWatchState,
   listWatchTransition,
-} from "./list_watch_state.ts";
+} from "./list_watch_transition.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,

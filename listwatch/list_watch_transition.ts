@@ -37,21 +37,23 @@ import {
   note,
   stay,
   urlOf,
-} from "./_list_watch_steps.ts";
+} from "./_step_builders.ts";
 import {
   counted,
   freshList,
-  hasMetadata,
-  isEventType,
-  isRecord,
   listing,
-  readListAnswer,
   rewatch,
   streamedAt,
   streaming,
-  stringOr,
   watching,
-} from "./_list_watch_states.ts";
+} from "./_state_constructors.ts";
+import {
+  hasMetadata,
+  isEventType,
+  isRecord,
+  readListAnswer,
+  stringOr,
+} from "./_server_answers.ts";
 
 /**
  * The state a loop starts in.

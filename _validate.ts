@@ -1,0 +1,87 @@
+/**
+ * The option checks the loop and the watchers share, each throwing a
+ * `WatcherConfigError` naming the option.
+ *
+ * @module
+ */
+import type { Gvr } from "./types.ts";
+import { durationProblem } from "./_duration.ts";
+import { WatcherConfigError } from "./config_error.ts";
+
+/** Checks the `gvr` the loop and both watchers take. */
+export function validateGvr(gvr: Gvr | undefined): void {
+  if (!gvr || typeof gvr !== "object") {
+    throw new WatcherConfigError("gvr", "is required");
+  }
+  if (typeof gvr.resource !== "string" || gvr.resource === "") {
+    throw new WatcherConfigError("gvr.resource", "must be a non-empty string");
+  }
+  if (typeof gvr.version !== "string" || gvr.version === "") {
+    throw new WatcherConfigError("gvr.version", "must be a non-empty string");
+  }
+  if (typeof gvr.group !== "string") {
+    throw new WatcherConfigError(
+      "gvr.group",
+      'must be a string ("" for the core group)',
+    );
+  }
+}
+
+/** Checks that an optional number option is a positive finite number. */
+export function validatePositive(
+  field: string,
+  value: unknown,
+  options: { integer?: boolean } = {},
+): void {
+  if (value === undefined) return;
+  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
+    throw new WatcherConfigError(
+      field,
+      `must be a positive number, got ${String(value)}`,
+    );
+  }
+  if (options.integer && !Number.isInteger(value)) {
+    throw new WatcherConfigError(
+      field,
+      `must be a positive integer, got ${String(value)}`,
+    );
+  }
+}
+
+/**
+ * Checks that an optional duration option, which sets a timer, is a
+ * positive number of milliseconds a timer can wait (at most 2³¹−1).
+ */
+export function validateDuration(field: string, value: unknown): void {
+  if (value === undefined) return;
+  const problem = durationProblem(value);
+  if (problem !== undefined) throw new WatcherConfigError(field, problem);
+}
+
+/** Checks an optional `initialList` option. */
+export function validateInitialList(value: unknown): void {
+  if (value === undefined || value === "list" || value === "stream") return;
+  throw new WatcherConfigError(
+    "initialList",
+    `must be "list" or "stream", got ${String(value)}`,
+  );
+}
+
+/**
+ * Rethrows an error of `build` as a config error naming `field`, or the
+ * option `optionOf` finds in the error.
+ */
+export function wrapConfigError<T>(
+  field: string,
+  build: () => T,
+  optionOf: (error: unknown) => string | undefined = () => undefined,
+): T {
+  try {
+    return build();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    throw new WatcherConfigError(optionOf(error) ?? field, message, {
+      cause: error,
+    });
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * The checks of `new ListWatch(…, options)`: each problem a
+ * `WatcherConfigError` naming the option, the first one found thrown.
+ *
+ * @module
+ */
+import { optionNamesProblem } from "../_option_names.ts";
+import { meterProblem } from "../_metrics.ts";
+import { WatcherConfigError } from "../config_error.ts";
+import {
+  validateDuration,
+  validateGvr,
+  validateInitialList,
+  validatePositive,
+} from "../_validate.ts";
+import { BACKOFF_NAMES } from "./_backoff_names.ts";
+import type { ListWatchOptions } from "./list_watch_options.ts";
+
+/** Throws a `WatcherConfigError` for the first wrong option of `options`. */
+export function checkListWatchOptions(options: ListWatchOptions): void {
+  const names = optionNamesProblem(
+    { known: LIST_WATCH_NAMES, value: options, type: "ListWatchOptions" },
+    {
+      known: BACKOFF_NAMES,
+      value: (options as { backoff?: unknown } | null)?.backoff,
+      type: "BackoffOptions",
+      prefix: "backoff.",
+    },
+  );
+  if (names) throw new WatcherConfigError(names.field, names.message);
+  validateGvr(options.gvr);
+  validateInitialList(options.initialList);
+  validatePositive("pageSize", options.pageSize, { integer: true });
+  validateDuration("idleTimeoutMs", options.idleTimeoutMs);
+  validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
+  validateDuration(
+    "initialStreamDeadlineMs",
+    options.initialStreamDeadlineMs,
+  );
+  validatePositive("maxLineBytes", options.maxLineBytes);
+  const { metadataOnly } = options;
+  if (metadataOnly !== undefined && typeof metadataOnly !== "boolean") {
+    throw new WatcherConfigError(
+      "metadataOnly",
+      `must be a boolean, got ${String(metadataOnly)}`,
+    );
+  }
+  if (options.name !== undefined && typeof options.name !== "string") {
+    throw new WatcherConfigError("name", "must be a string");
+  }
+  if (options.meter !== undefined) {
+    const problem = meterProblem(options.meter);
+    if (problem !== undefined) throw new WatcherConfigError("meter", problem);
+  }
+}
+
+/** The names `ListWatchOptions` takes (a record over its keys). */
+const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
+  gvr: true,
+  namespace: true,
+  labelSelector: true,
+  fieldSelector: true,
+  pageSize: true,
+  metadataOnly: true,
+  initialList: true,
+  initialStreamDeadlineMs: true,
+  idleTimeoutMs: true,
+  firstByteTimeoutMs: true,
+  backoff: true,
+  maxLineBytes: true,
+  clock: true,
+  logger: true,
+  random: true,
+  meter: true,
+  name: true,
+};

@@ -1,0 +1,143 @@
+/**
+ * Every log line of the store writer and the watcher: the level, the
+ * wording and the fields for each typed reason. The writer only says *why*;
+ * this module is the one place that says it in words.
+ *
+ * @module
+ */
+import type { ChangeStats } from "../types.ts";
+import { line, type LogLine } from "../_log_line.ts";
+
+export { write } from "../_log_line.ts";
+
+/** Why the store writer did not store something, or how far a list got. */
+export type WriterNote =
+  | { kind: "invalidObject"; error: unknown }
+  | {
+    kind: "missingKey";
+    namespace: string | undefined;
+    name: string | undefined;
+    missing: string | undefined;
+  }
+  | { kind: "eventWithoutName"; type: string }
+  | { kind: "listProgress"; listed: number }
+  | {
+    kind: "transformFailed";
+    namespace: string | undefined;
+    name: string | undefined;
+    error: unknown;
+  }
+  | {
+    /** After a list: objects skipped for lacking an `indexBy` path. */
+    kind: "keyPathMissing";
+    path: string;
+    skipped: number;
+    listed: number;
+  }
+  | {
+    /** After a list: a field-selector path that no listed object has. */
+    kind: "selectorPathAbsent";
+    path: string;
+    listed: number;
+  }
+  | {
+    /** At construction: `metadataOnly` leaves nothing at this path. */
+    kind: "pathNeverPresent";
+    option: "fieldSelector" | "indexBy";
+    path: string;
+  };
+
+/**
+ * The line for a note of the store writer of `resource`.
+ *
+ * @param note What the writer did not store, or how far a list got.
+ * @param resource The resource, e.g. `ingresses.networking.k8s.io`.
+ * @returns Level, message and fields.
+ */
+export function writerLine(note: WriterNote, resource: string): LogLine {
+  switch (note.kind) {
+    case "invalidObject":
+      return line(
+        "warn",
+        "Object skipped: it is not a valid Kubernetes object",
+        { resource, error: note.error },
+      );
+    case "missingKey":
+      // Per object at debug level only: a wrong path would flood the log;
+      // the list after it says so once (keyPathMissing).
+      return line("debug", "Object skipped: an index key is missing", {
+        resource,
+        namespace: note.namespace,
+        name: note.name,
+        missing: note.missing,
+      });
+    case "transformFailed":
+      return line(
+        "error",
+        `transform threw for ${
+          identity(note.namespace, note.name)
+        }; object skipped, the stored version (if any) is kept`,
+        {
+          resource,
+          namespace: note.namespace,
+          name: note.name,
+          error: note.error,
+        },
+      );
+    case "keyPathMissing":
+      return line(
+        "warn",
+        note.skipped === note.listed
+          ? `indexBy path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; none could be indexed (is the path right?)`
+          : `indexBy path ${note.path} is absent on ${note.skipped} of ${note.listed} listed objects of ${resource}; they were skipped`,
+        {
+          resource,
+          path: note.path,
+          skipped: note.skipped,
+          listed: note.listed,
+        },
+      );
+    case "pathNeverPresent":
+      return line(
+        "warn",
+        `${note.option} path ${note.path} of ${resource} can never be present: metadataOnly keeps only apiVersion, kind and metadata${
+          note.option === "indexBy"
+            ? ", so no object can be indexed"
+            : ", so the selector matches by missing fields only"
+        }`,
+        { resource, option: note.option, path: note.path },
+      );
+    case "selectorPathAbsent":
+      return line(
+        "warn",
+        `fieldSelector path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; the selector matches by missing fields only (is the path right?)`,
+        { resource, path: note.path, listed: note.listed },
+      );
+    case "eventWithoutName":
+      return line("warn", "Watch event without metadata.name skipped", {
+        resource,
+        type: note.type,
+      });
+    case "listProgress":
+      return line("debug", "Listing", { resource, listed: note.listed });
+  }
+}
+
+/**
+ * The line for a watcher's `onChange` that threw or rejected: the batch's
+ * counts only (its objects could be thousands).
+ */
+export function changeCallbackFailedLine(
+  error: unknown,
+  batch: ChangeStats,
+): LogLine {
+  const { created, modified, deleted, isInitialSync } = batch;
+  return line("error", "Change callback failed", {
+    error,
+    stats: { created, modified, deleted, isInitialSync },
+  });
+}
+
+function identity(namespace: string | undefined, name: string | undefined) {
+  return namespace ? `${namespace}/${name}` : String(name);
+}
