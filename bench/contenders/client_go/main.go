@@ -58,6 +58,9 @@ type task struct {
 	Kubeconfig   string `json:"kubeconfig"`
 	Namespace    string `json:"namespace"`
 	Resource     string `json:"resource"`
+	// WatchList: false lists in pages even against a real API server (where
+	// client-go's default is a streaming list, sendInitialEvents).
+	WatchList *bool `json:"watchList"`
 }
 
 type outcome struct {
@@ -263,10 +266,12 @@ func restConfig(t task) *rest.Config {
 			fail("kubeconfig: %v", err)
 		}
 		cfg = c
-	} else {
-		// The bench server lists and watches; it does not serve streaming
-		// lists (sendInitialEvents), which client-go tries first by default
-		// and would wait for on an idle watch. A real API server keeps it on.
+	}
+	// The bench server lists and watches; it does not serve streaming
+	// lists (sendInitialEvents), which client-go tries first by default
+	// and would wait for on an idle watch. A real API server keeps it on
+	// unless the task says otherwise.
+	if t.Kubeconfig == "" || (t.WatchList != nil && !*t.WatchList) {
 		os.Setenv("KUBE_FEATURE_WatchListClient", "false")
 	}
 	// JSON both ways, like the other contenders; no client-side rate limit
@@ -345,7 +350,11 @@ func main() {
 	}
 	o := outcome{Notes: []string{fmt.Sprintf("client-go v0.37.2 SharedIndexInformer, %s, %s", form, t.Resource)}}
 	if t.Kubeconfig != "" {
-		o.Notes = append(o.Notes, "kubeconfig via clientcmd; WatchListClient at its default")
+		mode := "streaming list (WatchListClient, its default)"
+		if t.WatchList != nil && !*t.WatchList {
+			mode = "paged LIST (WatchListClient off)"
+		}
+		o.Notes = append(o.Notes, "kubeconfig via clientcmd; "+mode)
 	}
 	switch t.Workload {
 	case "fanout":
