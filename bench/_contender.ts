@@ -42,6 +42,11 @@ export interface Task {
   kubeconfig?: string;
   /** Watch one namespace only (default: all). */
   namespace?: string;
+  /**
+   * client-go against a real API server: `false` lists in pages instead of
+   * its default streaming list (`sendInitialEvents`).
+   */
+  watchList?: boolean;
   /** What to watch, `pods` (the default) or `configmaps`. */
   resource?: "pods" | "configmaps";
   /** Give up after this many ms. */

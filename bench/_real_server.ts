@@ -78,9 +78,10 @@ export async function startRealServer(
   } catch (error) {
     if (error instanceof ControlPlaneBinariesNotFoundError) {
       return {
-        notRun: `the control plane binaries are missing (\`deno task control-plane\` builds them): ${
-          error.message.split("\n")[0]
-        }`,
+        notRun:
+          `the control plane binaries are missing (\`deno task control-plane\` builds them): ${
+            error.message.split("\n")[0]
+          }`,
       };
     }
     return {
@@ -102,7 +103,11 @@ export async function startRealServer(
       },
       expectJson: true,
     });
-    log(`control plane up in ${startSeconds.toFixed(1)} s; creating ${objects} ConfigMaps`);
+    log(
+      `control plane up in ${
+        startSeconds.toFixed(1)
+      } s; creating ${objects} ConfigMaps`,
+    );
     const t1 = performance.now();
     await fill(client, objects);
     const createSeconds = (performance.now() - t1) / 1000;
