@@ -251,7 +251,7 @@ export function leaderFigures(
   };
 }
 
-/** "12 %" from a ratio of times (or rates) above 1. */
+/** "12 %" from a ratio above 1: how far a peer is ahead of ours. */
 function percent(r: number): string {
   return `${Math.round((r - 1) * 100)} %`;
 }
@@ -281,9 +281,7 @@ function aheadOfEvery(
   const measured = ahead.length === 0
     ? `ours ${show(ours)}; the best peer, ${NAMES[best.c]}, ${
       show(best.v)
-    } (ours ahead by ${
-      percent(higherIsBetter ? ours / best.v : best.v / ours)
-    })`
+    } (ours ${ratio(ours / best.v)} of it)`
     : `ours ${show(ours)}; ahead of ours: ${
       ahead.map((p) =>
         `${NAMES[p.c]} ${show(p.v)} (by ${

@@ -8,7 +8,7 @@
  *
  * Run with `deno task bench:compare`. Options:
  * - `--quick`: 1k and 10k objects, a 20k-event flood, fewer repeats (smoke test).
- * - `--repeats N`: runs per measurement (median reported); default 5.
+ * - `--repeats N`: runs per measurement (median reported); default 3 (the medians of 3 fresh processes the figures quote).
  * - `--no-scale`: skip the scale section (metadata-only curve to 1M objects,
  *   ten watchers of one resource).
  * - `--scale-only`: measure only the scale section; the other sections are
@@ -92,7 +92,7 @@ for (const p of nativePrograms) {
     );
   }
 }
-const repeats = Number(option("--repeats", quick ? "1" : "5"));
+const repeats = Number(option("--repeats", quick ? "1" : "3"));
 const outDir = new URL(
   option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
   "file:///",
