@@ -388,9 +388,9 @@ export function renderMarkdown(report: Report): {
   p(
     `- Objects: Pod-like, ${
       report.server.bytesPerObject ?? dash
-    } bytes of JSON each, of which about 1.4 KB is \`metadata.managedFields\`. Medians of ${config.repeats} runs (at least 3 below ${
-      size(big)
-    }), each in a fresh process.`,
+    } bytes of JSON each, of which about 1.4 KB is \`metadata.managedFields\`. Medians of ${config.repeats} runs${
+      config.quick ? "" : ` (at least 3 below ${size(big)})`
+    }, each in a fresh process.`,
   );
   p();
 

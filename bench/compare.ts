@@ -492,7 +492,8 @@ try {
 /** The side-by-side sections: sync, heap, flood, latency. */
 async function measureMain(): Promise<void> {
   for (const size of SIZES) {
-    const n = size === HEAP_SIZE ? repeats : Math.max(repeats, 3);
+    // At least 3 below the heap size, except in the --quick smoke test.
+    const n = size === HEAP_SIZE || quick ? repeats : Math.max(repeats, 3);
     for (let r = 0; r < n; r++) {
       for (const c of order) {
         await measure(
