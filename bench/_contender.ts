@@ -37,6 +37,20 @@ export interface Task {
   consumers?: number;
   /** Fanout: all watchers on one client (else one client each). */
   sharedClient?: boolean;
+  /**
+   * A real API server: the kubeconfig to use (its cluster, CA and user)
+   * instead of the plain-HTTP bench server at `server`.
+   */
+  kubeconfig?: string;
+  /** Watch one namespace only (default: all). */
+  namespace?: string;
+  /**
+   * client-go against a real API server: `false` lists in pages instead of
+   * its default streaming list (`sendInitialEvents`).
+   */
+  watchList?: boolean;
+  /** What to watch, `pods` (the default) or `configmaps`. */
+  resource?: "pods" | "configmaps";
   /** Give up after this many ms. */
   timeoutMs: number;
 }

@@ -52,7 +52,8 @@ function makeWatcher(
 ): Watcher {
   const metadataOnly = task.metadataOnly === true;
   const config: WatcherConfig = {
-    gvr: { group: "", version: "v1", resource: "pods" },
+    gvr: { group: "", version: "v1", resource: task.resource ?? "pods" },
+    namespace: task.namespace,
     indexBy: ["metadata.namespace", "metadata.name"],
     ignoreFields: task.ignoreFields === false ? [] : ["metadata.managedFields"],
     fieldSelector,
@@ -109,7 +110,10 @@ if (task.workload === "fanout") {
   report(outcome);
 }
 
-const client = new FetchClient({ server: task.server });
+// A real API server: its kubeconfig (TLS with its CA, the user's token).
+const client = task.kubeconfig
+  ? FetchClient.fromKubeconfig(task.kubeconfig)
+  : new FetchClient({ server: task.server });
 const watcher = makeWatcher(client);
 
 if (task.workload === "sync") {

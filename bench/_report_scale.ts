@@ -124,8 +124,10 @@ export function scaleSummary(report: Report): ScaleSummary | undefined {
     ),
     fanout: fanoutSetups(config.fanoutConsumers).map((setup) => {
       const { label } = setup;
+      // Ours only: the peers' sharing is in the side-by-side section.
       const ok = runs.filter((r) =>
-        r.label === label && r.outcome !== undefined && !r.error
+        r.contender === "ours" && r.label === label &&
+        r.outcome !== undefined && !r.error
       );
       const server = ok[0]?.server;
       return {

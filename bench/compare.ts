@@ -8,7 +8,7 @@
  *
  * Run with `deno task bench:compare`. Options:
  * - `--quick`: 1k and 10k objects, a 20k-event flood, fewer repeats (smoke test).
- * - `--repeats N`: runs per measurement (median reported); default 5.
+ * - `--repeats N`: runs per measurement (median reported); default 3 (the medians of 3 fresh processes the figures quote).
  * - `--no-scale`: skip the scale section (metadata-only curve to 1M objects,
  *   ten watchers of one resource).
  * - `--scale-only`: measure only the scale section; the other sections are
@@ -18,6 +18,9 @@
  * - `--final`: drop the "preliminary" banner (for a run on a quiet machine).
  * - `--native LIST`: which built peers to build and run, of
  *   `client_go,kube_rs,fluent` (the default); `--no-native` runs none.
+ * - `--real-server` / `--no-real-server`: the sync of 10k ConfigMaps
+ *   against a real kube-apiserver and etcd (`testing/control_plane/`), on
+ *   by default, off with `--quick` unless asked for.
  *
  * @module
  */
@@ -40,6 +43,17 @@ import {
 import { renderChart } from "./_chart.ts";
 import { NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import { fanoutSetups } from "./_report_scale.ts";
+import {
+  CAN_DROP_FIELDS,
+  FANOUT_PEERS,
+  METADATA_PEERS,
+  REAL_SERVER_CONTENDERS,
+} from "./_report_leaders.ts";
+import {
+  REAL_SERVER_NAMESPACE,
+  type RealServer,
+  startRealServer,
+} from "./_real_server.ts";
 import {
   buildNative,
   type NativeBuild,
@@ -65,6 +79,9 @@ const rerender = flag("--rerender");
 const final = flag("--final");
 const scaleOnly = flag("--scale-only");
 const scale = scaleOnly || !flag("--no-scale");
+const realServerAsked = flag("--real-server");
+const realServer = !scaleOnly && !flag("--no-real-server") &&
+  (realServerAsked || !quick);
 const nativePrograms = flag("--no-native")
   ? []
   : option("--native", "client_go,kube_rs,fluent").split(",").filter((p) => p);
@@ -75,7 +92,7 @@ for (const p of nativePrograms) {
     );
   }
 }
-const repeats = Number(option("--repeats", quick ? "1" : "5"));
+const repeats = Number(option("--repeats", quick ? "1" : "3"));
 const outDir = new URL(
   option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
   "file:///",
@@ -99,6 +116,14 @@ const SCALE_TIMEOUT_MS = 600_000;
 /** Ten watchers of one resource with different field selectors. */
 const FANOUT_OBJECTS = quick ? 1_000 : 10_000;
 const FANOUT_CONSUMERS = 10;
+/** Sizes of the full-object (managedFields kept) sync rows, and repeats. */
+const FULL_SIZES = quick ? [10_000] : [10_000, 100_000];
+const FULL_REPEATS = quick ? 1 : 3;
+/** The size of the peers' metadata-only row (ours runs the whole curve). */
+const METADATA_PEER_SIZE = quick ? 10_000 : 100_000;
+/** The real-server row: ConfigMaps, and fresh processes per contender. */
+const REAL_SERVER_OBJECTS = 10_000;
+const REAL_SERVER_REPEATS = 3;
 
 const here = new URL(".", import.meta.url);
 
@@ -217,6 +242,9 @@ const fresh: Report = {
       gapMs: LATENCY_GAP_MS,
     },
     peer: PEER_SPECIFIER,
+    fullSizes: FULL_SIZES,
+    fullRepeats: FULL_REPEATS,
+    metadataPeerSize: METADATA_PEER_SIZE,
     scale: scale
       ? {
         metadataSizes: SCALE_METADATA_SIZES,
@@ -345,9 +373,14 @@ report.server = scaleOnly ? report.server : {
 report.server.metadataBytesPerObject = serverInfo.metadataBytesPerObject;
 log(`server ready on ${base} after ${serverInfo.buildMs} ms`);
 
+/**
+ * Runs one contender process on the bench server's `scenario`, or, with
+ * `scenario.server`, against another server (the real one), whose
+ * requests the bench server does not see.
+ */
 async function measure(
   contender: ContenderName,
-  scenario: ScenarioRequest,
+  scenario: ScenarioRequest & { server?: string },
   task: Omit<Task, "server" | "timeoutMs" | "objects">,
   label: string,
   repeat: number,
@@ -356,14 +389,15 @@ async function measure(
     v8Flags: V8_FLAGS,
   },
 ): Promise<void> {
-  await setScenario(base, scenario);
+  const onBench = scenario.server === undefined;
+  if (onBench) await setScenario(base, scenario);
   const t0 = performance.now();
   let outcome: Outcome | undefined;
   let error: string | undefined;
   let stats: ScenarioStats | undefined;
   const taskJson = JSON.stringify({
     ...task,
-    server: base,
+    server: scenario.server ?? base,
     objects: scenario.objects,
     timeoutMs: limits.timeoutMs - 10_000,
   });
@@ -385,7 +419,7 @@ async function measure(
         limits.timeoutMs,
         [limits.v8Flags],
       ) as Outcome;
-    stats = await scenarioStats(base);
+    if (onBench) stats = await scenarioStats(base);
   } catch (e) {
     error = e instanceof Error ? e.message : String(e);
   }
@@ -409,6 +443,12 @@ async function measure(
     } B/pod, ${stats!.lists} lists, ${stats!.watches} watches, ${
       (stats!.listBytes / 2 ** 20).toFixed(1)
     } MiB`
+    : task.workload === "sync" && !onBench
+    ? `${outcome!.syncMs!.toFixed(0)} ms${
+      outcome!.heapPerObject
+        ? `, ${outcome!.heapPerObject.toFixed(0)} B/object`
+        : ""
+    } (real server)`
     : task.workload === "sync"
     ? `${outcome!.syncMs!.toFixed(0)} ms${
       outcome!.heapPerObject
@@ -434,6 +474,15 @@ const order: ContenderName[] = [
 ];
 try {
   if (!scaleOnly) await measureMain();
+  if (realServer) await measureRealServer();
+  else if (!scaleOnly) {
+    report.config.realServer = {
+      objects: REAL_SERVER_OBJECTS,
+      notRun: quick
+        ? "skipped by --quick (add --real-server to run it)"
+        : "skipped by --no-real-server",
+    };
+  }
   if (scale) await measureScale();
 } finally {
   server.stdin.close();
@@ -443,7 +492,8 @@ try {
 /** The side-by-side sections: sync, heap, flood, latency. */
 async function measureMain(): Promise<void> {
   for (const size of SIZES) {
-    const n = size === HEAP_SIZE ? repeats : Math.max(repeats, 3);
+    // At least 3 below the heap size, except in the --quick smoke test.
+    const n = size === HEAP_SIZE || quick ? repeats : Math.max(repeats, 3);
     for (let r = 0; r < n; r++) {
       for (const c of order) {
         await measure(
@@ -457,14 +507,22 @@ async function measureMain(): Promise<void> {
       }
     }
   }
-  // Heap references: ours keeping managedFields, the floor keeping its parse.
-  await measure(
-    "ours",
-    { objects: HEAP_SIZE, watch: "idle" },
-    { workload: "sync", heap: true, ignoreFields: false },
-    `heap ${HEAP_SIZE} without ignoreFields`,
-    0,
-  );
+  // Full objects (managedFields kept) by those that can drop them; the
+  // others keep them in every run, so their rows above are already full.
+  for (const size of FULL_SIZES) {
+    for (let r = 0; r < FULL_REPEATS; r++) {
+      for (const c of order.filter((c) => CAN_DROP_FIELDS.includes(c))) {
+        await measure(
+          c,
+          { objects: size, watch: "idle" },
+          { workload: "sync", heap: size === HEAP_SIZE, ignoreFields: false },
+          `sync ${size} full`,
+          r,
+        );
+      }
+    }
+  }
+  // Heap reference: the floor keeping its parse.
   await measure(
     "floor",
     { objects: HEAP_SIZE, watch: "idle" },
@@ -526,11 +584,15 @@ async function measureScale(): Promise<void> {
   for (const size of SCALE_METADATA_SIZES) {
     const n = size >= 1_000_000 ? 1 : size >= 100_000 ? 2 : 3;
     for (let r = 0; r < n; r++) {
-      for (const c of ["floor", "ours"] as const) {
+      // The built peers that ask for the metadata-only form, at one size.
+      const peers = size === METADATA_PEER_SIZE
+        ? METADATA_PEERS.filter((c) => order.includes(c))
+        : [];
+      for (const c of ["floor", "ours", ...peers] as ContenderName[]) {
         await measure(
           c,
           { objects: size, watch: "idle" },
-          { workload: "sync", heap: c === "ours", metadataOnly: true },
+          { workload: "sync", heap: c !== "floor", metadataOnly: true },
           `scale metadata ${size}`,
           r,
           limits,
@@ -552,9 +614,83 @@ async function measureScale(): Promise<void> {
         r,
       );
     }
+    // The peers that share one watch among consumers, as each does it:
+    // one consumer, and ten on the shared cache.
+    for (const c of FANOUT_PEERS.filter((c) => order.includes(c))) {
+      for (
+        const f of fanoutSetups(FANOUT_CONSUMERS).filter((f) => f.sharedClient)
+      ) {
+        await measure(
+          c,
+          { objects: FANOUT_OBJECTS, watch: "idle" },
+          { workload: "fanout", consumers: f.consumers },
+          f.label,
+          r,
+        );
+      }
+    }
   }
   report.config.scale!.seconds =
     Math.round((performance.now() - scaleStarted) / 100) / 10;
+}
+
+/**
+ * The real-server row: 10k ConfigMaps of a few KB in a real kube-apiserver
+ * (etcd behind it), synced by ours, client-node, client-go (its default
+ * streaming list, and paged) and kube-rs over TLS from the control plane's
+ * kubeconfig; fresh processes, interleaved.
+ */
+async function measureRealServer(): Promise<void> {
+  log("real server: starting a control plane (testing/control_plane/)");
+  const started = performance.now();
+  const rs: RealServer = await startRealServer(REAL_SERVER_OBJECTS, log);
+  if ("notRun" in rs) {
+    log(`real server not run: ${rs.notRun}`);
+    report.config.realServer = {
+      objects: REAL_SERVER_OBJECTS,
+      notRun: rs.notRun,
+    };
+    return;
+  }
+  try {
+    log(
+      `real server: ${REAL_SERVER_OBJECTS} ConfigMaps created in ${
+        rs.createSeconds.toFixed(1)
+      } s`,
+    );
+    const contenders = REAL_SERVER_CONTENDERS.filter((c) =>
+      order.includes(c.contender)
+    );
+    for (let r = 0; r < REAL_SERVER_REPEATS; r++) {
+      for (const c of contenders) {
+        await measure(
+          c.contender,
+          { objects: REAL_SERVER_OBJECTS, watch: "idle", server: rs.plane.url },
+          {
+            workload: "sync",
+            heap: true,
+            kubeconfig: rs.kubeconfig,
+            namespace: REAL_SERVER_NAMESPACE,
+            resource: "configmaps",
+            ...c.task,
+          },
+          c.label,
+          r,
+        );
+      }
+    }
+  } finally {
+    await rs.plane.stop();
+  }
+  report.config.realServer = {
+    objects: REAL_SERVER_OBJECTS,
+    repeats: REAL_SERVER_REPEATS,
+    bytesPerObject: rs.bytesPerObject,
+    versions: rs.versions,
+    startSeconds: Math.round(rs.startSeconds * 10) / 10,
+    createSeconds: Math.round(rs.createSeconds * 10) / 10,
+    seconds: Math.round((performance.now() - started) / 100) / 10,
+  };
 }
 
 if (!scaleOnly) {

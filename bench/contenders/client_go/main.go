@@ -2,6 +2,10 @@
 // SharedIndexInformer on Pods, typed (corev1.Pod from the shared informer
 // factory) or dynamic (unstructured, from the dynamic informer), indexed by
 // namespace and name, with a transform dropping metadata.managedFields.
+// metadataOnly tasks run the metadata informer (k8s.io/client-go/metadata,
+// PartialObjectMetadata); fanout tasks put `consumers` event handlers on the
+// factory's one informer; a task with a kubeconfig speaks to a real API
+// server (clientcmd) about the resource it names (pods or configmaps).
 //
 // Usage: client_go typed|dynamic '<task JSON>'. It speaks to the bench
 // server named in the task and prints one `RESULT {json}` line, as the
@@ -27,8 +31,13 @@ import (
 	"k8s.io/client-go/dynamic/dynamicinformer"
 	"k8s.io/client-go/informers"
 	"k8s.io/client-go/kubernetes"
+	"k8s.io/client-go/metadata"
+	"k8s.io/client-go/metadata/metadatainformer"
 	"k8s.io/client-go/rest"
 	"k8s.io/client-go/tools/cache"
+	"k8s.io/client-go/tools/clientcmd"
+
+	corev1 "k8s.io/api/core/v1"
 )
 
 // sentAt is the annotation carrying the server's send time (bench/_protocol.ts).
@@ -44,6 +53,14 @@ type task struct {
 	Heap         bool   `json:"heap"`
 	IgnoreFields *bool  `json:"ignoreFields"`
 	TimeoutMs    int    `json:"timeoutMs"`
+	MetadataOnly bool   `json:"metadataOnly"`
+	Consumers    int    `json:"consumers"`
+	Kubeconfig   string `json:"kubeconfig"`
+	Namespace    string `json:"namespace"`
+	Resource     string `json:"resource"`
+	// WatchList: false lists in pages even against a real API server (where
+	// client-go's default is a streaming list, sendInitialEvents).
+	WatchList *bool `json:"watchList"`
 }
 
 type outcome struct {
@@ -183,16 +200,33 @@ var indexers = cache.Indexers{
 	"name":               nameIndex,
 }
 
-// newInformer builds the informer of the variant, not started.
-func newInformer(variant string, cfg *rest.Config) cache.SharedIndexInformer {
+// newInformer builds the informer of the variant, not started: on Pods or
+// ConfigMaps, in one namespace or all, full objects or metadata only.
+func newInformer(variant string, cfg *rest.Config, t task) cache.SharedIndexInformer {
+	gvr := schema.GroupVersionResource{Version: "v1", Resource: t.Resource}
+	if t.MetadataOnly {
+		client, err := metadata.NewForConfig(cfg)
+		if err != nil {
+			fail("metadata client: %v", err)
+		}
+		return metadatainformer.NewFilteredMetadataInformer(client, gvr, t.Namespace, 0, indexers, nil).Informer()
+	}
 	switch variant {
 	case "typed":
 		clientset, err := kubernetes.NewForConfig(cfg)
 		if err != nil {
 			fail("clientset: %v", err)
 		}
-		factory := informers.NewSharedInformerFactory(clientset, 0)
-		informer := factory.Core().V1().Pods().Informer()
+		factory := informers.NewSharedInformerFactoryWithOptions(clientset, 0, informers.WithNamespace(t.Namespace))
+		var informer cache.SharedIndexInformer
+		switch t.Resource {
+		case "pods":
+			informer = factory.Core().V1().Pods().Informer()
+		case "configmaps":
+			informer = factory.Core().V1().ConfigMaps().Informer()
+		default:
+			fail("resource %q: expected pods or configmaps", t.Resource)
+		}
 		// The factory's informer comes with the namespace index; add the name.
 		if err := informer.AddIndexers(cache.Indexers{"name": nameIndex}); err != nil {
 			fail("indexers: %v", err)
@@ -203,11 +237,48 @@ func newInformer(variant string, cfg *rest.Config) cache.SharedIndexInformer {
 		if err != nil {
 			fail("dynamic client: %v", err)
 		}
-		gvr := schema.GroupVersionResource{Version: "v1", Resource: "pods"}
-		return dynamicinformer.NewFilteredDynamicInformer(client, gvr, metav1.NamespaceAll, 0, indexers, nil).Informer()
+		return dynamicinformer.NewFilteredDynamicInformer(client, gvr, t.Namespace, 0, indexers, nil).Informer()
 	}
 	fail("unknown variant %q: expected typed or dynamic", variant)
 	return nil
+}
+
+// nodeName is a pod's spec.nodeName, typed or unstructured ("" otherwise).
+func nodeName(obj any) string {
+	switch o := obj.(type) {
+	case *corev1.Pod:
+		return o.Spec.NodeName
+	case interface{ UnstructuredContent() map[string]any }:
+		spec, _ := o.UnstructuredContent()["spec"].(map[string]any)
+		name, _ := spec["nodeName"].(string)
+		return name
+	}
+	return ""
+}
+
+// restConfig is the bench server over plain HTTP, or the kubeconfig's
+// cluster and user (TLS, its CA and credentials) for a real API server.
+func restConfig(t task) *rest.Config {
+	cfg := &rest.Config{Host: t.Server}
+	if t.Kubeconfig != "" {
+		c, err := clientcmd.BuildConfigFromFlags("", t.Kubeconfig)
+		if err != nil {
+			fail("kubeconfig: %v", err)
+		}
+		cfg = c
+	}
+	// The bench server lists and watches; it does not serve streaming
+	// lists (sendInitialEvents), which client-go tries first by default
+	// and would wait for on an idle watch. A real API server keeps it on
+	// unless the task says otherwise.
+	if t.Kubeconfig == "" || (t.WatchList != nil && !*t.WatchList) {
+		os.Setenv("KUBE_FEATURE_WatchListClient", "false")
+	}
+	// JSON both ways, like the other contenders; no client-side rate limit
+	// (the default 5 QPS would pace a 200-page list).
+	cfg.ContentConfig = rest.ContentConfig{ContentType: "application/json", AcceptContentTypes: "application/json"}
+	cfg.QPS = -1
+	return cfg
 }
 
 func main() {
@@ -219,11 +290,9 @@ func main() {
 	if err := json.Unmarshal([]byte(os.Args[2]), &t); err != nil || t.Server == "" || t.Workload == "" {
 		fail("expected a JSON task as the second argument")
 	}
-	// The bench server lists and watches; it does not serve streaming lists
-	// (sendInitialEvents), which client-go tries first by default and would
-	// wait for on an idle watch. Against a real API server leave this on.
-	os.Setenv("KUBE_FEATURE_WatchListClient", "false")
-
+	if t.Resource == "" {
+		t.Resource = "pods"
+	}
 	// BENCH_CPUPROFILE=file writes a CPU profile of the run (go tool pprof).
 	if path := os.Getenv("BENCH_CPUPROFILE"); path != "" {
 		f, err := os.Create(path)
@@ -244,14 +313,8 @@ func main() {
 		}
 	}()
 
-	cfg := &rest.Config{
-		Host: t.Server,
-		// JSON both ways, like the other contenders; no client-side rate limit
-		// (the default 5 QPS would pace a 200-page list).
-		ContentConfig: rest.ContentConfig{ContentType: "application/json", AcceptContentTypes: "application/json"},
-		QPS:           -1,
-	}
-	informer := newInformer(variant, cfg)
+	cfg := restConfig(t)
+	informer := newInformer(variant, cfg, t)
 	if t.IgnoreFields == nil || *t.IgnoreFields {
 		if err := informer.SetTransform(dropManagedFields); err != nil {
 			fail("transform: %v", err)
@@ -261,26 +324,76 @@ func main() {
 	var added atomic.Int64
 	synced := make(chan float64, 1)
 	var onUpdate func(obj any)
-	_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
-		// Handlers run after the indexer holds the object: the N-th add is
-		// the moment the whole list is in the cache.
-		AddFunc: func(any) {
-			if int(added.Add(1)) == t.Objects {
-				synced <- now()
-			}
-		},
-		UpdateFunc: func(_, obj any) {
-			if onUpdate != nil {
-				onUpdate(obj)
-			}
-		},
-	})
-	if err != nil {
-		fail("handler: %v", err)
+	if t.Workload != "fanout" {
+		_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+			// Handlers run after the indexer holds the object: the N-th add is
+			// the moment the whole list is in the cache.
+			AddFunc: func(any) {
+				if int(added.Add(1)) == t.Objects {
+					synced <- now()
+				}
+			},
+			UpdateFunc: func(_, obj any) {
+				if onUpdate != nil {
+					onUpdate(obj)
+				}
+			},
+		})
+		if err != nil {
+			fail("handler: %v", err)
+		}
 	}
 
-	o := outcome{Notes: []string{fmt.Sprintf("client-go v0.37.2 SharedIndexInformer, %s", variant)}}
+	form := variant
+	if t.MetadataOnly {
+		form = "metadata informer (PartialObjectMetadata)"
+	}
+	o := outcome{Notes: []string{fmt.Sprintf("client-go v0.37.2 SharedIndexInformer, %s, %s", form, t.Resource)}}
+	if t.Kubeconfig != "" {
+		mode := "streaming list (WatchListClient, its default)"
+		if t.WatchList != nil && !*t.WatchList {
+			mode = "paged LIST (WatchListClient off)"
+		}
+		o.Notes = append(o.Notes, "kubeconfig via clientcmd; "+mode)
+	}
 	switch t.Workload {
+	case "fanout":
+		// Consumers of one resource, as client-go shares them: one informer
+		// of the factory, one event handler each (each with its own buffer
+		// and goroutine), each keeping the pods off one node. The first
+		// handler above counts the adds; these count what they keep.
+		consumers := max(t.Consumers, 1)
+		var done atomic.Int64
+		all := make(chan float64, 1)
+		for k := 0; k < consumers; k++ {
+			skip := fmt.Sprintf("node-%02d", k)
+			var seen, kept atomic.Int64
+			_, err := informer.AddEventHandler(cache.ResourceEventHandlerFuncs{
+				AddFunc: func(obj any) {
+					if nodeName(obj) != skip {
+						kept.Add(1)
+					}
+					if int(seen.Add(1)) == t.Objects && int(done.Add(1)) == consumers {
+						all <- now()
+					}
+				},
+			})
+			if err != nil {
+				fail("handler: %v", err)
+			}
+		}
+		heapBefore, rssBefore := settledHeap()
+		t0 := now()
+		go informer.RunWithContext(ctx)
+		at := <-all
+		o.SyncMs = ptr(at - t0)
+		o.Objects = ptr(len(informer.GetStore().ListKeys()))
+		heapAfter, rssAfter := settledHeap()
+		o.HeapBefore, o.HeapAfter = ptr(heapBefore), ptr(heapAfter)
+		o.RssBefore, o.RssAfter = ptr(rssBefore), ptr(rssAfter)
+		o.HeapPerObject = ptr((float64(heapAfter) - float64(heapBefore)) / float64(t.Objects))
+		o.Notes = append(o.Notes, fmt.Sprintf("%d event handler(s) on one informer of the shared factory", consumers))
+		report(o)
 	case "sync":
 		var heapBefore, rssBefore uint64
 		if t.Heap {

@@ -1,7 +1,12 @@
 //! bench:compare contender: kube-rs's `watcher` + `reflector` store on Pods,
 //! typed (`k8s_openapi::api::core::v1::Pod`) or dynamic (`DynamicObject`),
 //! with `metadata.managedFields` dropped before the store (unless the task
-//! says otherwise).
+//! says otherwise). A `metadataOnly` task watches `PartialObjectMeta<Pod>`
+//! (the metadata-only form, what `metadata_watcher` did before it was
+//! deprecated for this); a `fanout` task runs one shared reflector
+//! (`store_shared` + `reflect_shared`) with `consumers` subscribers; a task
+//! with a kubeconfig speaks TLS to a real API server about the resource it
+//! names (pods or configmaps).
 //!
 //! Usage: `kube_rs_contender typed|dynamic '<task JSON>'`. It speaks to the
 //! bench server named in the task and prints one `RESULT {json}` line, as
@@ -16,9 +21,13 @@ use std::io::{Read, Write};
 use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use futures::Stream;
 use futures::StreamExt;
-use k8s_openapi::api::core::v1::Pod;
+use k8s_openapi::NamespaceResourceScope;
+use k8s_openapi::api::core::v1::{ConfigMap, Pod};
 use kube::api::{Api, ApiResource, DynamicObject};
+use kube::config::{KubeConfigOptions, Kubeconfig};
+use kube::core::PartialObjectMeta;
 use kube::runtime::WatchStreamExt;
 use kube::runtime::reflector::{self, store::Writer};
 use kube::runtime::watcher::{self, Event};
@@ -77,6 +86,11 @@ struct Task {
     heap: Option<bool>,
     ignore_fields: Option<bool>,
     timeout_ms: u64,
+    metadata_only: Option<bool>,
+    consumers: Option<usize>,
+    kubeconfig: Option<String>,
+    namespace: Option<String>,
+    resource: Option<String>,
 }
 
 #[derive(Serialize, Default)]
@@ -192,10 +206,95 @@ fn clock_offset(server: &str) -> f64 {
     offset
 }
 
-async fn run<K>(api: Api<K>, writer: Writer<K>, task: Task, variant: &str) -> !
+/// The api of a namespaced `K` in the task's namespace, or across all.
+fn api<K>(client: Client, task: &Task) -> Api<K>
+where
+    K: Resource<Scope = NamespaceResourceScope>,
+    K::DynamicType: Default,
+{
+    match &task.namespace {
+        Some(ns) if !ns.is_empty() => Api::namespaced(client, ns),
+        _ => Api::all(client),
+    }
+}
+
+/// Consumers of one resource, as kube-rs shares them: one reflector writing
+/// a shared store (`store_shared`, `reflect_shared`) and one subscriber
+/// each, each keeping the pods off one node. Sync ends when every
+/// subscriber has been handed every object (after `InitDone`).
+async fn fanout(api: Api<Pod>, task: Task) -> ! {
+    let consumers = task.consumers.unwrap_or(1).max(1);
+    let (reader, writer) = reflector::store_shared::<Pod>(1024);
+    let (done_tx, mut done_rx) = tokio::sync::mpsc::unbounded_channel::<f64>();
+    for k in 0..consumers {
+        let subscriber = writer.subscribe().unwrap_or_else(|| fail("no subscriber"));
+        let skip = format!("node-{k:02}");
+        let want = task.objects;
+        let done = done_tx.clone();
+        tokio::spawn(async move {
+            let mut seen = 0usize;
+            let mut kept = 0usize;
+            let mut subscriber = Box::pin(subscriber);
+            while let Some(pod) = subscriber.next().await {
+                if pod.spec.as_ref().and_then(|s| s.node_name.as_deref()) != Some(skip.as_str()) {
+                    kept += 1;
+                }
+                seen += 1;
+                if seen == want {
+                    let _ = done.send(now());
+                }
+            }
+            let _ = kept;
+        });
+    }
+    let strip = task.ignore_fields != Some(false);
+    let (heap_before, rss_before) = (LIVE.load(Relaxed), resident_bytes());
+    let t0 = now();
+    let stream = watcher::watcher(api, watcher::Config::default())
+        .modify(move |o: &mut Pod| {
+            if strip {
+                o.meta_mut().managed_fields = None;
+            }
+        })
+        .reflect_shared(writer);
+    tokio::spawn(async move {
+        let mut stream = Box::pin(stream);
+        while let Some(event) = stream.next().await {
+            if let Err(e) = event {
+                fail(&format!("watcher error: {e}"));
+            }
+        }
+    });
+    let mut at = 0.0;
+    for _ in 0..consumers {
+        at = done_rx
+            .recv()
+            .await
+            .unwrap_or_else(|| fail("a subscriber ended"));
+    }
+    let count = reader.state().len();
+    let (after, rss) = (LIVE.load(Relaxed), resident_bytes());
+    let outcome = Outcome {
+        sync_ms: Some(at - t0),
+        objects: Some(count),
+        heap_before: Some(heap_before),
+        heap_after: Some(after),
+        rss_before: Some(rss_before),
+        rss_after: Some(rss),
+        heap_per_object: Some((after as f64 - heap_before as f64) / task.objects as f64),
+        notes: vec![format!(
+            "kube 5.0.0 shared reflector (store_shared + reflect_shared), {consumers} subscriber(s)"
+        )],
+        ..Default::default()
+    };
+    report(&outcome)
+}
+
+async fn run<K, S>(stream: S, writer: Writer<K>, task: Task, variant: &str) -> !
 where
     K: Resource + Clone + DeserializeOwned + Debug + Send + Sync + 'static,
     K::DynamicType: Eq + Hash + Clone + Send + Sync,
+    S: Stream<Item = watcher::Result<Event<K>>> + Send,
 {
     let reader = writer.as_reader();
     let strip = task.ignore_fields != Some(false);
@@ -206,8 +305,7 @@ where
     };
     let (heap_before, rss_before) = (LIVE.load(Relaxed), resident_bytes());
     let t0 = now();
-    // Default watcher config: list pages of 500, then watch.
-    let stream = watcher::watcher(api, watcher::Config::default())
+    let stream = stream
         .modify(move |o: &mut K| {
             if strip {
                 o.meta_mut().managed_fields = None;
@@ -296,6 +394,26 @@ where
     fail("the watch stream ended")
 }
 
+/// A client for the bench server (plain HTTP), or for the kubeconfig's
+/// cluster and user (TLS, its CA and credentials).
+async fn client(task: &Task) -> Client {
+    let config = match &task.kubeconfig {
+        Some(path) => {
+            let kubeconfig =
+                Kubeconfig::read_from(path).unwrap_or_else(|e| fail(&format!("kubeconfig: {e}")));
+            Config::from_custom_kubeconfig(kubeconfig, &KubeConfigOptions::default())
+                .await
+                .unwrap_or_else(|e| fail(&format!("kubeconfig: {e}")))
+        }
+        None => Config::new(
+            task.server
+                .parse()
+                .unwrap_or_else(|_| fail("bad server URL")),
+        ),
+    };
+    Client::try_from(config).unwrap_or_else(|e| fail(&e.to_string()))
+}
+
 #[tokio::main]
 async fn main() {
     let args: Vec<String> = std::env::args().collect();
@@ -304,7 +422,10 @@ async fn main() {
     }
     let task: Task = serde_json::from_str(&args[2])
         .unwrap_or_else(|e| fail(&format!("expected a JSON task: {e}")));
-    if !matches!(task.workload.as_str(), "sync" | "flood" | "latency") {
+    if !matches!(
+        task.workload.as_str(),
+        "sync" | "flood" | "latency" | "fanout"
+    ) {
         fail(&format!(
             "workload {} is not measured by this contender",
             task.workload
@@ -319,29 +440,56 @@ async fn main() {
             timeout.as_millis()
         ));
     });
-    let uri = task
-        .server
-        .parse()
-        .unwrap_or_else(|_| fail("bad server URL"));
-    let client = Client::try_from(Config::new(uri)).unwrap_or_else(|e| fail(&e.to_string()));
-    match args[1].as_str() {
-        "typed" => {
-            let (_, writer) = reflector::store::<Pod>();
-            run(Api::<Pod>::all(client), writer, task, "typed Pod").await
+    let client = client(&task).await;
+    // Default watcher config: list pages of 500, then watch.
+    let config = watcher::Config::default;
+    let resource = task.resource.clone().unwrap_or_else(|| "pods".into());
+    let metadata_only = task.metadata_only == Some(true);
+    match (args[1].as_str(), resource.as_str()) {
+        ("typed", "pods") if task.workload == "fanout" => {
+            fanout(api::<Pod>(client, &task), task).await
         }
-        "dynamic" => {
+        ("typed", "pods") if metadata_only => {
+            let (_, writer) = reflector::store::<PartialObjectMeta<Pod>>();
+            let api = api::<PartialObjectMeta<Pod>>(client, &task);
+            run(
+                watcher::watcher(api, config()),
+                writer,
+                task,
+                "PartialObjectMeta<Pod> (metadata only)",
+            )
+            .await
+        }
+        ("typed", "pods") => {
+            let (_, writer) = reflector::store::<Pod>();
+            let api = api::<Pod>(client, &task);
+            run(watcher::watcher(api, config()), writer, task, "typed Pod").await
+        }
+        ("typed", "configmaps") => {
+            let (_, writer) = reflector::store::<ConfigMap>();
+            let api = api::<ConfigMap>(client, &task);
+            run(
+                watcher::watcher(api, config()),
+                writer,
+                task,
+                "typed ConfigMap",
+            )
+            .await
+        }
+        ("dynamic", "pods") => {
             let ar = ApiResource::erase::<Pod>(&());
             let writer = Writer::<DynamicObject>::new(ar.clone());
+            let api = Api::<DynamicObject>::all_with(client, &ar);
             run(
-                Api::<DynamicObject>::all_with(client, &ar),
+                watcher::watcher(api, config()),
                 writer,
                 task,
                 "DynamicObject",
             )
             .await
         }
-        other => fail(&format!(
-            "unknown variant {other}: expected typed or dynamic"
+        (variant, resource) => fail(&format!(
+            "variant {variant} on {resource} is not measured: expected typed or dynamic on pods, or typed on configmaps"
         )),
     }
 }
