@@ -48,6 +48,7 @@ export async function runSimulated(
   const listener = await server.listen();
   const client = new FetchClient({ server: listener.url }, {
     source: "embedded simulated cluster",
+    meter: metrics,
   });
   const watched: Watched[] = [];
   let secret: SingleWatcher | undefined;
