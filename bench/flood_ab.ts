@@ -7,7 +7,8 @@
  *
  * Run: `deno run -A bench/flood_ab.ts [--rounds 6] [--events 100000]
  * [--no-floor] [--cpu-prof <dir>] <tree A> [<tree B> …]` where a tree is a
- * checkout of this repository (e.g. a `git worktree` of the old commit).
+ * checkout of this repository (e.g. a `git worktree` of the old commit), or
+ * `<tree>:metrics` for that tree's watcher with a `MetricsRegistry` meter.
  * Prints events/s per round and the medians, and the ratio of each build
  * to the first and to the bare floor.
  *
@@ -66,11 +67,17 @@ interface Run {
   script: string;
   task: Record<string, unknown>;
 }
-const runs: Run[] = trees.map((tree, k) => ({
-  label: `${String.fromCharCode(65 + k)} ${tree}`,
-  script: `${tree}/bench/_contender_ours.ts`,
-  task: {},
-}));
+// `<tree>:metrics` runs that tree's watcher with a metrics registry as its
+// meter: the cost of metrics, against the same tree without.
+const runs: Run[] = trees.map((spec, k) => {
+  const metered = spec.endsWith(":metrics");
+  const tree = metered ? spec.slice(0, -":metrics".length) : spec;
+  return {
+    label: `${String.fromCharCode(65 + k)} ${spec}`,
+    script: `${tree}/bench/_contender_ours.ts`,
+    task: metered ? { metrics: true } : {},
+  };
+});
 if (floors) {
   const floor = new URL("_contender_floor.ts", here).pathname;
   runs.push(
