@@ -8,6 +8,8 @@
  * @module
  */
 
+import { esc, FONT, frame, titleAndGrid } from "./_svg.ts";
+
 /** One contender's series. */
 export interface ChartSeries {
   label: string;
@@ -36,14 +38,6 @@ const TOP = 60;
 const LEGEND_COLUMNS = 3;
 const LEGEND_WIDTH = 330;
 const LEGEND_ROW = 18;
-const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
-
-function esc(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(
-    />/g,
-    "&gt;",
-  );
-}
 
 function fmt(value: number): string {
   if (value === 0) return "0";
@@ -102,26 +96,8 @@ function linePanel(
         ? (v - yMin) / (yMax - yMin || 1)
         : (Math.log10(v) - Math.log10(yMin)) /
           (Math.log10(yMax) - Math.log10(yMin) || 1)) * PANEL_H;
-  const out: string[] = [];
-  out.push(
-    `<text x="${x0 + PANEL_W / 2}" y="${
-      TOP - 24
-    }" text-anchor="middle" font-size="14" font-weight="600" ${FONT}>${
-      esc(title)
-    }</text>`,
-  );
-  for (const t of yTicks) {
-    out.push(
-      `<line x1="${x0}" x2="${x0 + PANEL_W}" y1="${sy(t)}" y2="${
-        sy(t)
-      }" stroke="#e5e7eb"/>`,
-      `<text x="${x0 - 6}" y="${
-        sy(t) + 4
-      }" text-anchor="end" font-size="11" fill="#4b5563" ${FONT}>${
-        fmt(t)
-      }</text>`,
-    );
-  }
+  const box = { x0, top: TOP, width: PANEL_W, height: PANEL_H };
+  const out = titleAndGrid(box, title, yTicks, sy, fmt);
   for (const c of counts) {
     out.push(
       `<line x1="${sx(c)}" x2="${sx(c)}" y1="${TOP}" y2="${
@@ -134,17 +110,7 @@ function linePanel(
       }</text>`,
     );
   }
-  out.push(
-    `<rect x="${x0}" y="${TOP}" width="${PANEL_W}" height="${PANEL_H}" fill="none" stroke="#9ca3af"/>`,
-    `<text x="${x0 + PANEL_W / 2}" y="${
-      TOP + PANEL_H + 34
-    }" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>objects listed</text>`,
-    `<text transform="translate(${x0 - 44} ${
-      TOP + PANEL_H / 2
-    }) rotate(-90)" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>${
-      esc(yLabel)
-    }</text>`,
-  );
+  out.push(...frame(box, "objects listed", yLabel, 44));
   for (const s of series) {
     const pts = s.points.filter((p) => p[1] > 0);
     if (pts.length === 0) continue;

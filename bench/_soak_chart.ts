@@ -7,22 +7,15 @@
  */
 
 import { fitLine, relisting, type SoakResults } from "./_soak_report.ts";
+import { esc, FONT, frame, titleAndGrid } from "./_svg.ts";
 
 const W = 1080;
 const H = 380;
 const PANEL_W = 420;
 const PANEL_H = 230;
 const TOP = 60;
-const FONT = 'font-family="system-ui, -apple-system, Segoe UI, sans-serif"';
 const COLOR = "#2563eb";
 const FIT = "#dc2626";
-
-function esc(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(
-    />/g,
-    "&gt;",
-  );
-}
 
 /** Ticks over [min, max] at a 1-2-5 step. */
 function ticks(min: number, max: number): number[] {
@@ -53,23 +46,8 @@ function panel(
   const sx = (m: number) => x0 + m / minutes * PANEL_W;
   const sy = (v: number) =>
     TOP + PANEL_H - (v - yMin) / (yMax - yMin || 1) * PANEL_H;
-  const out: string[] = [
-    `<text x="${x0 + PANEL_W / 2}" y="${
-      TOP - 24
-    }" text-anchor="middle" font-size="14" font-weight="600" ${FONT}>${
-      esc(title)
-    }</text>`,
-  ];
-  for (const t of yTicks) {
-    out.push(
-      `<line x1="${x0}" x2="${x0 + PANEL_W}" y1="${sy(t)}" y2="${
-        sy(t)
-      }" stroke="#e5e7eb"/>`,
-      `<text x="${x0 - 6}" y="${
-        sy(t) + 4
-      }" text-anchor="end" font-size="11" fill="#4b5563" ${FONT}>${t}</text>`,
-    );
-  }
+  const box = { x0, top: TOP, width: PANEL_W, height: PANEL_H };
+  const out = titleAndGrid(box, title, yTicks, sy, String);
   for (const t of xTicks) {
     out.push(
       `<text x="${sx(t)}" y="${
@@ -90,15 +68,7 @@ function panel(
     );
   }
   out.push(
-    `<rect x="${x0}" y="${TOP}" width="${PANEL_W}" height="${PANEL_H}" fill="none" stroke="#9ca3af"/>`,
-    `<text x="${x0 + PANEL_W / 2}" y="${
-      TOP + PANEL_H + 34
-    }" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>minutes</text>`,
-    `<text transform="translate(${x0 - 48} ${
-      TOP + PANEL_H / 2
-    }) rotate(-90)" text-anchor="middle" font-size="12" fill="#374151" ${FONT}>${
-      esc(yLabel)
-    }</text>`,
+    ...frame(box, "minutes", yLabel, 48),
     `<polyline fill="none" stroke="${COLOR}" stroke-width="2" points="${
       points.map(([x, y]) => `${sx(x).toFixed(1)},${sy(y).toFixed(1)}`).join(
         " ",
