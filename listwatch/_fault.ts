@@ -4,6 +4,12 @@
  * unauthorized, rejected, undecodable or just retryable), whichever client
  * threw it.
  *
+ * A failure class is one entry of {@linkcode FAULT_CLASSES}: how it is
+ * recognised and whether the loop relists on it. With its name in
+ * `FaultKind` (`list_watch_notes.ts`), that is all a new class needs: the
+ * transition relists or backs off by the table, and the log words a class
+ * it has no wording of its own for by its code and reason.
+ *
  * @module
  */
 import { ApiError, type KubeStatus } from "../client/api_error.ts";
@@ -11,31 +17,65 @@ import { httpStatusOf } from "../client/http_status.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
 import type { Fault, FaultKind } from "./list_watch_notes.ts";
 
+/** What a failure is recognised by. */
+interface FaultSignals {
+  readonly error: unknown;
+  readonly code: number | undefined;
+}
+
+/** One failure class: how it is recognised, and what the loop does on it. */
+interface FaultClass {
+  /** Whether a failure is of this class (the first class that says so wins). */
+  readonly matches: (signals: FaultSignals) => boolean;
+  /**
+   * When set, the loop lists again on it instead of backing off (a watch's
+   * history is gone), and this is the `reason` label of that list.
+   */
+  readonly relist?: "gone" | "too_large";
+}
+
+/** Every failure class, in the order they are tried; `retryable` last. */
+const FAULT_CLASSES: { readonly [kind in FaultKind]: FaultClass } = {
+  expired: { matches: ({ code }) => code === 410, relist: "gone" },
+  tooLarge: {
+    matches: ({ error, code }) =>
+      isTooLarge(code, statusOf(error), messageOf(error)),
+    relist: "too_large",
+  },
+  throttled: { matches: ({ code }) => code === 429 },
+  unauthorized: { matches: ({ code }) => code === 401 || code === 403 },
+  // 408 Request Timeout is the server giving up, not refusing.
+  rejected: {
+    matches: ({ code }) =>
+      code !== undefined && code >= 400 && code < 500 && code !== 408,
+  },
+  undecodable: { matches: ({ error }) => error instanceof JsonLinesError },
+  retryable: { matches: () => true },
+};
+
+const KINDS = Object.keys(FAULT_CLASSES) as FaultKind[];
+
+/**
+ * The `reason` label of the list a fault makes the loop start, or
+ * `undefined` when the loop backs off on it instead.
+ */
+export function relistReasonOf(fault: Fault): "gone" | "too_large" | undefined {
+  return FAULT_CLASSES[fault.kind].relist;
+}
+
 /** Classifies anything a client threw, ours or `@cloudydeno`'s. */
 export function classifyFault(error: unknown): Fault {
   const info = httpStatusOf(error);
   const code = info.code;
+  const signals = { error, code };
   return {
-    kind: kindOf(error, code),
+    kind: KINDS.find((kind) => FAULT_CLASSES[kind].matches(signals))!,
     code,
     reason: info.reason,
     retryAfterMs: info.retryAfterSeconds === undefined
       ? undefined
       : info.retryAfterSeconds * 1000,
   };
-}
-
-function kindOf(error: unknown, code: number | undefined): FaultKind {
-  if (code === 410) return "expired";
-  if (isTooLarge(code, statusOf(error), messageOf(error))) return "tooLarge";
-  if (code === 429) return "throttled";
-  if (code === 401 || code === 403) return "unauthorized";
-  // 408 Request Timeout is the server giving up, not refusing.
-  if (code !== undefined && code >= 400 && code < 500 && code !== 408) {
-    return "rejected";
-  }
-  if (error instanceof JsonLinesError) return "undecodable";
-  return "retryable";
 }
 
 /**

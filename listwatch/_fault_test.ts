@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { classifyFault, errorEventError } from "./_fault.ts";
+import { classifyFault, errorEventError, relistReasonOf } from "./_fault.ts";
 import { ApiError } from "../client/api_error.ts";
 import { ResponseDecodeError } from "../client/errors.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
@@ -124,4 +124,31 @@ Deno.test("errorEventError turns an ERROR event into an ApiError classified like
     assert.match(unknown.message, /ERROR event: unknown code/);
     assert.equal(classifyFault(unknown).kind, "retryable");
   }
+});
+
+Deno.test("relistReasonOf: the loop relists on an expired history and a too large resourceVersion, and backs off on the rest", () => {
+  const reasons = [410, 504, 429, 403, 400, 500, undefined].map((code) =>
+    relistReasonOf(classifyFault(
+      code === 504
+        ? new ApiError({
+          code,
+          status: {
+            reason: "Timeout",
+            details: { causes: [{ reason: "ResourceVersionTooLarge" }] },
+          },
+        })
+        : code === undefined
+        ? new TypeError("connection reset")
+        : new ApiError({ code }),
+    ))
+  );
+  assert.deepEqual(reasons, [
+    "gone",
+    "too_large",
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+    undefined,
+  ]);
 });

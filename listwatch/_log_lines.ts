@@ -190,17 +190,30 @@ function relistLine(
     code: fault.code,
     reason: fault.reason,
   };
-  return fault.kind === "expired"
-    ? line(
-      "info",
-      `Watch history of ${path} expired at resourceVersion ${resourceVersion} (410); relisting${pause}`,
-      fields,
-    )
-    : line(
-      "warn",
-      `The API server has not caught up with resourceVersion ${resourceVersion} of ${path} (too large resource version); relisting without a resourceVersion${pause}`,
-      fields,
-    );
+  switch (fault.kind) {
+    case "expired":
+      return line(
+        "info",
+        `Watch history of ${path} expired at resourceVersion ${resourceVersion} (410); relisting${pause}`,
+        fields,
+      );
+    case "tooLarge":
+      return line(
+        "warn",
+        `The API server has not caught up with resourceVersion ${resourceVersion} of ${path} (too large resource version); relisting without a resourceVersion${pause}`,
+        fields,
+      );
+    default:
+      // A class that relists and has no wording of its own.
+      return line(
+        "warn",
+        `Watch of ${path} at resourceVersion ${resourceVersion} failed with ${
+          [fault.code, fault.reason].filter((p) => p !== undefined).join(" ") ||
+          "no code"
+        }; relisting${pause}`,
+        fields,
+      );
+  }
 }
 
 function skipped(

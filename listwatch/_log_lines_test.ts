@@ -107,3 +107,25 @@ Deno.test("acceptRefusedLine warns that full objects are asked for, naming the c
   assert.equal(fields.path, PATH);
   assert.equal(fields.error, "cannot include arbitrary Accept header");
 });
+
+Deno.test("noteLine words a relist of a class without wording of its own by its code and reason", () => {
+  // A failure class added to the fault table with `relist`, and nothing else:
+  // its relist is still logged, naming what the server answered.
+  const relist = noteLine({
+    kind: "relist",
+    fault: {
+      kind: "retryable",
+      code: 500,
+      reason: "InternalError",
+      retryAfterMs: undefined,
+    },
+    resourceVersion: "7",
+    paused: false,
+  }, PATH);
+  assert.equal(relist.level, "warn");
+  assert.equal(
+    relist.message,
+    `Watch of ${PATH} at resourceVersion 7 failed with 500 InternalError; relisting`,
+  );
+  assert.equal(relist.fields.resourceVersion, "7");
+});

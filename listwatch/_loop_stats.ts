@@ -25,6 +25,7 @@ import {
 import type { ListWatchFailure } from "./list_watch_options.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
+import { relistReasonOf } from "./_fault.ts";
 import type { WatchEventType } from "./list_watch_types.ts";
 
 /** Why a list was made: the `reason` label of `k8s_watcher_lists_total`. */
@@ -241,9 +242,7 @@ export class LoopStats implements ListWatchStats {
   noted(note: ListWatchNote): void {
     switch (note.kind) {
       case "relist":
-        this.#relistReason = note.fault.kind === "tooLarge"
-          ? "too_large"
-          : "gone";
+        this.#relistReason = relistReasonOf(note.fault);
         break;
       case "continueExpired":
         this.#relistReason = "expired_continue";

@@ -29,7 +29,7 @@ import type {
 } from "./list_watch_types.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
-import { classifyFault, errorEventError } from "./_fault.ts";
+import { classifyFault, errorEventError, relistReasonOf } from "./_fault.ts";
 import {
   backoff,
   enter,
@@ -418,7 +418,7 @@ function watchFault(
   context: ListWatchContext,
 ): ListWatchStep {
   const fault = classifyFault(error);
-  if (fault.kind === "expired" || fault.kind === "tooLarge") {
+  if (relistReasonOf(fault) !== undefined) {
     // Relisting at once could loop when, say, API servers behind a balancer
     // disagree; a watch that got nothing since its list waits first.
     const paused = state.fromList && state.eventCount === 0;
