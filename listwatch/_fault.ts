@@ -23,6 +23,9 @@ interface FaultSignals {
   readonly code: number | undefined;
 }
 
+/** The `reason` label of a list a failure class starts (`k8s_watcher_lists_total`). */
+export type RelistReason = "gone" | "too_large";
+
 /** One failure class: how it is recognised, and what the loop does on it. */
 interface FaultClass {
   /** Whether a failure is of this class (the first class that says so wins). */
@@ -31,7 +34,7 @@ interface FaultClass {
    * When set, the loop lists again on it instead of backing off (a watch's
    * history is gone), and this is the `reason` label of that list.
    */
-  readonly relist?: "gone" | "too_large";
+  readonly relist?: RelistReason;
 }
 
 /** Every failure class, in the order they are tried; `retryable` last. */
@@ -59,7 +62,7 @@ const KINDS = Object.keys(FAULT_CLASSES) as FaultKind[];
  * The `reason` label of the list a fault makes the loop start, or
  * `undefined` when the loop backs off on it instead.
  */
-export function relistReasonOf(fault: Fault): "gone" | "too_large" | undefined {
+export function relistReasonOf(fault: Fault): RelistReason | undefined {
   return FAULT_CLASSES[fault.kind].relist;
 }
 

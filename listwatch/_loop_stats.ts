@@ -25,14 +25,13 @@ import {
 import type { ListWatchFailure } from "./list_watch_options.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
-import { relistReasonOf } from "./_fault.ts";
+import { type RelistReason, relistReasonOf } from "./_fault.ts";
 import type { WatchEventType } from "./list_watch_types.ts";
 
 /** Why a list was made: the `reason` label of `k8s_watcher_lists_total`. */
 export type ListReason =
   | "initial"
-  | "gone"
-  | "too_large"
+  | RelistReason
   | "expired_continue"
   | "stream_unsupported"
   | "restart";
