@@ -7,6 +7,15 @@
  * flips `status.phase` between `Running` and `Pending`, moving the pod in
  * or out of a `status.phase=Running` selector).
  *
+ * The data keeps its shape through the run, so that heap per object can be
+ * flat only if the watchers keep nothing they should have dropped: every
+ * pod carries the annotation the MODIFIED rewrite (a fixed-width counter)
+ * from its creation; half the pods start Pending, so the selector's share
+ * stays where it started (about half) instead of drifting down from all;
+ * and an ADDED pod, under a name never used before, goes into the
+ * namespace of the pod deleted last, so no namespace empties and none is
+ * opened (as in a cluster whose workloads replace their pods).
+ *
  * Commands arrive one per stdin line, each answered with one JSON line on
  * stdout:
  * - `drop`: every open watch ends cleanly (the watchers resume);
@@ -16,7 +25,8 @@
  * - `stats`: writes and requests so far;
  * - `pause`: churn stops; the answer carries the final resourceVersion.
  *
- * Run: `deno run --allow-net bench/_soak_server.ts <pods> <writesPerSecond>`;
+ * Run: `deno run --allow-net bench/_soak_server.ts <pods> <writesPerSecond>
+`;
  * prints `{"url":…}` once the pods are in; exits when stdin closes.
  *
  * @module
@@ -38,13 +48,29 @@ const server = new FakeApiServer({
   initialResourceVersion: 1_000,
 });
 
-/** A pod as a client would create it (the server sets uid, version, time). */
-function fresh(i: number, generation: number): KubeObject {
-  const pod = makePod(i, 0, generation);
+/** The annotation each MODIFIED rewrites, with a value of fixed width. */
+const WRITE_ANNOTATION = "soak.haptic.dev/write";
+const stamp = (write: number) => String(write).padStart(9, "0");
+/** Where the pods start: every other one Pending. */
+const phaseAtStart = (i: number) => i % 2 === 0 ? "Running" : "Pending";
+
+/**
+ * A pod as a client would create it (the server sets uid, version, time),
+ * in `namespace`, already carrying what the churn's writes change.
+ */
+function fresh(i: number, namespace: string): KubeObject {
+  const pod = makePod(i, 0, 0);
   const meta = pod.metadata as Record<string, unknown>;
   delete meta.resourceVersion;
   delete meta.uid;
   delete meta.creationTimestamp;
+  meta.namespace = namespace;
+  meta.annotations = {
+    ...meta.annotations as Record<string, string>,
+    [WRITE_ANNOTATION]: stamp(0),
+  };
+  ((pod as Record<string, unknown>).status as { phase: string }).phase =
+    phaseAtStart(i);
   return pod;
 }
 
@@ -52,12 +78,17 @@ function fresh(i: number, generation: number): KubeObject {
 const live: number[] = [];
 const at = new Map<number, number>();
 const phase = new Map<number, string>();
+/** Where each live pod is (an ADDED one need not be where its index says). */
+const namespaceOf = new Map<number, string>();
 for (let i = 0; i < pods; i++) {
-  server.create("pods", fresh(i, 0));
+  namespaceOf.set(i, podNamespace(i));
+  server.create("pods", fresh(i, podNamespace(i)));
   at.set(i, live.length);
   live.push(i);
 }
 let nextIndex = pods;
+/** The namespace the last DELETED thinned, which the next ADDED refills. */
+let thinned: string | undefined;
 const fillMs = performance.now() - started;
 
 // A small deterministic generator (xorshift32), so two runs churn alike.
@@ -76,7 +107,10 @@ function write(): void {
   const kind = writes++ % 10;
   if (kind === 3) {
     const i = nextIndex++;
-    server.create("pods", fresh(i, 0));
+    const namespace = thinned ?? namespaceOf.get(live[random(live.length)])!;
+    thinned = undefined;
+    namespaceOf.set(i, namespace);
+    server.create("pods", fresh(i, namespace));
     at.set(i, live.length);
     live.push(i);
     counts.added++;
@@ -85,7 +119,8 @@ function write(): void {
   const slot = random(live.length);
   const i = live[slot];
   if (kind === 7) {
-    server.delete("pods", podNamespace(i), podName(i));
+    thinned = namespaceOf.get(i)!;
+    server.delete("pods", thinned, podName(i));
     const last = live.pop()!;
     if (last !== i) {
       live[slot] = last;
@@ -93,19 +128,22 @@ function write(): void {
     }
     at.delete(i);
     phase.delete(i);
+    namespaceOf.delete(i);
     counts.deleted++;
     return;
   }
   const patch: Record<string, unknown> = {
-    metadata: { annotations: { "soak.haptic.dev/write": String(writes) } },
+    metadata: { annotations: { [WRITE_ANNOTATION]: stamp(writes) } },
   };
   if (kind % 4 === 0) {
-    const next = phase.get(i) === "Pending" ? "Running" : "Pending";
+    const next = (phase.get(i) ?? phaseAtStart(i)) === "Pending"
+      ? "Running"
+      : "Pending";
     phase.set(i, next);
     patch.status = { phase: next };
     counts.flipped++;
   }
-  server.patch("pods", podNamespace(i), podName(i), patch);
+  server.patch("pods", namespaceOf.get(i)!, podName(i), patch);
   counts.modified++;
 }
 
@@ -149,6 +187,7 @@ function stats(): Record<string, unknown> {
     writes,
     ...counts,
     live: live.length,
+    namespaces: new Set(namespaceOf.values()).size,
     listPages: totals.lists,
     watchRequests: totals.watches,
     openWatches: server.openWatchCount,
