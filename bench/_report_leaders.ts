@@ -150,7 +150,13 @@ export interface LeaderFigures {
   /** Sync keeping every field, by size. */
   syncFull: Record<string, Record<number, Cell>>;
   flood: Record<string, number | undefined>;
-  floor: { syncMs?: number; floodEventsPerSec?: number };
+  floor: {
+    syncMs?: number;
+    floodEventsPerSec?: number;
+    /** The floor keeping its objects in a Map (one run at the heap size). */
+    keptInMapSyncMs?: number;
+    keptInMapFloodEventsPerSec?: number;
+  };
   metadataSize?: number;
   metadata: Record<string, Cell>;
   fanout: Record<string, { one: Cell; ten: Cell }>;
@@ -235,6 +241,10 @@ export function leaderFigures(
     floor: {
       syncMs: cell(of("floor", `sync ${big}`)).ms,
       floodEventsPerSec: flood.floor?.eventsPerSec,
+      keptInMapSyncMs: H === big
+        ? cell(of("floor", `heap ${H} kept in a Map`)).ms
+        : undefined,
+      keptInMapFloodEventsPerSec: flood.floorKeptInMap?.eventsPerSec,
     },
     metadataSize: config.metadataPeerSize,
     metadata,
@@ -302,6 +312,8 @@ export function leaderVerdicts(f: LeaderFigures): Verdict[] {
   const floodVsFloor = div(f.flood.ours, f.floor.floodEventsPerSec);
   const syncVsFloor = div(f.sync.ours[big]?.ms, f.floor.syncMs);
   const fullVsFloor = div(f.syncFull.ours?.[big]?.ms, f.floor.syncMs);
+  const floodVsKept = div(f.flood.ours, f.floor.keptInMapFloodEventsPerSec);
+  const fullVsKept = div(f.syncFull.ours?.[big]?.ms, f.floor.keptInMapSyncMs);
   return [
     aheadOfEvery(
       f,
@@ -332,14 +344,26 @@ export function leaderVerdicts(f: LeaderFigures): Verdict[] {
       target: "Watch flood ≥ 0.85x the bare floor's events/s",
       measured: `${ratio(floodVsFloor)} (${eps(f.flood.ours)} vs ${
         eps(f.floor.floodEventsPerSec)
-      })`,
+      })${
+        floodVsKept === undefined
+          ? ""
+          : `; against the floor keeping its objects in a Map (${
+            eps(f.floor.keptInMapFloodEventsPerSec)
+          }), ${ratio(floodVsKept)}`
+      }`,
       met: floodVsFloor === undefined ? undefined : floodVsFloor >= 0.85,
     },
     {
       target: `Initial sync of ${size(big)} ≤ 0.9x the bare floor's time`,
       measured: `${ratio(syncVsFloor)} managedFields dropped (${
         ms(f.sync.ours[big]?.ms)
-      } vs ${ms(f.floor.syncMs)}); all fields kept ${ratio(fullVsFloor)}`,
+      } vs ${ms(f.floor.syncMs)}); all fields kept ${ratio(fullVsFloor)}${
+        fullVsKept === undefined
+          ? ""
+          : `; against the floor keeping all its objects in a Map (one run, ${
+            ms(f.floor.keptInMapSyncMs)
+          }), all fields kept ${ratio(fullVsKept)}`
+      }`,
       met: syncVsFloor === undefined ? undefined : syncVsFloor <= 0.9,
     },
   ];
