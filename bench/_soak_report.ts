@@ -192,7 +192,7 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
     `- **Churn**: ${results.rate} writes/s (of every ten: 8 MODIFIED, 1 ADDED, 1 DELETED; ${
       results.churnLabel ??
         "a quarter of the MODIFIED flip `status.phase` between Running and Pending; the data keeps its shape: " +
-          "every pod carries from its creation the annotation each MODIFIED rewrites (a fixed-width counter), " +
+          "every pod carries from its creation the annotation each MODIFIED rewrites (a fixed-width value), " +
           "half start Pending so the selector's share stays near half, and an ADDED pod (a new name) " +
           "goes into the namespace of the pod deleted last"
     }), ${
@@ -234,9 +234,9 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
         "",
         "Not flat, on data that keeps its shape (every pod carries the annotation the churn " +
         "rewrites, the selector's share and the namespaces stay where they started): the " +
-        "watchers keep something per write or per relist that they should drop. A heap " +
-        "snapshot at the start of the second half and one at the end, compared by " +
-        "constructor, shows what.",
+        "process keeps more as the run goes on, and what is not known from this run; heap " +
+        "snapshots at the start of the second half and at the end, compared by constructor, " +
+        'would show it (bench/ANALYSIS.md, "The soak\'s slope").',
       ]
       : []),
     "",
