@@ -25,6 +25,7 @@
  * @module
  */
 
+import { denoFmt } from "./_deno_fmt.ts";
 import type { Outcome, Task } from "./_contender.ts";
 import {
   type ScenarioRequest,
@@ -736,13 +737,7 @@ async function writeOutputs(report: Report): Promise<void> {
       scaleSeries,
     ),
   );
-  // deno fmt covers SVG: hand the chart over in its style so that
-  // `deno fmt --check` stays clean after a run.
-  await new Deno.Command(Deno.execPath(), {
-    args: ["fmt", "--quiet", new URL("chart.svg", outDir).pathname],
-    stdout: "null",
-    stderr: "null",
-  }).output();
+  await denoFmt([new URL("chart.svg", outDir).pathname]);
   console.log(table);
   log(
     `wrote RESULTS.md, results.json and chart.svg to ${outDir.pathname} (measuring took ${report.totalSeconds} s)`,

@@ -28,6 +28,7 @@ import {
   Watcher,
   type WatcherConfig,
 } from "../mod.ts";
+import { denoFmt } from "./_deno_fmt.ts";
 import { renderSoakChart } from "./_soak_chart.ts";
 import { startControlPlaneSoak } from "./_soak_control_plane.ts";
 import { renderSoakReport, type SoakResults } from "./_soak_report.ts";
@@ -46,6 +47,7 @@ async function writeReport(results: SoakResults, out: URL): Promise<void> {
   const svg = new URL(svgName, out);
   await Deno.writeTextFile(svg, renderSoakChart(results));
   await Deno.writeTextFile(out, renderSoakReport(results, svgName));
+  await denoFmt([svg.pathname, out.pathname]);
   console.log(`wrote ${out.pathname} and ${svg.pathname}`);
 }
 
