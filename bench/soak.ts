@@ -14,7 +14,7 @@
  * view of its own on the same stream. The server (`_soak_server.ts`) runs
  * in its own process so that its objects never show in this heap.
  *
- * Run: `deno task soak [--minutes 60] [--pods 100000] [--rate 100]
+ * Run: `deno task soak [--minutes 60] [--pods 100000] [--rate 300]
  * [--out bench/SOAK.md]`, or `deno task soak --render <results.json>` to
  * write the report again from a run's saved results.
  *
@@ -75,7 +75,14 @@ const minutes = Number(flag("minutes") ?? (controlPlane ? 15 : 60));
 const pods = Number(
   flag("objects") ?? flag("pods") ?? (controlPlane ? 10_000 : 100_000),
 );
-const rate = Number(flag("rate") ?? (controlPlane ? 50 : 100));
+// 300 writes/s so that the second half starts in the steady state: a hash
+// table under churn keeps room for deleted entries, so each of the
+// per-namespace Maps (100 pods in each of 1000 namespaces) doubles its
+// capacity once, after about 28 deletes in its namespace, and stays there.
+// At 30 deletes/s every namespace is past that well inside the first half;
+// at 100 writes/s the last ones got there in the hour's last minutes,
+// which read as a slope (bench/ANALYSIS.md, "The soak's slope").
+const rate = Number(flag("rate") ?? (controlPlane ? 50 : 300));
 const sampleEverySec = Number(flag("sample-every") ?? 30);
 const durationSec = Math.round(minutes * 60);
 // An hour drops every watch every 2 minutes and compacts every 5; a
