@@ -2,8 +2,8 @@
  * The soak against a real kube-apiserver and etcd (`testing/control_plane/`,
  * `deno task control-plane` builds them): ConfigMaps in ten namespaces,
  * written to at a steady rate from this process (of every ten writes eight
- * updates, one create, one delete; one update in four flips the `tier`
- * label between `web` and `batch`), with the watch cache off so that a
+ * updates, one create, one delete; three updates in eight flip the
+ * `tier` label between `web` and `batch`), with the watch cache off so that a
  * watch from a compacted revision is 410 at once.
  *
  * - `drop`: kube-apiserver is killed and started again (every watch

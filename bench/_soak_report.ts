@@ -8,6 +8,8 @@
  * @module
  */
 
+import { PODS_PER_NAMESPACE } from "./_pods.ts";
+
 /** One heap sample, taken after a forced GC. */
 export interface SoakSample {
   /** Seconds since the churn started. */
@@ -165,25 +167,51 @@ export function trendWords(trend: SoakTrend): string {
 }
 
 /**
+ * When the step of the stores' hash tables is over, in seconds from the
+ * start: a namespace's table of 100 doubles at its 29th replacement (a
+ * DELETED, then an ADDED into the same namespace; one write in ten each),
+ * and 1.75 times the mean time is past it for all of 1,000 namespaces
+ * (Poisson: at the mean plus 3.4 standard deviations).
+ */
+function stepOverSec(results: SoakResults): number {
+  const namespaces = results.pods / PODS_PER_NAMESPACE;
+  const perNamespacePerSec = results.rate / 10 / namespaces;
+  return 1.75 * 29 / perNamespacePerSec;
+}
+
+/**
  * What the first half is for: heap steps up there once, as each store's
  * per-namespace hash tables reach the capacity churn keeps them at (room
- * for the entries deleted since the last rehash); what the second half
- * shows is measured after that.
+ * for the entries deleted since the last rehash); the second half shows
+ * what is kept after that, if it starts after it.
  */
 function firstHalfWords(results: SoakResults, trend: SoakTrend): string {
-  const first = results.samples[0];
-  const rise = trend.mean - first.heapPerObject;
-  return `Heap per object rose ${
-    signed(rise)
-  } B from the first sample to the second half's average. ` +
+  const change = trend.mean - results.samples[0].heapPerObject;
+  const over = stepOverSec(results);
+  const before = over <= results.minutes * 30;
+  const step =
+    `Heap per object changed by ${
+      signed(change)
+    } B from the first sample to the second half's average. ` +
     "A store under churn steps up once: each of its per-namespace hash tables keeps room for " +
-    "the entries deleted since it last rehashed, so it doubles its capacity once, after about " +
-    "28 deletes in a namespace of 100 (`bench/store_churn_memory.ts`: +71 B/object, then flat), " +
-    "and stays there. " +
-    (trend.flat
-      ? "The second half comes after that step, and nothing more is kept."
-      : "The second half still grows: that step was not over before it, or more is kept " +
-        'than that step (bench/ANALYSIS.md, "The soak\'s slope").');
+    "the entries deleted since it last rehashed, so a table of 100 doubles its capacity at the " +
+    "29th replacement in its namespace and stays there (`bench/store_churn_memory.ts`: +71 B/object " +
+    "for one store, then flat; the soak has two, the selector's of half the pods). " +
+    `At ${results.rate} writes/s that is over by about ${
+      (over / 60).toFixed(0)
+    } minutes, ${before ? "before" : "after"} the second half starts. `;
+  if (trend.flat) {
+    return step +
+      (before
+        ? "After it, the fit finds nothing more kept (within two standard errors)."
+        : "The fit is flat even so.");
+  }
+  return step +
+    (before
+      ? "After it, the process still keeps more as the run goes on " +
+        '(bench/ANALYSIS.md, "The soak\'s slope").'
+      : "The second half's slope is that step still under way, or more " +
+        '(bench/ANALYSIS.md, "The soak\'s slope").');
 }
 
 /** `bench/SOAK.md`. */
@@ -213,7 +241,7 @@ export function renderSoakReport(results: SoakResults, svg: string): string {
     } ${objects}, on ${results.server}.`,
     `- **Churn**: ${results.rate} writes/s (of every ten: 8 MODIFIED, 1 ADDED, 1 DELETED; ${
       results.churnLabel ??
-        "a quarter of the MODIFIED flip `status.phase` between Running and Pending; the data keeps its shape: " +
+        "three MODIFIED in eight flip `status.phase` between Running and Pending; the data keeps its shape: " +
           "every pod carries from its creation the annotation each MODIFIED rewrites (a fixed-width value), " +
           "half start Pending so the selector's share stays near half, and an ADDED pod (a new name) " +
           "goes into the namespace of the pod deleted last"

@@ -3,8 +3,8 @@
  * its copies of 100k objects never show in the watchers' heap: a
  * `FakeApiServer` over HTTP holding the bench pods (`_pods.ts`), written to
  * at a steady rate (of every ten writes eight MODIFIED, one ADDED, one
- * DELETED, so the population stays where it started; one MODIFIED in four
- * flips `status.phase` between `Running` and `Pending`, moving the pod in
+ * DELETED, so the population stays where it started; three MODIFIED in
+ * eight flip `status.phase` between `Running` and `Pending`, moving the pod in
  * or out of a `status.phase=Running` selector).
  *
  * The data keeps its shape through the run, so that heap per object can be

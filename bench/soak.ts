@@ -78,10 +78,10 @@ const pods = Number(
 // 300 writes/s so that the second half starts in the steady state: a hash
 // table under churn keeps room for deleted entries, so each of the
 // per-namespace Maps (100 pods in each of 1000 namespaces) doubles its
-// capacity once, after about 28 deletes in its namespace, and stays there.
-// At 30 deletes/s every namespace is past that well inside the first half;
-// at 100 writes/s the last ones got there in the hour's last minutes,
-// which read as a slope (bench/ANALYSIS.md, "The soak's slope").
+// capacity once, at the 29th replacement in its namespace, and stays there.
+// At 30 deletes/s the last namespace is past that by about 28 minutes; at
+// 100 writes/s one namespace in ten was not there when the hour ended, and
+// the step read as a slope (bench/ANALYSIS.md, "The soak's slope").
 const rate = Number(flag("rate") ?? (controlPlane ? 50 : 300));
 const sampleEverySec = Number(flag("sample-every") ?? 30);
 const durationSec = Math.round(minutes * 60);
@@ -367,7 +367,7 @@ const results: SoakResults = {
     : "FakeApiServer over HTTP (bench/_soak_server.ts), its own process",
   selector: SELECTOR,
   churnLabel: controlPlane
-    ? "a quarter of the updates flip the `tier` label between web and batch; unconditional PUTs from the soak's process"
+    ? "three updates in eight flip the `tier` label between web and batch; unconditional PUTs from the soak's process"
     : undefined,
   faultsLabel: controlPlane
     ? `kube-apiserver killed and restarted every ${dropEverySec} s (every watch broke; ${

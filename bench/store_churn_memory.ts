@@ -30,6 +30,14 @@ function flag(name: string, fallback: number): number {
 const NAMESPACES = 1_000;
 const perNamespace = flag("per-namespace", 100);
 const rounds = flag("rounds", 80);
+if (!(Number.isInteger(perNamespace) && perNamespace > 0)) {
+  throw new Error(
+    `--per-namespace must be a positive integer but is ${perNamespace}`,
+  );
+}
+if (!(Number.isInteger(rounds) && rounds > 0)) {
+  throw new Error(`--rounds must be a positive integer but is ${rounds}`);
+}
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (gc === undefined) {
