@@ -12,7 +12,7 @@ import { PODS_PER_NAMESPACE } from "./_pods.ts";
 
 /** One heap sample, taken after a forced GC. */
 export interface SoakSample {
-  /** Seconds since the churn started. */
+  /** Seconds since the watchers synced (the churn runs from before). */
   t: number;
   heapUsed: number;
   /** (heap − the heap before the watchers started) / objects on the server. */
