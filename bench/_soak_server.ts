@@ -80,16 +80,14 @@ function fresh(i: number, namespace: string): KubeObject {
   return pod;
 }
 
-/** Indices of the live pods; `at[i]` is where pod `i` sits in `live`. */
+/** Indices of the live pods (a DELETED picks a slot at random). */
 const live: number[] = [];
-const at = new Map<number, number>();
 const phase = new Map<number, string>();
 /** Where each live pod is (an ADDED one need not be where its index says). */
 const namespaceOf = new Map<number, string>();
 for (let i = 0; i < pods; i++) {
   namespaceOf.set(i, podNamespace(i));
   server.create("pods", fresh(i, podNamespace(i)));
-  at.set(i, live.length);
   live.push(i);
 }
 let nextIndex = pods;
@@ -117,7 +115,6 @@ function write(): void {
     thinned = undefined;
     namespaceOf.set(i, namespace);
     server.create("pods", fresh(i, namespace));
-    at.set(i, live.length);
     live.push(i);
     counts.added++;
     return;
@@ -128,11 +125,7 @@ function write(): void {
     thinned = namespaceOf.get(i)!;
     server.delete("pods", thinned, podName(i));
     const last = live.pop()!;
-    if (last !== i) {
-      live[slot] = last;
-      at.set(last, slot);
-    }
-    at.delete(i);
+    if (last !== i) live[slot] = last;
     phase.delete(i);
     namespaceOf.delete(i);
     counts.deleted++;
