@@ -44,6 +44,20 @@ export interface Transport {
   /** `deno`, `node` or `fetch` (the global fetch, untouched). */
   readonly kind: "fetch" | "deno" | "node";
   fetch(url: string, init: TransportInit): Promise<Response>;
+  /**
+   * Which pool a request sent now goes to: it changes at each `retire`.
+   */
+  readonly pool: number;
+  /**
+   * A request sent to `pool` timed out: the connections of that pool take
+   * no new request. Requests in flight on them go on (each has its own
+   * timers), and a connection closes once its last one ends. Without this,
+   * a half-open HTTP/2 connection takes every retry as one more stream and
+   * no request of the client is answered again. A pool already retired is
+   * left alone, so the timeouts of several requests on one dead connection
+   * retire it once, and not the fresh pool their retries went to.
+   */
+  retire(pool: number): void;
   close(): void;
 }
 
@@ -104,32 +118,71 @@ function denoTransport(settings: TlsSettings): Transport {
     url.password = "";
     proxy = { transport, url: url.href, basicAuth };
   }
+  const options: Deno.CreateHttpClientOptions = {
+    ...(settings.ca ? { caCerts: [settings.ca] } : {}),
+    ...(settings.cert && settings.key
+      ? { cert: settings.cert, key: settings.key }
+      : {}),
+    ...(proxy ? { proxy } : {}),
+  };
   try {
-    return globalFetch(Deno.createHttpClient({
-      ...(settings.ca ? { caCerts: [settings.ca] } : {}),
-      ...(settings.cert && settings.key
-        ? { cert: settings.cert, key: settings.key }
-        : {}),
-      ...(proxy ? { proxy } : {}),
-    }));
+    return globalFetch(() => Deno.createHttpClient(options), true);
   } catch (error) {
     throw unusableTls(error);
   }
 }
 
-/** The global `fetch`, with Deno's `client` when one is given. */
-function globalFetch(client?: Deno.HttpClient): Transport {
+/**
+ * The global `fetch`, with a Deno `client` from `makeClient` when there is
+ * one: made at once with `eager` (TLS settings), else at the first
+ * `retire()`, so that a client without TLS settings holds no resource until
+ * a request of it timed out. Retiring closes the client in use, which stops
+ * its pool from taking new requests and leaves its streams running (Deno
+ * closes a connection when its last stream ends), and the next request gets
+ * a new one.
+ */
+function globalFetch(
+  makeClient?: () => Deno.HttpClient,
+  eager = false,
+): Transport {
+  let client = eager ? makeClient?.() : undefined;
+  const canRetire = makeClient !== undefined ||
+    (runtimeName === "deno" && typeof Deno.createHttpClient === "function");
+  const make = makeClient ?? (() => Deno.createHttpClient({}));
+  let retired = false;
+  let pool = 0;
   return {
-    kind: client ? "deno" : "fetch",
-    fetch: (url, init) =>
-      globalThis.fetch(url, {
+    kind: eager ? "deno" : "fetch",
+    get pool() {
+      return pool;
+    },
+    fetch: (url, init) => {
+      if (retired) {
+        retired = false;
+        client = make();
+      }
+      return globalThis.fetch(url, {
         ...init,
         body: init.body as BodyInit | undefined,
         // A redirect could carry the token elsewhere; the API never sends one.
         redirect: "manual",
         ...(client ? { client } : {}),
-      }),
-    close: () => client?.close(),
+      });
+    },
+    retire: (of) => {
+      // Node's and Bun's fetch close an aborted request's connection, and
+      // their pools are not ours to empty.
+      if (!canRetire || of !== pool) return;
+      pool++;
+      client?.close();
+      client = undefined;
+      retired = true;
+    },
+    close: () => {
+      client?.close();
+      client = undefined;
+      retired = false;
+    },
   };
 }
 
@@ -156,6 +209,9 @@ class NodeTransport implements Transport {
   #modules: NodeModules;
   #tls: NodeTls.ConnectionOptions;
   #agent: NodeHttps.Agent;
+  /** Agents retired with sockets still in use (closed with the client). */
+  #retired = new Set<NodeHttps.Agent>();
+  #pool = 0;
   #sockets = new Set<NodeNet.Socket>();
 
   constructor(settings: TlsSettings) {
@@ -180,10 +236,35 @@ class NodeTransport implements Transport {
     } catch (error) {
       throw unusableTls(error);
     }
-    this.#agent = new this.#modules.https.Agent({
-      ...this.#tls,
-      keepAlive: true,
-    });
+    this.#agent = this.#newAgent();
+  }
+
+  #newAgent(): NodeHttps.Agent {
+    return new this.#modules.https.Agent({ ...this.#tls, keepAlive: true });
+  }
+
+  get pool(): number {
+    return this.#pool;
+  }
+
+  retire(pool: number): void {
+    if (pool !== this.#pool) return;
+    this.#pool++;
+    const old = this.#agent;
+    this.#agent = this.#newAgent();
+    // Idle sockets could be as dead as the one that timed out; sockets in
+    // use close when their request is done instead of going back idle.
+    old.on("free", (socket: NodeNet.Socket) => socket.destroy());
+    for (const sockets of Object.values(old.freeSockets)) {
+      for (const socket of sockets ?? []) socket.destroy();
+    }
+    this.#retired.add(old);
+    for (const agent of this.#retired) {
+      if (Object.keys(agent.sockets).length === 0) {
+        agent.destroy();
+        this.#retired.delete(agent);
+      }
+    }
   }
 
   async fetch(url: string, init: TransportInit): Promise<Response> {
@@ -331,6 +412,8 @@ class NodeTransport implements Transport {
 
   close(): void {
     this.#agent.destroy();
+    for (const agent of this.#retired) agent.destroy();
+    this.#retired.clear();
     for (const socket of this.#sockets) socket.destroy();
     this.#sockets.clear();
   }

@@ -46,6 +46,17 @@ import {
   type TlsSettings,
   type Transport,
 } from "./_transport.ts";
+import { retireOnTimeout, untilBodyEnds } from "./_retire_on_timeout.ts";
+
+/**
+ * One request sent: its answer, the exec plugin's credential it carried,
+ * and the release of its timeout watch (see `_retire_on_timeout.ts`).
+ */
+interface Attempt {
+  response: Response;
+  credential?: ExecCredential;
+  release: () => void;
+}
 
 const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 
@@ -612,45 +623,67 @@ export class FetchClient implements RestClient, Disposable {
       (opts.bodyJson !== undefined ? "application/json" : undefined);
     if (contentType) headers.set("content-type", contentType);
 
-    let { response, credential } = await this.#attempt(
-      opts,
-      url,
-      headers,
-      body,
-    );
-    if (response.status === 401) {
-      this.#tokenFile?.invalidate();
-      if (credential && this.#exec) {
-        // The plugin's credential was refused before it expired (revoked,
-        // clock skew): run it once more and, when it gives a new one, retry
-        // the request once. A streamed body cannot be sent twice.
-        this.#exec.invalidate(credential);
-        if (!opts.bodyStream) {
-          let fresh: ExecCredential;
-          try {
-            fresh = await untilAborted(this.#exec.get(), opts.abortSignal);
-          } catch (error) {
-            await response.body?.cancel().catch(() => {});
-            throw error;
-          }
-          if (fresh !== credential) {
-            await response.body?.cancel().catch(() => {});
-            ({ response, credential } = await this.#attempt(
-              opts,
-              url,
-              headers,
-              body,
-            ));
-          }
-        }
+    let attempt = await this.#attempt(opts, url, headers, body);
+    try {
+      if (attempt.response.status === 401) {
+        attempt = await this.#afterUnauthorized(
+          opts,
+          attempt,
+          () => this.#attempt(opts, url, headers, body),
+        );
       }
+      return await this.#answer(opts, attempt);
+    } catch (error) {
+      attempt.release();
+      throw error;
     }
+  }
+
+  /**
+   * A 401: the token file is read again at the next request, and a
+   * credential of the exec plugin that was refused before it expired
+   * (revoked, clock skew) is replaced: when the plugin gives a new one, the
+   * request is sent once more. A streamed body cannot be sent twice.
+   */
+  async #afterUnauthorized(
+    opts: RequestOptions,
+    attempt: Attempt,
+    again: () => Promise<Attempt>,
+  ): Promise<Attempt> {
+    this.#tokenFile?.invalidate();
+    const { response, credential } = attempt;
+    if (!credential || !this.#exec) return attempt;
+    this.#exec.invalidate(credential);
+    if (opts.bodyStream) return attempt;
+    let fresh: ExecCredential;
+    try {
+      fresh = await untilAborted(this.#exec.get(), opts.abortSignal);
+    } catch (error) {
+      await response.body?.cancel().catch(() => {});
+      throw error;
+    }
+    if (fresh === credential) return attempt;
+    await response.body?.cancel().catch(() => {});
+    attempt.release();
+    return await again();
+  }
+
+  /**
+   * The answer as asked for; the attempt is released once it is read (for
+   * a stream, once the stream ends).
+   */
+  async #answer(opts: RequestOptions, attempt: Attempt): Promise<unknown> {
+    const { method, path } = opts;
+    const { response } = attempt;
     if (response.status < 200 || response.status >= 300) {
       // A proxy could echo the Authorization header back in its answer.
       throw await apiErrorFrom(response, method, path, this.#redactor);
     }
     if (opts.expectStream) {
-      const stream = response.body ?? new Blob([]).stream();
+      const stream = untilBodyEnds(
+        response.body ?? new Blob([]).stream(),
+        attempt.release,
+      );
       return opts.expectJson
         ? jsonLineStream(stream, opts.abortSignal)
         : stream;
@@ -661,6 +694,7 @@ export class FetchClient implements RestClient, Disposable {
     } catch (error) {
       throw this.#failure(opts, error);
     }
+    attempt.release();
     if (!opts.expectJson) return bytes;
     const text = new TextDecoder().decode(bytes);
     try {
@@ -684,7 +718,7 @@ export class FetchClient implements RestClient, Disposable {
     url: string,
     common: Headers,
     body: string | Uint8Array | ReadableStream<Uint8Array> | undefined,
-  ): Promise<{ response: Response; credential?: ExecCredential }> {
+  ): Promise<Attempt> {
     const headers = new Headers(common);
     let transport = this.#transport;
     let credential: ExecCredential | undefined;
@@ -707,6 +741,7 @@ export class FetchClient implements RestClient, Disposable {
     }
     const metrics = this.#metrics;
     const started = metrics?.started();
+    const release = retireOnTimeout(opts.abortSignal, transport);
     try {
       // fetch checks this too; mocks of fetch may not.
       opts.abortSignal?.throwIfAborted();
@@ -717,8 +752,9 @@ export class FetchClient implements RestClient, Disposable {
         signal: opts.abortSignal,
       });
       metrics?.answered(opts.method, response.status, started!);
-      return { response, credential };
+      return { response, credential, release };
     } catch (error) {
+      release();
       metrics?.answered(opts.method, undefined, started!);
       throw this.#failure(opts, error);
     }

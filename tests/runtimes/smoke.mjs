@@ -31,6 +31,7 @@ import net from "node:net";
 import { tmpdir } from "node:os";
 import { pathToFileURL } from "node:url";
 import { makePki, SERVER_NAME } from "../pki.mjs";
+import { startBlackHoleProxy } from "../black_hole_proxy.mjs";
 
 const runtime = typeof globalThis.Deno === "object"
   ? `Deno ${globalThis.Deno.version.deno}`
@@ -47,7 +48,9 @@ const [modPath, testingPath] = process.argv.slice(2);
 if (!modPath || !testingPath) {
   throw new Error("usage: smoke.mjs <mod module> <testing module>");
 }
-const { FetchClient, Watcher } = await import(moduleUrl(modPath));
+const { FetchClient, SingleWatcher, Watcher } = await import(
+  moduleUrl(modPath)
+);
 const { FakeApiServer } = await import(moduleUrl(testingPath));
 
 const TOKEN = "smoke-token-from-plugin";
@@ -173,6 +176,83 @@ printf '{"apiVersion":"client.authentication.k8s.io/v1","kind":"ExecCredential",
 `,
   );
   chmodSync(`${bin}/k8s-smoke-token`, 0o755);
+}
+
+/**
+ * Two Watchers and a SingleWatcher on one client through a proxy whose
+ * connections then turn half-open (kept open, bytes swallowed both ways):
+ * each must see the next change within a few idle timeouts.
+ */
+async function halfOpen(api, target, config, route) {
+  const IDLE_MS = 400;
+  const proxy = await startBlackHoleProxy(Number(new URL(target).port));
+  const scheme = new URL(target).protocol;
+  const client = new FetchClient({
+    ...config,
+    server: `${scheme}//127.0.0.1:${proxy.port}`,
+  });
+  const gvr = { group: "", version: "v1", resource: "configmaps" };
+  const options = { idleTimeoutMs: IDLE_MS, firstByteTimeoutMs: IDLE_MS };
+  const name = `half-open-${route.toLowerCase().replace(/\W+/g, "-")}`;
+  const watchers = [
+    new Watcher(
+      {
+        gvr,
+        namespace: "shop",
+        indexBy: ["metadata.name"],
+        onChange: () => {},
+      },
+      client,
+      options,
+    ),
+    new Watcher(
+      {
+        gvr,
+        indexBy: ["metadata.namespace", "metadata.name"],
+        onChange: () => {},
+        shared: false,
+      },
+      client,
+      options,
+    ),
+  ];
+  let single;
+  const singleWatcher = new SingleWatcher(
+    {
+      gvr,
+      namespace: "shop",
+      name,
+      onChange: (object) => void (single = object),
+    },
+    client,
+    options,
+  );
+  const all = [...watchers, singleWatcher];
+  const stop = new AbortController();
+  const runs = all.map((watcher) => watcher.start(stop.signal));
+  try {
+    await Promise.all(all.map((watcher) => watcher.waitForSync()));
+    check(proxy.swallowAll() > 0, `${route}: the proxy held the connections`);
+    api.create("configmaps", { metadata: { namespace: "shop", name } });
+    const seen = async () =>
+      single?.metadata.name === name &&
+      (await watchers[0].store.get(name)).length === 1 &&
+      (await watchers[1].store.get("shop", name)).length === 1;
+    const deadline = Date.now() + 20 * IDLE_MS;
+    while (!await seen()) {
+      check(
+        Date.now() < deadline,
+        `${route}: every watcher recovers from half-open connections`,
+      );
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  } finally {
+    stop.abort();
+    await Promise.allSettled(runs);
+    await Promise.all(all.map((watcher) => watcher.stop()));
+    client.close();
+    await proxy.close();
+  }
 }
 
 function check(condition, what) {
@@ -363,8 +443,21 @@ try {
   );
   stop.abort();
   await reader.cancel().catch(() => {});
+
+  // Half-open connections, over node:https with the CA and over plain HTTP.
+  const secure = await api.listen({
+    tls: {
+      cert: readFileSync(`${dir}/server.crt`, "utf8"),
+      key: readFileSync(`${dir}/server.key`, "utf8"),
+    },
+  });
+  servers.push({ close: (done) => secure.close().then(done) });
+  await halfOpen(api, secure.url, {
+    caData: readFileSync(`${dir}/ca.crt`, "utf8"),
+  }, "a CA");
+  await halfOpen(api, listener.url, {}, "plain HTTP");
   console.log(
-    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen()`,
+    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections`,
   );
 } finally {
   for (const client of clients) client.close();
