@@ -42,23 +42,31 @@ export function untilBodyEnds(
   onEnd: () => void,
 ): ReadableStream<Uint8Array> {
   const reader = body.getReader();
+  // The body is the caller's again once it is over, as it would be unwrapped.
+  const end = () => {
+    reader.releaseLock();
+    onEnd();
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
       let next: ReadableStreamReadResult<Uint8Array>;
       try {
         next = await reader.read();
       } catch (error) {
-        onEnd();
+        end();
         throw error;
       }
       if (next.done) {
-        onEnd();
+        end();
         controller.close();
       } else controller.enqueue(next.value);
     },
-    cancel(reason) {
-      onEnd();
-      return reader.cancel(reason);
+    async cancel(reason) {
+      try {
+        await reader.cancel(reason);
+      } finally {
+        end();
+      }
     },
   }, { highWaterMark: 0 });
 }
