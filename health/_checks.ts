@@ -2,10 +2,12 @@
  * What alive and ready mean, as lists of named checks: the part of the
  * health endpoints with no HTTP in it.
  *
- * - Alive: no loop wedged. A running loop shows progress (a LIST page, an
- *   opened watch, an event or bookmark) at least once per idle timeout,
- *   since a silent watch is resumed then, and a failure it retries shows it
- *   turning too; one with neither for twice its idle timeout is stuck
+ * - Alive: no loop wedged. A running loop shows progress (bytes of a LIST
+ *   body, an opened watch, an event or bookmark) at least once per idle
+ *   timeout, since a silent watch is resumed then, and a failure it retries
+ *   shows it turning too, the wait before the retry (a backoff, however
+ *   long a `Retry-After` makes it) included; one with none of these for
+ *   twice its idle timeout is stuck
  *   (a callback it waits on never returned, a client that ignores aborts).
  *   Restarting the process is what helps then, and only then.
  * - Ready: every watcher synced, every tracked resource synced, and, when
@@ -62,7 +64,12 @@ export function livenessChecks(
     const stuck: string[] = [];
     for (const [namespace, loop] of loops) {
       const seen = `${key}\0${namespace}`;
-      let since = latest(loop.lastActivityTime, loop.lastError?.time);
+      // A scheduled wait before a retry is not silence: it counts as
+      // progress until it ends.
+      let since = latest(
+        latest(loop.lastActivityTime, loop.lastError?.time),
+        loop.retryAt,
+      );
       if (since === undefined) {
         since = firstSeen.get(seen) ?? now;
         firstSeen.set(seen, since);

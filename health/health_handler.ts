@@ -1,4 +1,5 @@
-import { type Clock, systemClock } from "../clock.ts";
+import type { Clock } from "../clock.ts";
+import { monotonicClock } from "../_monotonic_clock.ts";
 import { assertOptionNames } from "../_option_names.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
@@ -80,9 +81,11 @@ export interface HealthHandlerOptions {
   /** Served at `/metrics`; without it `/metrics` answers 404. */
   metrics?: MetricsSource;
   /**
-   * The watchers' clock (silence is measured on it).
+   * The watchers' clock (silence is measured on it): the one given to
+   * the watchers, or none when they have none. The default, like the
+   * loops', reads a monotonic time the wall clock cannot move.
    *
-   * @default {systemClock}
+   * @default {the system timers with a monotonic now()}
    */
   clock?: Clock;
 }
@@ -179,7 +182,7 @@ export function healthHandler(
     tracker: options.tracker,
     elector: options.elector,
     readyOnlyWhenLeading: options.readyOnlyWhenLeading === true,
-    clock: options.clock ?? systemClock,
+    clock: options.clock ?? monotonicClock,
   };
   const firstSeen = new Map<string, number>();
   return (request) => {

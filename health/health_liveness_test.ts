@@ -257,3 +257,128 @@ Deno.test("health: a server failing for half an hour leaves the loop alive but n
   assert.deepEqual(await readyz(), [200, "ok\n"]);
   await watcher.stop();
 });
+
+Deno.test("health: a loop waiting out a server's Retry-After of 600 s is not wedged", async () => {
+  await using c = new Cluster();
+  c.server.injectFault({
+    verb: "list",
+    kind: "status",
+    code: 429,
+    retryAfterSeconds: 600,
+    times: 1,
+  });
+  const watcher = c.watcher();
+  const { healthz } = endpoints({
+    watchers: { configmaps: watcher },
+    clock: c.clock,
+  });
+  void watcher.start();
+  await waitFor(() => watcher.lastError() !== undefined);
+  for (let minute = 1; minute < 10; minute++) {
+    await c.clock.tick(MINUTE);
+    assert.deepEqual(await healthz(), [200, "ok\n"], `minute ${minute}`);
+  }
+  await c.clock.tick(MINUTE + 1_000);
+  await watcher.waitForSync();
+  assert.deepEqual(await healthz(), [200, "ok\n"]);
+  await watcher.stop();
+});
+
+Deno.test("health: an ordinary outage with a short idle timeout is not wedged while the backoff (up to 30 s) waits", async () => {
+  await using c = new Cluster();
+  c.server.injectFault({
+    verb: "list",
+    kind: "status",
+    code: 503,
+    forMs: 10 * MINUTE,
+  });
+  const watcher = c.watcher(c.client, 10_000);
+  const { healthz } = endpoints({
+    watchers: { configmaps: watcher },
+    clock: c.clock,
+  });
+  void watcher.start();
+  await waitFor(() => watcher.lastError() !== undefined);
+  for (let second = 5; second <= 10 * 60; second += 5) {
+    await c.clock.tick(5_000);
+    assert.deepEqual(await healthz(), [200, "ok\n"], `second ${second}`);
+  }
+  assert.ok(watcher.health().backoffs >= 20);
+  await c.clock.tick(MINUTE);
+  await watcher.waitForSync();
+  await watcher.stop();
+});
+
+Deno.test("health: a LIST body still arriving after twice the idle timeout is progress, not a wedge", async () => {
+  await using c = new Cluster();
+  for (let i = 0; i < 4; i++) c.server.create(CONFIGMAPS, configMap(`cm${i}`));
+  // The answer's body comes a sixth at a time, one sixth every 2 minutes:
+  // each chunk is within the idle timeout, the whole takes 12 minutes.
+  c.server.prependReactor({
+    verb: "list",
+    times: 1,
+    react: async (call) => {
+      const answer = await call.serve();
+      const bytes = new Uint8Array(await answer.arrayBuffer());
+      const sixth = Math.ceil(bytes.length / 6);
+      let sent = 0;
+      const body = new ReadableStream<Uint8Array>({
+        pull: (controller) =>
+          new Promise<void>((resolve) => {
+            c.clock.setTimeout(() => {
+              controller.enqueue(bytes.slice(sent, sent + sixth));
+              sent += sixth;
+              if (sent >= bytes.length) controller.close();
+              resolve();
+            }, 2 * MINUTE);
+          }),
+      });
+      return new Response(body, { headers: answer.headers });
+    },
+  });
+  const watcher = c.watcher();
+  const { healthz } = endpoints({
+    watchers: { configmaps: watcher },
+    clock: c.clock,
+  });
+  void watcher.start();
+  for (let minute = 1; minute <= 11; minute++) {
+    await c.clock.tick(MINUTE);
+    assert.deepEqual(await healthz(), [200, "ok\n"], `minute ${minute}`);
+  }
+  await c.clock.tick(MINUTE);
+  await watcher.waitForSync();
+  assert.equal(watcher.health().objects, 4);
+  assert.equal(watcher.health().lists, 1);
+  await watcher.stop();
+});
+
+Deno.test("health: a wall-clock step (NTP after a VM resumes) does not make a quiet watch wedged", async () => {
+  // The system clocks, as a program has them: no clock is injected.
+  await using server = new FakeApiServer();
+  using _fetch = mockFetch(server);
+  using client = new FetchClient({ server: server.url });
+  server.create(CONFIGMAPS, configMap("a"));
+  const watcher = new Watcher(
+    {
+      gvr: CONFIGMAPS,
+      indexBy: ["metadata.namespace", "metadata.name"],
+      onChange: () => {},
+    },
+    client,
+    { logger: silentLogger },
+  );
+  const { healthz } = endpoints({ watchers: { configmaps: watcher } });
+  void watcher.start();
+  await watcher.waitForSync();
+  assert.deepEqual(await healthz(), [200, "ok\n"]);
+  const realNow = Date.now;
+  const stepped = realNow() + 20 * MINUTE;
+  Date.now = () => stepped;
+  try {
+    assert.deepEqual(await healthz(), [200, "ok\n"]);
+  } finally {
+    Date.now = realNow;
+  }
+  await watcher.stop();
+});

@@ -18,7 +18,7 @@ import {
   readLease,
   replacedLease,
 } from "./_lease.ts";
-import { monotonicClock } from "./_monotonic_clock.ts";
+import { monotonicClock } from "../_monotonic_clock.ts";
 import { ElectorMetrics } from "./_elector_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { meterProblem } from "../_metrics.ts";

@@ -167,6 +167,7 @@ export class LoopStats implements ListWatchStats {
   backoffs = 0;
   lastEventTime: number | undefined = undefined;
   lastActivityTime: number | undefined = undefined;
+  retryAt: number | undefined = undefined;
   lastError: ListWatchFailure | undefined = undefined;
   readonly #metrics: LoopMetrics | undefined;
   readonly #clock: Clock;
@@ -201,6 +202,11 @@ export class LoopStats implements ListWatchStats {
     if (this.#metrics !== undefined) this.#metrics.event(type);
   }
 
+  /** A chunk of a LIST body arrived: progress, while the page comes in. */
+  listBytes(): void {
+    this.lastActivityTime = this.#clock.now();
+  }
+
   /** A LIST page arrived: progress, before its sink runs. */
   page(): void {
     this.listPages++;
@@ -228,9 +234,12 @@ export class LoopStats implements ListWatchStats {
     this.#metrics?.instruments.reconnects.add(1, this.#metrics.base);
   }
 
-  backoff(error: unknown): void {
+  /** A failure is retried after `retryInMs`. */
+  backoff(error: unknown, retryInMs: number): void {
     this.backoffs++;
-    this.lastError = { error, time: this.#clock.now() };
+    const now = this.#clock.now();
+    this.lastError = { error, time: now };
+    this.retryAt = now + retryInMs;
     this.#metrics?.instruments.backoffs.add(1, this.#metrics.base);
   }
 

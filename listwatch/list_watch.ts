@@ -1,5 +1,6 @@
 import type { Logger } from "../types.ts";
-import { type Clock, systemClock } from "../clock.ts";
+import type { Clock } from "../clock.ts";
+import { monotonicClock } from "../_monotonic_clock.ts";
 import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
@@ -173,7 +174,7 @@ export class ListWatch {
     this.#client = client;
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
-    const clock = this.#clock = options.clock ?? systemClock;
+    const clock = this.#clock = options.clock ?? monotonicClock;
     this.#stats = new LoopStats(
       clock,
       options.meter === undefined ? undefined : {
@@ -374,7 +375,11 @@ export class ListWatch {
       timers.answered();
       timers.bytes();
       list = await readJsonAnswer(body, {
-        onBytes: timers.bytes,
+        // A body still arriving is progress, however long it takes.
+        onBytes: () => {
+          timers.bytes();
+          this.#stats.listBytes();
+        },
         signal: timers.signal,
         path: this.#path,
       });
@@ -426,7 +431,7 @@ export class ListWatch {
     command: Extract<ListWatchCommand, { type: "backoff" }>,
   ): Promise<ListWatchCommand | undefined> {
     const retryInMs = Math.max(this.#backoff.next(), command.retryAfterMs ?? 0);
-    this.#stats.backoff(command.error);
+    this.#stats.backoff(command.error, retryInMs);
     this.#stats.noted(command.reason);
     write(this.#logger, backoffLine(command.reason, this.#path, retryInMs));
     try {

@@ -220,9 +220,12 @@ export interface ListWatchOptions {
    */
   maxLineBytes?: number;
   /**
-   * Time source for every timer.
+   * Time source for every timer, and for the times the loop records
+   * (`lastActivityTime`, `retryAt`). The default's `now()` is monotonic
+   * (the epoch time at process start advanced by `performance.now()`), so
+   * a step of the wall clock does not make a quiet watch look wedged.
    *
-   * @default {systemClock}
+   * @default {the system timers with a monotonic now()}
    */
   clock?: Clock;
   /**

@@ -56,9 +56,14 @@ export interface ListWatchStats extends ListWatchCounts {
   readonly lastEventTime: number | undefined;
   /**
    * When the loop last heard from the server: an event, a bookmark, a
-   * complete list or a watch opened, on the loop's clock.
+   * chunk of a LIST body or a watch opened, on the loop's clock.
    */
   readonly lastActivityTime: number | undefined;
+  /**
+   * When the latest wait before a retry ends (or ended), on the loop's
+   * clock: a loop waiting out a backoff or a `Retry-After` is not silent.
+   */
+  readonly retryAt?: number | undefined;
   /** The last failure that was retried, and when; kept after recovery. */
   readonly lastError: ListWatchFailure | undefined;
 }
@@ -90,7 +95,7 @@ const COUNT_NAMES = Object.keys(ZERO_COUNTS) as (keyof ListWatchCounts)[];
  *
  * const zero = sumListWatchStats([]);
  * const a: ListWatchStats = { ...zero, events: 2, lastActivityTime: 10, lastError: undefined };
- * const b: ListWatchStats = { ...zero, events: 3, lastActivityTime: 20, lastError: undefined };
+ * const b: ListWatchStats = { ...zero, events: 3, lastActivityTime: 20, retryAt: 25, lastError: undefined };
  * const sum = sumListWatchStats([a, b]);
  * assert.equal(sum.events, 5);
  * assert.equal(sum.lastActivityTime, 20);
@@ -105,12 +110,14 @@ export function sumListWatchStats(
   const sum: Record<keyof ListWatchCounts, number> = { ...ZERO_COUNTS };
   let lastEventTime: number | undefined;
   let lastActivityTime: number | undefined;
+  let retryAt: number | undefined;
   for (const record of records) {
     for (const name of COUNT_NAMES) sum[name] += record[name];
     lastEventTime = latest(lastEventTime, record.lastEventTime);
     lastActivityTime = latest(lastActivityTime, record.lastActivityTime);
+    retryAt = latest(retryAt, record.retryAt);
   }
-  return { ...sum, lastEventTime, lastActivityTime };
+  return { ...sum, lastEventTime, lastActivityTime, retryAt };
 }
 
 function latest(

@@ -1138,6 +1138,8 @@ Deno.test("ListWatch keeps one record of lists, pages, watches, events, bookmark
     backoffs: 1,
     lastEventTime: t.clock.now(),
     lastActivityTime: t.clock.now(),
+    // The first retry waits 800 ms (the backoff's start, no jitter here).
+    retryAt: t.clock.now() + 800,
     lastError: undefined,
   });
   assert.match(String(t.loop.lastError?.error), /503/);

@@ -295,6 +295,7 @@ export class SharedSource<T extends KubeObjectLike> {
           resourceVersion: l.watch.resourceVersion,
           lastError: l.watch.lastError,
           lastActivityTime: l.watch.lastActivityTime,
+          retryAt: l.watch.stats.retryAt,
         }]),
       ),
     };

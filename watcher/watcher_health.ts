@@ -39,6 +39,13 @@ export interface WatcherHealth extends ListWatchCounts {
    * for twice that is wedged (see `@haptic/k8s-watcher/health`).
    */
   readonly lastActivityTime: number | undefined;
+  /**
+   * When the loop's latest wait before a retry (a backoff, a server's
+   * `Retry-After`) ends or ended, on the watcher's clock; with
+   * `namespaces`, the latest of any namespace's loop. A loop waiting is not
+   * silent, however long the wait.
+   */
+  readonly retryAt?: number | undefined;
   /** The loop's idle timeout (`idleTimeoutMs` or its default), in ms. */
   readonly idleTimeoutMs: number;
   /** The last failure the loop retried, and when. */
@@ -73,6 +80,7 @@ export interface WatcherHealth extends ListWatchCounts {
       readonly resourceVersion: string | undefined;
       readonly lastError: ListWatchFailure | undefined;
       readonly lastActivityTime: number | undefined;
+      readonly retryAt?: number | undefined;
     }>
   >;
 }
