@@ -9,7 +9,9 @@
  *   long a `Retry-After` makes it) included; one with none of these for
  *   twice its idle timeout is stuck
  *   (a callback it waits on never returned, a client that ignores aborts).
- *   Restarting the process is what helps then, and only then.
+ *   Restarting the process is what helps then, and only then. So is a
+ *   Watcher whose `onChange` runs that long while changes wait behind it:
+ *   its loop goes on reading, and nothing else sees delivery stop.
  * - Ready: every watcher synced, every tracked resource synced, and, when
  *   asked, this replica leading.
  *
@@ -87,12 +89,35 @@ export function livenessChecks(
         );
       }
     }
+    const hung = hungDelivery(health, now);
+    if (hung !== undefined) stuck.push(hung);
     checks.push({
       name: key,
       failure: stuck.length === 0 ? undefined : stuck.join("; "),
     });
   }
   return checks;
+}
+
+/**
+ * Why a Watcher's delivery is stuck: its `onChange` has run for more than
+ * twice the idle timeout while changes wait behind it. The loop goes on
+ * reading meanwhile, so only this shows it. A long call with nothing
+ * waiting holds nothing up.
+ */
+function hungDelivery(health: WatcherHealth, now: number): string | undefined {
+  const delivery = health.delivery;
+  const since = delivery?.callbackRunningSince;
+  if (since === undefined || delivery!.undelivered === 0) return undefined;
+  const runningMs = now - since;
+  if (runningMs <= 2 * health.idleTimeoutMs) return undefined;
+  return `onChange running for ${seconds(runningMs)} with ${
+    delivery!.undelivered
+  } change${
+    delivery!.undelivered === 1 ? "" : "s"
+  } waiting, more than twice its idle timeout (${
+    seconds(health.idleTimeoutMs)
+  })`;
 }
 
 /** The readiness checks. */

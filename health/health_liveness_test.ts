@@ -382,3 +382,45 @@ Deno.test("health: a wall-clock step (NTP after a VM resumes) does not make a qu
   }
   await watcher.stop();
 });
+
+Deno.test("health: a Watcher whose onChange hangs while changes wait fails /healthz after twice its idle timeout", async () => {
+  await using c = new Cluster();
+  c.server.create(CONFIGMAPS, configMap("seed"));
+  let calls = 0;
+  let release = () => {};
+  const watcher = new Watcher(
+    {
+      gvr: CONFIGMAPS,
+      indexBy: ["metadata.namespace", "metadata.name"],
+      onChange: (_store, batch) => {
+        calls++;
+        if (batch.isInitialSync) return;
+        return new Promise<void>((resolve) => release = resolve);
+      },
+    },
+    c.client,
+    { clock: c.clock, logger: silentLogger, random: () => 0.5 },
+  );
+  const { healthz } = endpoints({
+    watchers: { configmaps: watcher },
+    clock: c.clock,
+  });
+  void watcher.start();
+  await watcher.waitForSync();
+  c.server.create(CONFIGMAPS, configMap("a"));
+  await waitFor(() => calls === 2);
+  // A call that runs long with nothing waiting holds nothing up.
+  await c.clock.tick(10 * MINUTE);
+  assert.deepEqual(await healthz(), [200, "ok\n"]);
+  for (let i = 0; i < 19; i++) c.server.create(CONFIGMAPS, configMap(`b${i}`));
+  await waitFor(() => watcher.health().delivery?.undelivered === 19);
+  assert.deepEqual(await healthz(), [
+    503,
+    "[-]watcher/configmaps failed: onChange running for 600 s with 19 changes waiting, more than twice its idle timeout (180 s)\nhealthz check failed\n",
+  ]);
+  release();
+  await waitFor(() => calls === 3);
+  assert.deepEqual(await healthz(), [200, "ok\n"]);
+  release();
+  await watcher.stop();
+});

@@ -14,6 +14,8 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
+import { DeliveryWatch } from "./_delivery_watch.ts";
+import { monotonicClock } from "../_monotonic_clock.ts";
 import { attachSource, type GroupLink } from "./_group_link.ts";
 import { changeCallbackFailedLine, write } from "./_log_lines.ts";
 
@@ -37,6 +39,8 @@ export interface BatchOutlet {
   silence(): void;
   /** Whose callbacks deliver the batch besides the watcher's: its group. */
   readonly callbackOwners: readonly object[];
+  /** How far delivery to the watcher's own `onChange` has got (not a group's). */
+  readonly delivery?: DeliveryWatch;
 }
 
 /** Batches to the watcher's own debounced `onChange`. */
@@ -45,16 +49,22 @@ export function ownOutlet<T extends KubeObjectLike>(
   options: {
     interval: number;
     settle: DebounceSettle | undefined;
-    onChange: (batch: ChangeBatch<T>) => void | Promise<void>;
+    /** Gets the batch and when its oldest change was recorded. */
+    onChange: (
+      batch: ChangeBatch<T>,
+      since: number | undefined,
+    ) => void | Promise<void>;
     suppressDuringSync: boolean;
     clock: Clock | undefined;
     logger: Logger;
-    /** Told of each change recorded, when the watcher has a meter. */
-    metrics?: { changed(): void } | undefined;
   },
 ): BatchOutlet {
-  const { logger } = options;
+  const { logger, onChange } = options;
   const hold = new Hold(builder);
+  const delivery = new DeliveryWatch(
+    options.clock ?? monotonicClock,
+    () => builder.size,
+  );
   const scheduler = new DebounceScheduler<ChangeBatch<T>>({
     interval: options.interval,
     settle: options.settle,
@@ -64,7 +74,21 @@ export function ownOutlet<T extends KubeObjectLike>(
       },
       take: (initial) => hold.taken(builder.take(initial)),
     },
-    onChange: options.onChange,
+    onChange: (batch) => {
+      const since = delivery.taken();
+      let result: void | Promise<void>;
+      try {
+        result = onChange(batch, since);
+      } catch (error) {
+        delivery.ended();
+        throw error;
+      }
+      if (!(result instanceof Promise)) {
+        delivery.ended();
+        return result;
+      }
+      return result.finally(() => delivery.ended());
+    },
     suppressDuringSync: options.suppressDuringSync,
     clock: options.clock,
     onFailure: (error, batch) => {
@@ -76,15 +100,10 @@ export function ownOutlet<T extends KubeObjectLike>(
       });
     },
   });
-  const metrics = options.metrics;
-  builder.onRecord = metrics === undefined
-    ? () => {
-      if (!hold.holds) scheduler.changed();
-    }
-    : () => {
-      metrics.changed();
-      if (!hold.holds) scheduler.changed();
-    };
+  builder.onRecord = () => {
+    delivery.recorded(builder.isEmpty);
+    if (!hold.holds) scheduler.changed();
+  };
   return {
     setSyncMode: (syncing) => {
       hold.setSyncMode(syncing);
@@ -100,6 +119,7 @@ export function ownOutlet<T extends KubeObjectLike>(
     hold: () => hold.begin(scheduler.changed),
     silence: () => void scheduler.stop(),
     callbackOwners: [],
+    delivery,
   };
 }
 

@@ -9,6 +9,7 @@
 import { contextLogger } from "../_context_logger.ts";
 import type { Gvr, Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
+import type { DeliveryWatch } from "./_delivery_watch.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
@@ -96,6 +97,8 @@ export interface CoreParts {
   callbackOwners?: readonly object[];
   /** The watcher's metrics, when it has a meter. */
   metrics?: WatcherMetrics | undefined;
+  /** How far delivery to a Watcher's own `onChange` has got. */
+  delivery?: DeliveryWatch | undefined;
 }
 
 /** Each watcher's core, found by the shared methods of `WatcherBase`. */
@@ -206,9 +209,11 @@ export class WatcherCore<T> {
     this.#endUnstartedWarning();
     const started = this.#lifecycle.start(signal);
     if (this.#lifecycle.state === "running") {
+      const delivery = this.#parts?.delivery;
       this.#parts?.metrics?.observe({
         objects: () => this.#parts?.objects() ?? 0,
         synced: () => this.syncedAndRunning,
+        oldestUndeliveredSeconds: delivery && (() => delivery.ageSeconds()),
       });
     }
     return started;
@@ -281,6 +286,9 @@ export class WatcherCore<T> {
       synced: this.syncedAndRunning,
       objects: this.#parts?.objects() ?? 0,
       ...this.#feed.health(),
+      ...(this.#parts?.delivery === undefined
+        ? {}
+        : { delivery: this.#parts.delivery.snapshot() }),
     };
   }
 

@@ -34,6 +34,7 @@ interface WatcherInstruments {
   callbackErrors: Counter;
   objects: ObservableGauge;
   synced: ObservableGauge;
+  oldestUndelivered: ObservableGauge;
 }
 
 function makeInstruments(meter: Meter): WatcherInstruments {
@@ -66,6 +67,14 @@ function makeInstruments(meter: Meter): WatcherInstruments {
     synced: meter.createObservableGauge(PREFIX + "synced", {
       description: "1 once the initial list is in and the watcher runs, else 0",
     }),
+    oldestUndelivered: meter.createObservableGauge(
+      PREFIX + "oldest_undelivered_change_seconds",
+      {
+        description:
+          "Seconds since the oldest change a Watcher has not delivered to its onChange yet (waiting, or in the call running) was recorded; 0 when none waits",
+        unit: "s",
+      },
+    ),
   };
 }
 
@@ -73,6 +82,8 @@ function makeInstruments(meter: Meter): WatcherInstruments {
 export interface WatcherGaugeSource {
   objects(): number;
   synced(): boolean;
+  /** A Watcher with its own `onChange`: see `oldest_undelivered_change_seconds`. */
+  oldestUndeliveredSeconds?: () => number;
 }
 
 /** Times user callbacks on a clock, counting their failures. */
@@ -134,10 +145,9 @@ export class WatcherMetrics extends CallbackTimer {
   readonly #instruments: WatcherInstruments;
   readonly #base: MetricAttributes;
   readonly #clock: Clock;
-  /** When the oldest change of the pending batch arrived. */
-  #pendingSince: number | undefined;
   #observe: ((result: ObservableResult) => void) | undefined;
   #observeSynced: ((result: ObservableResult) => void) | undefined;
+  #observeOldest: ((result: ObservableResult) => void) | undefined;
 
   constructor(
     meter: Meter,
@@ -155,20 +165,12 @@ export class WatcherMetrics extends CallbackTimer {
     instruments.batches.add(0, base);
   }
 
-  /** A change was recorded into the pending batch (hot path). */
-  changed(): void {
-    if (this.#pendingSince === undefined) {
-      this.#pendingSince = this.#clock.now();
-    }
-  }
-
   /**
-   * A batch is being delivered now: counted, and the wait of its oldest
-   * change recorded (not for an initial batch: that wait is the list's).
+   * A batch whose oldest change was recorded at `since` is being delivered
+   * now: counted, and that wait recorded (not for an initial batch: that
+   * wait is the list's).
    */
-  delivering(initial: boolean): void {
-    const since = this.#pendingSince;
-    this.#pendingSince = undefined;
+  delivering(initial: boolean, since: number | undefined): void {
     this.#instruments.batches.add(1, this.#base);
     if (!initial && since !== undefined) {
       this.#instruments.delivery.record(
@@ -196,6 +198,11 @@ export class WatcherMetrics extends CallbackTimer {
       result.observe(source.synced() ? 1 : 0, base);
     this.#instruments.objects.addCallback(this.#observe);
     this.#instruments.synced.addCallback(this.#observeSynced);
+    const oldest = source.oldestUndeliveredSeconds;
+    if (oldest !== undefined) {
+      this.#observeOldest = (result) => result.observe(oldest(), base);
+      this.#instruments.oldestUndelivered.addCallback(this.#observeOldest);
+    }
   }
 
   /** The gauges stop reading the watcher (it stopped). */
@@ -203,7 +210,10 @@ export class WatcherMetrics extends CallbackTimer {
     if (this.#observe === undefined) return;
     this.#instruments.objects.removeCallback(this.#observe);
     this.#instruments.synced.removeCallback(this.#observeSynced!);
-    this.#observe = this.#observeSynced = undefined;
+    if (this.#observeOldest !== undefined) {
+      this.#instruments.oldestUndelivered.removeCallback(this.#observeOldest);
+    }
+    this.#observe = this.#observeSynced = this.#observeOldest = undefined;
   }
 }
 

@@ -8,6 +8,7 @@ import type {
   Store,
 } from "../types.ts";
 import { systemClock } from "../clock.ts";
+import { monotonicClock } from "../_monotonic_clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
@@ -346,7 +347,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     // Measured only with a meter: without one, onChange is called as is.
     const metrics = meter === undefined ? undefined : new WatcherMetrics(
       meter,
-      options.clock ?? systemClock,
+      // The delivery watch's clock: the waits it measures start on it.
+      options.clock ?? monotonicClock,
       config.gvr,
       namespaces.join(","),
       config.name,
@@ -355,8 +357,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     const deliver = metrics === undefined
       ? (batch: ChangeBatch<T>) =>
         runAsCallbackOf(this, () => onChange!(store, batch))
-      : (batch: ChangeBatch<T>) => {
-        metrics.delivering(batch.isInitialSync);
+      : (batch: ChangeBatch<T>, since: number | undefined) => {
+        metrics.delivering(batch.isInitialSync, since);
         return runAsCallbackOf(
           this,
           () => metrics.timed("onChange", () => onChange!(store, batch)),
@@ -380,7 +382,6 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         suppressDuringSync,
         clock: options.clock,
         logger,
-        metrics,
       });
     // deno-lint-ignore no-this-alias
     const self = this;
@@ -417,6 +418,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       silence: () => this.#outlet.silence(),
       callbackOwners: this.#outlet.callbackOwners,
       metrics,
+      delivery: this.#outlet.delivery,
     });
   }
 

@@ -46,6 +46,13 @@ export interface WatcherHealth extends ListWatchCounts {
    * silent, however long the wait.
    */
   readonly retryAt?: number | undefined;
+  /**
+   * A `Watcher`'s delivery to its own `onChange` (absent for a
+   * `SingleWatcher`, whose loop waits for each call, and for a member of a
+   * `DebounceGroup`): a hung callback shows as a call running for long
+   * while changes wait, and `/healthz` fails it as it fails a wedged loop.
+   */
+  readonly delivery?: WatcherDelivery;
   /** The loop's idle timeout (`idleTimeoutMs` or its default), in ms. */
   readonly idleTimeoutMs: number;
   /** The last failure the loop retried, and when. */
@@ -83,4 +90,30 @@ export interface WatcherHealth extends ListWatchCounts {
       readonly retryAt?: number | undefined;
     }>
   >;
+}
+
+/**
+ * How far a `Watcher`'s delivery to its `onChange` has got
+ * (`health().delivery`), on the watcher's clock.
+ *
+ * @example A callback that has been running for over a minute
+ * ```ts
+ * import type { WatcherDelivery } from "@haptic/k8s-watcher/watcher";
+ *
+ * function slowCallback(d: WatcherDelivery, now: number): boolean {
+ *   return d.callbackRunningSince !== undefined &&
+ *     now - d.callbackRunningSince > 60_000 && d.undelivered > 0;
+ * }
+ * ```
+ */
+export interface WatcherDelivery {
+  /** Objects with a change waiting for the next call. */
+  readonly undelivered: number;
+  /**
+   * When the oldest change not yet delivered (waiting, or in the call
+   * running) was recorded; `undefined` when none is.
+   */
+  readonly oldestUndeliveredTime: number | undefined;
+  /** When the `onChange` call running now started; `undefined` when none runs. */
+  readonly callbackRunningSince: number | undefined;
 }
