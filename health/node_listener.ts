@@ -78,14 +78,16 @@ export function nodeListener(
 ): (req: NodeRequestLike, res: NodeResponseLike) => void {
   return (req, res) => {
     const method = req.method ?? "GET";
-    // Only the path and query matter; the Host header is not trusted to
-    // make a valid URL.
+    if (FORBIDDEN_METHODS.has(method.toUpperCase())) {
+      // A Request cannot carry them; Deno.serve answers 405 too.
+      res.statusCode = 405;
+      res.setHeader("allow", "GET, HEAD");
+      res.setHeader("content-type", "text/plain; charset=utf-8");
+      res.end(`Method not allowed: ${method}\n`);
+      return;
+    }
     void Promise.resolve()
-      .then(() =>
-        handler(
-          new Request(new URL(req.url ?? "/", "http://localhost"), { method }),
-        )
-      )
+      .then(() => handler(new Request(requestUrl(req.url), { method })))
       .then(async (response) => {
         const body = method === "HEAD" ? undefined : await response.text();
         res.statusCode = response.status;
@@ -102,4 +104,27 @@ export function nodeListener(
         );
       });
   };
+}
+
+/** The methods the Fetch standard forbids in a `Request`. */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
+/**
+ * The request target as a URL on `localhost`: only the path and query
+ * matter, and the Host header is not trusted to make a valid URL. A path
+ * is appended as it is, so `//evil/healthz` stays a path (parsed against a
+ * base, it would be a protocol-relative URL to the host `evil`); an
+ * absolute-form target (`http://host/path`) gives its path and query.
+ */
+function requestUrl(target: string | undefined): URL {
+  if (target === undefined || target === "") {
+    return new URL("http://localhost/");
+  }
+  if (target.startsWith("/")) return new URL(`http://localhost${target}`);
+  try {
+    const absolute = new URL(target);
+    return new URL(`http://localhost${absolute.pathname}${absolute.search}`);
+  } catch {
+    return new URL("http://localhost/");
+  }
 }

@@ -89,3 +89,60 @@ Deno.test("nodeListener: the request's method, path and query reach the handler"
   await ended.promise;
   assert.equal(seen, "GET /readyz?verbose");
 });
+
+/** Sends one raw HTTP/1.1 request line to `port`; the status line back. */
+async function rawStatus(port: number, requestLine: string): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  try {
+    await conn.write(
+      new TextEncoder().encode(
+        `${requestLine}\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n`,
+      ),
+    );
+    const text = new TextDecoder().decode(
+      await new Response(conn.readable).arrayBuffer(),
+    );
+    const [status] = text.split("\r\n", 1);
+    const body = text.slice(text.indexOf("\r\n\r\n") + 4);
+    return `${status} | ${body.trim()}`;
+  } catch (error) {
+    conn.close();
+    throw error;
+  }
+}
+
+Deno.test("nodeListener: odd requests get what Deno.serve gives: TRACE a 405, a path starting // is a path", async () => {
+  const http = await import("node:http");
+  const server = http.createServer(
+    nodeListener(healthHandler({ metrics: { render: () => "up 1\n" } })),
+  );
+  const listening = Promise.withResolvers<void>();
+  server.listen(0, "127.0.0.1", () => listening.resolve());
+  await listening.promise;
+  try {
+    const address = server.address();
+    assert.ok(address !== null && typeof address === "object");
+    const { port } = address;
+    assert.match(
+      await rawStatus(port, "TRACE /healthz HTTP/1.1"),
+      /^HTTP\/1\.1 405 .*\| Method not allowed: TRACE$/,
+    );
+    assert.match(
+      await rawStatus(port, "GET //evil/healthz HTTP/1.1"),
+      /^HTTP\/1\.1 404 .*\| .*\/\/evil\/healthz/,
+    );
+    assert.match(
+      await rawStatus(port, "GET //metrics HTTP/1.1"),
+      /^HTTP\/1\.1 404 .*\| .*\/\/metrics/,
+    );
+    assert.match(
+      await rawStatus(port, "GET /healthz HTTP/1.1"),
+      /^HTTP\/1\.1 200 .*\| ok$/,
+    );
+  } finally {
+    const closed = Promise.withResolvers<void>();
+    server.close(() => closed.resolve());
+    server.closeAllConnections();
+    await closed.promise;
+  }
+});

@@ -1,4 +1,5 @@
 import type { Clock } from "../clock.ts";
+import { invalidOptionsMessage, optionNamesProblem } from "../_option_names.ts";
 import type {
   Reactor,
   ReactorCall,
@@ -120,7 +121,9 @@ export class ReactorChain {
       armed.remaining--;
       armed.hits++;
       this.#prune();
-      return Promise.resolve(answer);
+      return answer instanceof Response
+        ? Promise.resolve(answer)
+        : Promise.resolve(answer).then(checkedAnswer);
     }
     this.#prune();
     return server.serve(undefined);
@@ -142,6 +145,33 @@ function isActive(armed: Armed, now: number): boolean {
   return !armed.cancelled && armed.remaining > 0 && now < armed.until;
 }
 
+/**
+ * What an async `react` resolved to, when it is a Response. Passing is a
+ * synchronous `undefined`: once a promise is returned the reactor has taken
+ * the request (and a use of `times`), so anything else is its mistake,
+ * answered as a throwing reactor's is (a 500 naming it).
+ */
+function checkedAnswer(answer: unknown): Response {
+  if (answer instanceof Response) return answer;
+  const what = answer === undefined || answer === null
+    ? String(answer)
+    : `a${typeof answer === "object" ? "n" : ""} ${typeof answer}`;
+  throw new Error(
+    `the reactor's react resolved to ${what}, not a Response (to pass, return undefined without a promise)`,
+  );
+}
+
+/** The names a reactor takes. */
+const REACTOR_NAMES: Readonly<Record<keyof Reactor, true>> = {
+  react: true,
+  verb: true,
+  resource: true,
+  namespace: true,
+  name: true,
+  times: true,
+  forMs: true,
+};
+
 /** Throws a TypeError naming what is wrong with a reactor. */
 export function checkReactor(reactor: Reactor): void {
   const bad = (what: string): never => {
@@ -150,6 +180,12 @@ export function checkReactor(reactor: Reactor): void {
   if (reactor === null || typeof reactor !== "object") {
     bad("expected an object");
   }
+  const unknown = optionNamesProblem({
+    known: REACTOR_NAMES,
+    value: reactor,
+    type: "Reactor",
+  });
+  if (unknown) throw new TypeError(invalidOptionsMessage("reactor", unknown));
   if (typeof reactor.react !== "function") bad("react must be a function");
   const verbs = typeof reactor.verb === "string" || reactor.verb === undefined
     ? [reactor.verb ?? "any"]

@@ -260,3 +260,53 @@ Deno.test("reactor: invalid reactors are rejected with the reason", () => {
     /Unknown resource "widgets"/,
   );
 });
+
+Deno.test("reactor: an async react that passes (undefined) or answers no Response is a clean 500 naming the reactor's mistake", async () => {
+  using server = new FakeApiServer();
+  const passes = server.addReactor({
+    verb: "list",
+    react: () => Promise.resolve(undefined) as never,
+  });
+  const res = await req(server, "/api/v1/pods");
+  assert.ok(res instanceof Response, "handle() resolves to a Response");
+  assert.equal(res.status, 500);
+  assert.match(
+    (await res.json()).message,
+    /reactor's react resolved to undefined, not a Response \(to pass, return undefined without a promise\)/,
+  );
+  passes.cancel();
+  server.addReactor({
+    verb: "list",
+    react: async () => ({ status: 503 }) as never,
+  });
+  const other = await req(server, "/api/v1/pods");
+  assert.equal(other.status, 500);
+  assert.match(
+    (await other.json()).message,
+    /reactor's react resolved to an object, not a Response/,
+  );
+});
+
+Deno.test("reactor and fault options with a name they do not take are refused, naming it", () => {
+  using server = new FakeApiServer();
+  const react = () => undefined;
+  assert.throws(
+    () => server.addReactor({ react, verbs: "watch" } as never),
+    /Invalid reactor: verbs: is not a Reactor option \(did you mean verb\?\)/,
+  );
+  assert.throws(
+    () => server.addReactor({ react, time: 2 } as never),
+    /Invalid reactor: time: is not a Reactor option \(did you mean times\?\)/,
+  );
+  assert.throws(
+    () =>
+      server.injectFault(
+        { kind: "status", code: 503, tims: 2 } as never,
+      ),
+    /Invalid fault: tims: is not a FakeApiFault option \(did you mean times\?\)/,
+  );
+  assert.throws(
+    () => server.injectFault({ kind: "drop", afterEvent: 2 } as never),
+    /Invalid fault: afterEvent: is not a FakeApiFault option \(did you mean afterEvents\?\)/,
+  );
+});

@@ -1,3 +1,4 @@
+import { invalidOptionsMessage, optionNamesProblem } from "../_option_names.ts";
 import { breakBody, faultResponse } from "./_fault_responses.ts";
 import type { FakeApiFault, FaultAction } from "./faults.ts";
 import type { FakeWatchStream, Reactor, WatchTap } from "./reactor.ts";
@@ -107,11 +108,35 @@ const VERBS = new Set([
   "any",
 ]);
 
+/** The names every fault takes, and those of each kind's action. */
+const MATCH_NAMES = {
+  verb: true,
+  resource: true,
+  namespace: true,
+  times: true,
+  forMs: true,
+  kind: true,
+} as const;
+const ACTION_NAMES: Readonly<
+  Record<FakeApiFault["kind"], Readonly<Record<string, true>>>
+> = {
+  status: { code: true, retryAfterSeconds: true, message: true, reason: true },
+  drop: { afterEvents: true },
+  truncate: { afterEvents: true },
+  stall: {},
+};
+
 function validate(fault: FakeApiFault): void {
   const bad = (what: string) => {
     throw new TypeError(`Invalid fault ${JSON.stringify(fault)}: ${what}`);
   };
   if (fault === null || typeof fault !== "object") bad("expected an object");
+  const unknown = optionNamesProblem({
+    known: { ...MATCH_NAMES, ...ACTION_NAMES[fault.kind] },
+    value: fault,
+    type: "FakeApiFault",
+  });
+  if (unknown) throw new TypeError(invalidOptionsMessage("fault", unknown));
   if (fault.verb !== undefined && !VERBS.has(fault.verb)) {
     bad(`unknown verb ${JSON.stringify(fault.verb)}`);
   }

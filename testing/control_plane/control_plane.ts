@@ -1,3 +1,4 @@
+import { assertOptionNames } from "../../_option_names.ts";
 import {
   FetchClient,
   type FetchClientOptions,
@@ -134,6 +135,22 @@ export interface ControlPlaneOptions {
   openssl?: string;
 }
 
+/** The names {@linkcode ControlPlane.start} takes. */
+const OPTION_NAMES: Readonly<Record<keyof ControlPlaneOptions, true>> = {
+  binaries: true,
+  env: true,
+  startTimeoutMs: true,
+  users: true,
+  watchCache: true,
+  etcdCompactionIntervalMs: true,
+  minRequestTimeoutSeconds: true,
+  apiServerArgs: true,
+  etcdArgs: true,
+  ports: true,
+  workDir: true,
+  openssl: true,
+};
+
 /** A kubectl run, for {@linkcode ControlPlane.kubectlWith}. */
 export interface KubectlOptions {
   /** kubectl's arguments. */
@@ -257,6 +274,12 @@ export class ControlPlane implements AsyncDisposable {
    */
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
     requireDeno("ControlPlane.start");
+    assertOptionNames(
+      "ControlPlane options",
+      OPTION_NAMES,
+      options,
+      "ControlPlaneOptions",
+    );
     const timeoutMs = options.startTimeoutMs ?? DEFAULT_START_TIMEOUT_MS;
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
       throw new TypeError(

@@ -262,6 +262,15 @@ Deno.test("missing binaries and a missing openssl are typed errors, before anyth
       ControlPlane.start({ startTimeoutMs: 0 }),
       /startTimeoutMs must be a positive number/,
     );
+    // Misspelt names would start a plane the test did not ask for.
+    await assert.rejects(
+      ControlPlane.start({ watchcache: false } as never),
+      /Invalid ControlPlane options: watchcache: is not a ControlPlaneOptions option \(did you mean watchCache\?\)/,
+    );
+    await assert.rejects(
+      ControlPlane.start({ startTimeoutMS: 5 } as never),
+      /startTimeoutMS: is not a ControlPlaneOptions option \(did you mean startTimeoutMs\?\)/,
+    );
     await assert.rejects(
       ControlPlane.start({ users: [{ name: "admin" }] }),
       /"admin" is twice/,
