@@ -120,7 +120,9 @@ export interface IndexSynchronizationTrackerOptions {
   /**
    * Where the tracker's metrics go (see `@haptic/k8s-watcher/metrics`):
    * `k8s_watcher_tracker_resources{state="synced"|"unsynced"}`, an
-   * up-down counter over every tracker of the meter.
+   * up-down counter over every tracker of the meter. A tracker whose
+   * signal aborted waits for nothing: its unsynced resources leave the
+   * count then.
    */
   meter?: Meter;
 }
@@ -188,6 +190,8 @@ export class IndexSynchronizationTracker {
     | ((counts: ReadonlyMap<string, number>) => void)
     | undefined;
   #settled = false;
+  /** Aborted before every resource synced. */
+  #aborted = false;
   #resources: UpDownCounter | undefined;
   #resolve!: (counts: ReadonlyMap<string, number>) => void;
   #reject!: (reason: unknown) => void;
@@ -330,7 +334,8 @@ export class IndexSynchronizationTracker {
       return false;
     }
     this.#counts.set(name, count);
-    this.#resources?.add(-1, UNSYNCED);
+    // After an abort nothing waits for it: it left the unsynced count then.
+    if (!this.#aborted) this.#resources?.add(-1, UNSYNCED);
     this.#resources?.add(1, SYNCED);
     const remaining = this.#names.length - this.#counts.size;
     this.#logger.info("Resource synced", { resource: name, count, remaining });
@@ -520,6 +525,9 @@ export class IndexSynchronizationTracker {
     if (this.#settled) return;
     this.#settle();
     const unsynced = this.#names.filter((name) => !this.#counts.has(name));
+    // The gauge counts what trackers wait for; this one waits no more.
+    this.#aborted = true;
+    this.#resources?.add(-unsynced.length, UNSYNCED);
     const lastErrors = new Map<string, unknown>();
     for (const name of unsynced) {
       const error = this.#lastErrorOf(name);

@@ -521,3 +521,35 @@ Deno.test("IndexSynchronizationTracker names a real Watcher's 403 when the wait 
   await Promise.all([configmaps.stop(), secrets.stop()]);
   await Promise.all(running);
 });
+
+Deno.test("tracker_resources: an aborted tracker's resources leave the unsynced count; later trackers do not add on top", async () => {
+  const { MetricsRegistry } = await import("../metrics/registry.ts");
+  const registry = new MetricsRegistry();
+  const unsynced = () => {
+    const line = registry.render().split("\n").find((l) =>
+      l.startsWith('k8s_watcher_tracker_resources{state="unsynced"}')
+    );
+    return line === undefined ? undefined : Number(line.split(" ").at(-1));
+  };
+  const aborted = new AbortController();
+  const first = new IndexSynchronizationTracker(["a", "b"], {
+    meter: registry,
+    signal: aborted.signal,
+    logger: new RecordingLogger(),
+  });
+  first.markSynced("a", 1);
+  assert.equal(unsynced(), 1);
+  aborted.abort();
+  await first.synchronized.catch(() => {});
+  assert.equal(unsynced(), 0, "nothing waits for b any more");
+  // Marking it after the abort moves nothing below zero.
+  first.markSynced("b", 2);
+  assert.equal(unsynced(), 0);
+  const second = new IndexSynchronizationTracker(["c"], {
+    meter: registry,
+    logger: new RecordingLogger(),
+  });
+  assert.equal(unsynced(), 1);
+  second.markSynced("c", 3);
+  assert.equal(unsynced(), 0);
+});
