@@ -125,3 +125,38 @@ Deno.test("oldest_undelivered_change_seconds: the age of the oldest change waiti
   await waitFor(() => age() === 0);
   await watcher.stop();
 });
+
+Deno.test("metrics: two SingleWatchers of one resource and namespace render a series each, labelled by the object's name", async () => {
+  const { SingleWatcher } = await import("../watcher/single.ts");
+  await using c = await cluster();
+  c.server.create(GVR, { metadata: { name: "held", namespace: "shop" } });
+  const single = (name: string) =>
+    new SingleWatcher({
+      gvr: GVR,
+      namespace: "shop",
+      name,
+      onChange: () => {},
+    }, c.client, { clock: c.clock, logger: silentLogger, meter: c.registry });
+  const held = single("held");
+  const absent = single("absent");
+  void held.start();
+  await held.waitForSync();
+  const text = c.registry.render();
+  assert.equal(
+    sample(text, "k8s_watcher_store_objects", 'watcher="held"'),
+    1,
+  );
+  // Not started: its series says so instead of hiding behind the other's.
+  assert.equal(sample(text, "k8s_watcher_synced", 'watcher="absent"'), undefined);
+  void absent.start();
+  await absent.waitForSync();
+  const both = c.registry.render();
+  assert.equal(sample(both, "k8s_watcher_store_objects", 'watcher="held"'), 1);
+  assert.equal(
+    sample(both, "k8s_watcher_store_objects", 'watcher="absent"'),
+    0,
+  );
+  assert.equal(sample(both, "k8s_watcher_synced", 'watcher="absent"'), 1);
+  await held.stop();
+  await absent.stop();
+});

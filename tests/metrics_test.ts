@@ -444,7 +444,8 @@ Deno.test("metrics: the hook calls an OpenTelemetry-shaped meter: instruments ma
     version: "v1",
     resource: "configmaps",
     namespace: "shop",
-    watcher: "",
+    // A SingleWatcher's series are labelled by the object's name.
+    watcher: "a",
     type: "MODIFIED",
   });
   assert.equal(
@@ -464,7 +465,7 @@ Deno.test("metrics: the hook calls an OpenTelemetry-shaped meter: instruments ma
       version: "v1",
       resource: "configmaps",
       namespace: "shop",
-      watcher: "",
+      watcher: "a",
     },
   ]]);
   assert.equal(meter.observe("k8s_watcher_synced")[0][0], 1);

@@ -172,16 +172,19 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
             logger,
             random: options.random,
             meter,
+            // One series per watched object.
+            name: config.name,
           }),
         );
-        // Labelled without `name`: a SingleWatcher's names an object.
+        // Labelled by the object's name (the `watcher` label): two
+        // SingleWatchers of one resource and namespace are two series.
         if (meter !== undefined) {
           this.#metrics = new WatcherMetrics(
             meter,
             clock,
             config.gvr,
             config.namespace,
-            undefined,
+            config.name,
           );
         }
         return feed;
