@@ -76,6 +76,11 @@ interface Series {
  *   `_bucket{le}` (cumulative, `+Inf` last), `_sum` and `_count`.
  * - Names and label names are rendered as given, with characters
  *   Prometheus does not allow replaced by `_`; label values are escaped.
+ *   What would make the text unparsable is refused with a `TypeError`
+ *   naming it, since one bad family fails a whole scrape: two names (or
+ *   two attributes of one series) that render alike, a label starting with
+ *   `__`, `le` on a histogram. (An observable gauge's callback that
+ *   observes such a set is skipped, as a throwing one is.)
  * - Creating an instrument twice under one name gives the same instrument
  *   (as OpenTelemetry does); under another kind, it throws.
  * - Observable gauges call their callbacks at each `render()`; for one
@@ -231,6 +236,14 @@ export class MetricsRegistry implements Meter {
   #instrument(kind: Kind, name: string, options?: MetricOptions): Instrument {
     const family = metricName(name, kind);
     const existing = this.#instruments.get(family);
+    if (
+      existing !== undefined && unsuffixed(existing.name) !== unsuffixed(name)
+    ) {
+      // Two instruments would be one family (one HELP, merged series).
+      throw new TypeError(
+        `Metric names ${existing.name} and ${name} both render as ${family}`,
+      );
+    }
     if (existing !== undefined) {
       if (existing.kind !== kind) {
         throw new TypeError(
@@ -241,7 +254,7 @@ export class MetricsRegistry implements Meter {
       }
       return existing;
     }
-    const instrument = new Instrument(kind, family, options);
+    const instrument = new Instrument(kind, name, family, options);
     this.#instruments.set(family, instrument);
     return instrument;
   }
@@ -272,6 +285,11 @@ function metricName(name: string, kind: Kind): string {
   return safe;
 }
 
+/** A name without the `_total` a counter's family gets either way. */
+function unsuffixed(name: string): string {
+  return name.endsWith("_total") ? name.slice(0, -"_total".length) : name;
+}
+
 /** A label name as Prometheus allows it. */
 function labelName(name: string): string {
   let safe = name.replace(/[^a-zA-Z0-9_]/g, "_");
@@ -297,16 +315,41 @@ function formatValue(value: number): string {
   return String(value);
 }
 
-/** The rendered label set of `attributes` (`a="x",b="y"`, sorted). */
-function labelsOf(attributes: MetricAttributes | undefined): string {
+/**
+ * The rendered label set of `attributes` (`a="x",b="y"`, sorted), for the
+ * instrument `family` of `kind`. A set whose text one bad series would make
+ * unparsable, failing the whole scrape, is refused: two attributes that
+ * render as one label, a `__` label (Prometheus's own), `le` on a histogram.
+ * Made once per label set (series are found by the attribute object after).
+ */
+function labelsOf(
+  attributes: MetricAttributes | undefined,
+  family: string,
+  kind: Kind,
+): string {
   if (attributes === undefined) return "";
   const names = Object.keys(attributes).sort();
+  const rendered = new Map<string, string>();
   let out = "";
   for (const name of names) {
     const value = attributes[name];
     if (value === undefined) continue;
+    const label = labelName(name);
+    const problem = label.startsWith("__")
+      ? `the attribute ${name}: label names starting with __ are reserved for Prometheus`
+      : kind === "histogram" && label === "le"
+      ? `the attribute ${name}: is a histogram's bucket label`
+      : rendered.has(label)
+      ? `the attributes ${
+        rendered.get(label)
+      } and ${name} both render as the label ${label}`
+      : undefined;
+    if (problem !== undefined) {
+      throw new TypeError(`Metric ${family}: ${problem}`);
+    }
+    rendered.set(label, name);
     if (out !== "") out += ",";
-    out += `${labelName(name)}="${escapeLabelValue(String(value))}"`;
+    out += `${label}="${escapeLabelValue(String(value))}"`;
   }
   return out;
 }
@@ -333,6 +376,8 @@ function checkedBounds(options: MetricOptions | undefined): readonly number[] {
  */
 class Instrument implements Counter, UpDownCounter, Histogram, ObservableGauge {
   readonly kind: Kind;
+  /** The name it was created with. */
+  readonly name: string;
   readonly family: string;
   readonly #help: string;
   readonly #bounds: readonly number[];
@@ -342,8 +387,14 @@ class Instrument implements Counter, UpDownCounter, Histogram, ObservableGauge {
   #lastSeries: Series | undefined;
   #callbacks: ObservableCallback[] = [];
 
-  constructor(kind: Kind, family: string, options: MetricOptions | undefined) {
+  constructor(
+    kind: Kind,
+    name: string,
+    family: string,
+    options: MetricOptions | undefined,
+  ) {
     this.kind = kind;
+    this.name = name;
     this.family = family;
     this.#help = options?.description ?? family;
     this.#bounds = kind === "histogram" ? checkedBounds(options) : [];
@@ -412,10 +463,11 @@ class Instrument implements Counter, UpDownCounter, Histogram, ObservableGauge {
   /** The callbacks' observations now; the last one per label set wins. */
   #observe(): Map<string, Series> {
     const observed = new Map<string, Series>();
+    const { family, kind } = this;
     const result: ObservableResult = {
       observe(value, attributes) {
         if (typeof value !== "number") return;
-        const labels = labelsOf(attributes);
+        const labels = labelsOf(attributes, family, kind);
         observed.set(labels, { labels, value });
       },
     };
@@ -439,7 +491,7 @@ class Instrument implements Counter, UpDownCounter, Histogram, ObservableGauge {
       ? undefined
       : this.#byObject.get(attributes);
     if (series === undefined) {
-      const labels = labelsOf(attributes);
+      const labels = labelsOf(attributes, this.family, this.kind);
       series = this.#series.get(labels);
       if (series === undefined) {
         series = {

@@ -165,3 +165,35 @@ Deno.test(needs(prometheusParserMissing, {
     ]]);
   },
 }));
+
+Deno.test("MetricsRegistry refuses attributes and names whose text Prometheus could not parse, naming them", () => {
+  const registry = new MetricsRegistry();
+  const counter = registry.createCounter("demo_events");
+  assert.throws(
+    () => counter.add(1, { "a-b": "x", a_b: "y" }),
+    /Metric demo_events_total: the attributes a-b and a_b both render as the label a_b/,
+  );
+  assert.throws(
+    () => counter.add(1, { __name__: "x" }),
+    /Metric demo_events_total: the attribute __name__: label names starting with __ are reserved for Prometheus/,
+  );
+  const histogram = registry.createHistogram("demo_seconds");
+  assert.throws(
+    () => histogram.record(1, { le: "5" }),
+    /Metric demo_seconds: the attribute le: is a histogram's bucket label/,
+  );
+  // An observable gauge's callback that observes such a set is skipped.
+  registry.createObservableGauge("demo_ratio").addCallback((r) =>
+    r.observe(1, { "x.y": "1", x_y: "2" })
+  );
+  registry.createUpDownCounter("demo-open").add(1);
+  assert.throws(
+    () => registry.createUpDownCounter("demo_open"),
+    /Metric names demo-open and demo_open both render as demo_open/,
+  );
+  // What was refused left nothing behind: the text is what was accepted.
+  assert.equal(
+    registry.render(),
+    "# HELP demo_open demo_open\n# TYPE demo_open gauge\ndemo_open 1\n",
+  );
+});
