@@ -496,12 +496,19 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   /** This watcher's membership of a source, as its core's feed. */
   #feed(acquire: () => SharedSource<T>): Feed {
     let current: SharedSource<T> | undefined;
+    /**
+     * The source's health as it was when this watcher left: the stream goes
+     * on for the others, and what a stopped watcher reports must not
+     * follow it.
+     */
+    let leftHealth: ReturnType<SharedSource<T>["health"]> | undefined;
     return {
       run: async (signal) => {
         if (signal.aborted) return;
         const source = this.#source = current = acquire();
         source.join(this.#consumer);
         await aborted(signal);
+        leftHealth = source.health();
         const left = source.leave(this.#consumer);
         this.#view = undefined;
         await left;
@@ -514,7 +521,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       },
       health: () => {
         const notShared = this.#notShared;
-        const health = this.#source?.health() ??
+        const health = leftHealth ?? this.#source?.health() ??
           { ...UNSTARTED_HEALTH, idleTimeoutMs: this.#idleTimeoutMs };
         return notShared === undefined
           ? health

@@ -276,6 +276,33 @@ Deno.test("Watcher sharing a view: once stopped, its store and health().objects 
   assert.equal((await stopped.watcher.store.get("shop", "a")).length, 1);
 });
 
+Deno.test("Watcher sharing a stream: once stopped, everything its health() reports stays as it was", async () => {
+  await using f = new Fixture(tiered);
+  const kept = f.consumer();
+  const stopped = f.consumer();
+  kept.start();
+  stopped.start();
+  await stopped.watcher.waitForSync();
+  await kept.watcher.waitForSync();
+  f.server.create(CONFIGMAPS, { metadata: { namespace: "shop", name: "e" } });
+  await waitFor(() => kept.names().includes("shop/e"));
+  await waitFor(() => stopped.watcher.health().events === 1);
+  await stopped.watcher.stop();
+  const { state: _state, synced: _synced, ...before } = stopped.watcher
+    .health();
+  for (const name of ["f", "g", "h"]) {
+    f.server.create(CONFIGMAPS, { metadata: { namespace: "shop", name } });
+  }
+  await f.clock.tick(1_000);
+  await waitFor(() => kept.watcher.health().events === 4);
+  const { state, synced, ...after } = stopped.watcher.health();
+  assert.equal(state, "stopped");
+  assert.equal(synced, false);
+  assert.deepEqual(after, before);
+  assert.equal(after.events, 1);
+  assert.deepEqual(after.shared, { consumers: 2 });
+});
+
 /** The warnings about `path` a consumer with `config` got, joining late or alone. */
 async function warningsAbout(
   path: string,
