@@ -13,10 +13,16 @@
  * @module
  */
 
-/** One callback running inside another's (or at the top). */
+/**
+ * One callback running inside another's (or at the top). Work the callback
+ * starts (a timer, a loop, a server) inherits the frame for good, so the
+ * frame says when the callback itself has settled: from then on, that work
+ * is outside it.
+ */
 interface Frame {
   readonly owner: object;
   readonly parent: Frame | undefined;
+  settled: boolean;
 }
 
 interface FrameStorage {
@@ -26,15 +32,30 @@ interface FrameStorage {
 
 const storage: FrameStorage = asyncStorage() ?? stackStorage();
 
-/** Runs `fn`, a user callback of `owner`, marked as such. */
+/**
+ * Runs `fn`, a user callback of `owner`, marked as such until it returns
+ * or, when it returns a promise, until that settles.
+ */
 export function runAsCallbackOf<R>(owner: object, fn: () => R): R {
-  return storage.run({ owner, parent: storage.getStore() }, fn);
+  const frame: Frame = { owner, parent: storage.getStore(), settled: false };
+  let result: R;
+  try {
+    result = storage.run(frame, fn);
+  } catch (error) {
+    frame.settled = true;
+    throw error;
+  }
+  if (result instanceof Promise) {
+    const end = () => void (frame.settled = true);
+    result.then(end, end);
+  } else frame.settled = true;
+  return result;
 }
 
-/** Whether the running code is inside a callback of one of `owners`. */
+/** Whether the running code is inside a running callback of one of `owners`. */
 export function insideCallbackOf(...owners: readonly object[]): boolean {
   for (let frame = storage.getStore(); frame; frame = frame.parent) {
-    if (owners.includes(frame.owner)) return true;
+    if (!frame.settled && owners.includes(frame.owner)) return true;
   }
   return false;
 }
