@@ -203,6 +203,31 @@ export class FetchClient implements RestClient, Disposable {
   readonly server: string;
   /** The configured namespace, or `default`. */
   readonly defaultNamespace: string;
+  /**
+   * `true`: {@linkcode FetchClient.performRequest} calls
+   * `RequestOptions.onSent` when a request goes out, after its credentials
+   * are ready (see {@linkcode RestClient.callsOnSent}).
+   *
+   * @example Timing an answer from the send
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * let sentAt: number | undefined;
+   * assert.equal(client.callsOnSent, true);
+   * await client.performRequest({
+   *   method: "GET",
+   *   path: "/version",
+   *   onSent: () => sentAt = performance.now(),
+   * });
+   * assert.ok(sentAt !== undefined);
+   * ```
+   */
+  readonly callsOnSent = true;
   #base: string;
   #token: string | undefined;
   #tokenFile: TokenFile | undefined;
@@ -745,6 +770,7 @@ export class FetchClient implements RestClient, Disposable {
     try {
       // fetch checks this too; mocks of fetch may not.
       opts.abortSignal?.throwIfAborted();
+      opts.onSent?.();
       const response = await transport.fetch(url, {
         method: opts.method,
         headers,

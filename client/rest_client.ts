@@ -99,6 +99,14 @@ export interface RequestOptions {
    * `apiVersion`, `kind` and `metadata` themselves.
    */
   accept?: string;
+  /**
+   * Called when the request goes out, once the client has what it needs
+   * to send it (a token file read, an exec credential plugin's run), each
+   * time it is sent: a deadline for the answer starts there, not at the
+   * call. A client that calls it says so with
+   * {@linkcode RestClient.callsOnSent}.
+   */
+  onSent?: () => void;
   /** Return the response body as a byte stream. */
   expectStream?: boolean;
   /** Parse the response body as JSON. */
@@ -195,4 +203,12 @@ export interface RestClient {
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
   /** The namespace to use when a watcher asks for `namespacedWatch`. */
   defaultNamespace?: string;
+  /**
+   * Whether `performRequest` calls `RequestOptions.onSent` when the
+   * request goes out (`FetchClient` does). The watchers then time the
+   * first byte of an answer from there, so an exec credential plugin's run
+   * does not count against `firstByteTimeoutMs`; with any other client
+   * they time it from the call.
+   */
+  readonly callsOnSent?: boolean;
 }

@@ -25,6 +25,12 @@ export interface RequestTimersOptions {
    * otherwise be noticed by the idle timeout only.
    */
   firstByteMs?: number;
+  /**
+   * The first-byte deadline starts at {@linkcode RequestTimers.sent}, not
+   * now: the client says when the request went out (after its
+   * credentials, an exec plugin's run say, were ready).
+   */
+  firstByteFromSent?: boolean;
 }
 
 /**
@@ -50,6 +56,8 @@ export class RequestTimers {
   #idleTimer: TimerHandle | undefined;
   #deadline: TimerHandle | undefined;
   #firstByte: TimerHandle | undefined;
+  #firstByteMs: number | undefined;
+  #answered = false;
 
   constructor(clock: Clock, outer: AbortSignal, options: RequestTimersOptions) {
     this.signal = this.#controller.signal;
@@ -60,16 +68,8 @@ export class RequestTimers {
     if (outer.aborted) this.#controller.abort(outer.reason);
     else outer.addEventListener("abort", this.#abortWithOuter, { once: true });
     this.#idleTimer = clock.setTimeout(this.#checkIdle, options.idleMs);
-    if (options.firstByteMs !== undefined) {
-      const afterMs = options.firstByteMs;
-      this.#firstByte = clock.setTimeout(() => {
-        this.#firstByte = undefined;
-        this.noAnswerMs = afterMs;
-        this.#controller.abort(
-          new DOMException(`No answer within ${afterMs} ms`, "TimeoutError"),
-        );
-      }, afterMs);
-    }
+    this.#firstByteMs = options.firstByteMs;
+    if (!options.firstByteFromSent) this.sent();
     if (options.deadlineMs !== undefined) {
       const afterMs = options.deadlineMs;
       this.#deadline = clock.setTimeout(() => {
@@ -79,8 +79,28 @@ export class RequestTimers {
     }
   }
 
+  /**
+   * The request went out (again, after a 401 that renewed its
+   * credentials): the first-byte deadline starts now. (Bound.)
+   */
+  sent = (): void => {
+    const afterMs = this.#firstByteMs;
+    if (afterMs === undefined || this.#answered || this.signal.aborted) return;
+    if (this.#firstByte !== undefined) {
+      this.#clock.clearTimeout(this.#firstByte);
+    }
+    this.#firstByte = this.#clock.setTimeout(() => {
+      this.#firstByte = undefined;
+      this.noAnswerMs = afterMs;
+      this.#controller.abort(
+        new DOMException(`No answer within ${afterMs} ms`, "TimeoutError"),
+      );
+    }, afterMs);
+  };
+
   /** The answer came (status and headers): the first-byte deadline is met. */
   answered(): void {
+    this.#answered = true;
     if (this.#firstByte === undefined) return;
     this.#clock.clearTimeout(this.#firstByte);
     this.#firstByte = undefined;

@@ -368,10 +368,12 @@ export class ListWatch {
     const timers = new RequestTimers(this.#clock, this.#signal, {
       idleMs: this.#idleTimeoutMs,
       firstByteMs: this.#firstByteTimeoutMs,
+      // An exec plugin's run is not the server's silence.
+      firstByteFromSent: this.#client.callsOnSent === true,
     });
     let list: unknown;
     try {
-      const body = await this.#request(query, timers.signal, "list");
+      const body = await this.#request(query, timers, "list");
       timers.answered();
       timers.bytes();
       list = await readJsonAnswer(body, {
@@ -405,7 +407,7 @@ export class ListWatch {
    */
   async #request(
     query: URLSearchParams,
-    signal: AbortSignal,
+    timers: RequestTimers,
     verb: "list" | "watch",
   ): Promise<ReadableStream<Uint8Array>> {
     const accept = verb === "list" ? this.#listAccept : this.#watchAccept;
@@ -413,7 +415,8 @@ export class ListWatch {
       method: "GET" as const,
       path: this.#path,
       querystring: query,
-      abortSignal: signal,
+      abortSignal: timers.signal,
+      onSent: timers.sent,
       expectStream: true as const,
     };
     if (accept === undefined) return this.#client.performRequest(request);
@@ -456,11 +459,13 @@ export class ListWatch {
       idleMs: this.#idleTimeoutMs,
       deadlineMs: command.initialStream ? this.#deadlineMs : undefined,
       firstByteMs: this.#firstByteTimeoutMs,
+      // An exec plugin's run is not the server's silence.
+      firstByteFromSent: this.#client.callsOnSent === true,
     });
     try {
       let stream: ReadableStream<Uint8Array>;
       try {
-        stream = await this.#request(command.query, timers.signal, "watch");
+        stream = await this.#request(command.query, timers, "watch");
         timers.answered();
       } catch (error) {
         return this.#watchStopped(timers, error);

@@ -72,13 +72,29 @@ async function mockedFetch(
       })`,
     );
   }
-  if (request.signal.aborted) throw abortReason(request.signal);
-  const response = await server.handle(request);
-  if (request.signal.aborted) {
-    await response.body?.cancel();
-    throw abortReason(request.signal);
+  const signal = request.signal;
+  if (signal.aborted) throw abortReason(signal);
+  // As a real fetch, an abort rejects at once, also while no answer came
+  // (a reactor that never answers); an answer that comes later is dropped.
+  const aborted = Promise.withResolvers<never>();
+  const onAbort = () => aborted.reject(abortReason(signal));
+  signal.addEventListener("abort", onAbort, { once: true });
+  const answer = server.handle(request);
+  try {
+    const response = await Promise.race([answer, aborted.promise]);
+    if (signal.aborted) {
+      await response.body?.cancel().catch(() => {});
+      throw abortReason(signal);
+    }
+    return response;
+  } catch (error) {
+    if (signal.aborted) {
+      answer.then((late) => late.body?.cancel(), () => {}).catch(() => {});
+    }
+    throw error;
+  } finally {
+    signal.removeEventListener("abort", onAbort);
   }
-  return response;
 }
 
 function abortReason(signal: AbortSignal): unknown {

@@ -131,12 +131,16 @@ Deno.test("metrics: two SingleWatchers of one resource and namespace render a se
   await using c = await cluster();
   c.server.create(GVR, { metadata: { name: "held", namespace: "shop" } });
   const single = (name: string) =>
-    new SingleWatcher({
-      gvr: GVR,
-      namespace: "shop",
-      name,
-      onChange: () => {},
-    }, c.client, { clock: c.clock, logger: silentLogger, meter: c.registry });
+    new SingleWatcher(
+      {
+        gvr: GVR,
+        namespace: "shop",
+        name,
+        onChange: () => {},
+      },
+      c.client,
+      { clock: c.clock, logger: silentLogger, meter: c.registry },
+    );
   const held = single("held");
   const absent = single("absent");
   void held.start();
@@ -147,7 +151,10 @@ Deno.test("metrics: two SingleWatchers of one resource and namespace render a se
     1,
   );
   // Not started: its series says so instead of hiding behind the other's.
-  assert.equal(sample(text, "k8s_watcher_synced", 'watcher="absent"'), undefined);
+  assert.equal(
+    sample(text, "k8s_watcher_synced", 'watcher="absent"'),
+    undefined,
+  );
   void absent.start();
   await absent.waitForSync();
   const both = c.registry.render();

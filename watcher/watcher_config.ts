@@ -381,6 +381,9 @@ export interface WatcherOptions {
    * this long is aborted, logged with its URL and retried with backoff, in
    * ms: a server that accepts the connection and never answers shows in
    * the log and in `lastError()` after this, not after `idleTimeoutMs`.
+   * It counts from when the request is sent: with a `FetchClient`, an
+   * exec credential plugin's run comes before that (see
+   * `RestClient.callsOnSent`).
    *
    * @default {30000}
    */
