@@ -279,3 +279,46 @@ Deno.test("missing binaries and a missing openssl are typed errors, before anyth
     await Deno.remove(dir, { recursive: true });
   }
 });
+
+Deno.test({
+  name:
+    "a stop during restartApiServer() leaves no process and no folder, and the restart says the plane was stopped",
+  ignore: ignoredWithout(controlPlaneMissing),
+  async fn() {
+    requireAvailable(controlPlaneMissing);
+    await withWorkDir(async (workDir) => {
+      // Stopped while the old kube-apiserver is being killed.
+      const early = await ControlPlane.start({ workDir });
+      const earlyRestart = early.restartApiServer().then(
+        () => undefined,
+        (e) => e,
+      );
+      await early.stop();
+      assert.deepEqual(await processesMentioning(workDir), []);
+      const earlyError = await earlyRestart;
+      assert.ok(earlyError instanceof ControlPlaneError, String(earlyError));
+      assert.match(earlyError.message, /control plane was stopped/);
+
+      // Stopped while the new kube-apiserver is starting.
+      const late = await ControlPlane.start({ workDir });
+      const before = await processesMentioning(late.dir);
+      const lateRestart = late.restartApiServer().then(
+        () => undefined,
+        (e) => e,
+      );
+      const deadline = Date.now() + 30_000;
+      for (;;) {
+        const now = await processesMentioning(late.dir);
+        if (now.some((pid) => !before.includes(pid))) break;
+        assert.ok(Date.now() < deadline, "no new kube-apiserver started");
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      await late.stop();
+      assert.deepEqual(await processesMentioning(workDir), []);
+      const lateError = await lateRestart;
+      assert.ok(lateError instanceof ControlPlaneError, String(lateError));
+      assert.match(lateError.message, /control plane was stopped/);
+      assert.doesNotMatch(lateError.message, /exited with code/);
+    });
+  },
+});
