@@ -30,7 +30,12 @@ export function list(
   const { info } = route;
   const store = core.store;
   const filter = filterOf(info, q);
-  const limit = nonNegativeInt(q, "limit") ?? 0;
+  // kube-apiserver takes a negative limit as none.
+  const limit = /^-\d+$/.test(q.get("limit") ?? "")
+    ? 0
+    : nonNegativeInt(q, "limit") ?? 0;
+  // It counts what a page leaves out only when no selector filters.
+  const countsRemaining = !q.get("labelSelector") && !q.get("fieldSelector");
   const current = store.rv;
   const cont = q.get("continue");
   let snapshotRv = current;
@@ -64,6 +69,7 @@ export function list(
   const items: KubeObject[] = [];
   let lastKey: string | undefined;
   let more = false;
+  let remaining = 0;
   for (
     const [key, obj] of store.snapshot(
       store.table(info),
@@ -75,7 +81,9 @@ export function list(
     if (!filter.matches(obj)) continue;
     if (limit > 0 && items.length === limit) {
       more = true;
-      break;
+      if (!countsRemaining) break;
+      remaining++;
+      continue;
     }
     items.push(obj);
     lastKey = key;
@@ -89,6 +97,7 @@ export function list(
       after: lastKey!,
       epoch: core.continueEpoch,
     });
+    if (countsRemaining) metadata.remainingItemCount = remaining;
   }
   if (form.as === "Table") {
     return tableResponse(

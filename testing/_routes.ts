@@ -17,6 +17,8 @@ import {
   TRUE,
 } from "./_request_util.ts";
 import {
+  badRequest,
+  deleted,
   failure,
   methodNotAllowed,
   resourceNotFound,
@@ -253,30 +255,45 @@ async function resourceRequest(
     }
     case "create": {
       if (subresource) return statusResponse(methodNotAllowed());
-      const body = await readJson(request);
+      const body = ofKind(info, await readJson(request));
       return json(
         201,
-        store.create(info, body, { namespace, owned: true, strict: true }),
+        writeOf(
+          store,
+          q,
+          () =>
+            store.create(info, body, { namespace, owned: true, strict: true }),
+        ),
       );
     }
     case "update": {
-      const body = await readJson(request);
+      const body = ofKind(info, await readJson(request));
       return json(
         200,
-        store.update(info, body, {
-          namespace,
-          name,
-          owned: true,
-          subresource,
-          strict: true,
-        }),
+        writeOf(store, q, () =>
+          store.update(info, body, {
+            namespace,
+            name,
+            owned: true,
+            subresource,
+            strict: true,
+          })),
       );
     }
     case "patch":
-      return json(200, await patch(core, route, request));
+      return json(200, await patch(core, route, request, dryRunOf(q)));
     case "delete": {
       const options = await readDeleteOptions(request);
-      return json(200, store.delete(info, namespace, name!, options));
+      const result = writeOf(
+        store,
+        q,
+        () => store.delete(info, namespace, name!, options),
+      );
+      // Gone at once: a Status; marked for deletion (finalizers): the object.
+      return json(
+        200,
+        result.metadata.deletionTimestamp ? result : deleted(info, result),
+      );
     }
     case "deletecollection": {
       const filter = filterOf(info, q);
@@ -305,4 +322,41 @@ async function resourceRequest(
     default:
       return statusResponse(methodNotAllowed());
   }
+}
+
+/**
+ * Whether a write is a dry run: `dryRun=All` (the only value Kubernetes
+ * takes) runs every check and answers as the write would, storing nothing.
+ */
+function dryRunOf(q: URLSearchParams): boolean {
+  const values = q.getAll("dryRun");
+  if (values.length === 0) return false;
+  if (values.every((value) => value === "All")) return true;
+  throw new FakeApiError(
+    badRequest(`dryRun must be "All", got ${JSON.stringify(values.join(","))}`),
+  );
+}
+
+/** `write`, in a dry run when the request asks for one. */
+function writeOf<T>(
+  store: ServerCore["store"],
+  q: URLSearchParams,
+  write: () => T,
+): T {
+  return dryRunOf(q) ? store.dryRun(write) : write();
+}
+
+/** `body`, refused when it names another kind than the resource's (400). */
+function ofKind(info: ResourceRoute["info"], body: unknown): unknown {
+  const kind = (body as { kind?: unknown } | null)?.kind;
+  if (kind !== undefined && kind !== info.kind) {
+    throw new FakeApiError(
+      badRequest(
+        `the kind of the object (${
+          String(kind)
+        }) does not match the resource's (${info.kind})`,
+      ),
+    );
+  }
+  return body;
 }

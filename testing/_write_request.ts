@@ -26,6 +26,7 @@ export async function patch(
   core: ServerCore,
   route: ResourceRoute,
   request: Request,
+  dryRun = false,
 ): Promise<KubeObject> {
   const { info, name, subresource } = route;
   const namespace = route.namespace ?? "";
@@ -51,10 +52,12 @@ export async function patch(
     default:
       throw unsupportedMediaType(type, builtin);
   }
-  return core.store.patch(info, namespace, name!, change, {
-    subresource,
-    strict: true,
-  });
+  const write = () =>
+    core.store.patch(info, namespace, name!, change, {
+      subresource,
+      strict: true,
+    });
+  return dryRun ? core.store.dryRun(write) : write();
 }
 
 function unsupportedMediaType(type: string, builtin: boolean): FakeApiError {

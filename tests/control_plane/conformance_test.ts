@@ -164,6 +164,130 @@ async function namespace(t: Target, name: string): Promise<string> {
 
 const CASES: Case[] = [
   {
+    name: "dryRun=All validates a create and a delete and persists neither",
+    async run(t) {
+      const ns = await namespace(t, "c-dry-run");
+      const created = await request(t.client, "POST", CM(ns), {
+        query: { dryRun: "All" },
+        body: { metadata: { name: "dry" }, data: { k: "v" } },
+      });
+      const afterCreate = await request(t.client, "GET", `${CM(ns)}/dry`);
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "kept" } },
+      });
+      const deleted = await request(t.client, "DELETE", `${CM(ns)}/kept`, {
+        query: { dryRun: "All" },
+      });
+      const afterDelete = await request(t.client, "GET", `${CM(ns)}/kept`);
+      const invalid = await request(t.client, "POST", CM(ns), {
+        query: { dryRun: "All" },
+        body: { metadata: { name: "Not_Valid" } },
+      });
+      return {
+        created: {
+          code: created.code,
+          name: (created.body.metadata as Json | undefined)?.name,
+          data: created.body.data,
+        },
+        afterCreate: afterCreate.code,
+        deleted: deleted.code,
+        afterDelete: afterDelete.code,
+        invalid: invalid.code,
+      };
+    },
+  },
+  {
+    name: "a body of another kind is refused",
+    async run(t) {
+      const { code, body } = await request(t.client, "POST", CM("default"), {
+        body: { apiVersion: "v1", kind: "Secret", metadata: { name: "k" } },
+      });
+      return { code, status: statusShape(body) };
+    },
+  },
+  {
+    name: "DELETE answers a Status Success; a failed precondition a Conflict",
+    async run(t) {
+      const ns = await namespace(t, "c-delete");
+      for (const name of ["a", "b"]) {
+        await request(t.client, "POST", CM(ns), {
+          body: { metadata: { name } },
+        });
+      }
+      const deleted = await request(t.client, "DELETE", `${CM(ns)}/a`);
+      const precondition = await request(t.client, "DELETE", `${CM(ns)}/b`, {
+        body: { preconditions: { uid: "not-its-uid" } },
+      });
+      return {
+        deleted: { code: deleted.code, status: statusShape(deleted.body) },
+        precondition: {
+          code: precondition.code,
+          status: statusShape(precondition.body),
+        },
+      };
+    },
+  },
+  {
+    name:
+      "an invalid label value or data key is 422, a data value that is not a string 400",
+    async run(t) {
+      const ns = await namespace(t, "c-validate");
+      const label = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a", labels: { tier: "not valid!" } } },
+      });
+      const key = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "b" }, data: { "bad key": "x" } },
+      });
+      const value = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "c" }, data: { k: 1 } },
+      });
+      return {
+        label: { code: label.code, status: statusShape(label.body) },
+        key: { code: key.code, status: statusShape(key.body) },
+        value: { code: value.code, reason: value.body.reason },
+      };
+    },
+  },
+  {
+    name: "unknown fields: see CONFORMANCE.md",
+    async run(t) {
+      const ns = await namespace(t, "c-unknown");
+      const { body } = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" }, data: { k: "v" }, spec: { x: 1 } },
+      });
+      return { keys: Object.keys(body).sort() };
+    },
+    // Written down: the real server prunes what its schema does not know.
+    differs: {
+      fake: { keys: ["apiVersion", "data", "kind", "metadata", "spec"] },
+      real: { keys: ["apiVersion", "data", "kind", "metadata"] },
+    },
+  },
+  {
+    name: "a paged LIST says how many items remain; limit=-1 is no limit",
+    async run(t) {
+      const ns = await namespace(t, "c-remaining");
+      for (const name of ["a", "b", "c"]) {
+        await request(t.client, "POST", CM(ns), {
+          body: { metadata: { name } },
+        });
+      }
+      const page = await request(t.client, "GET", CM(ns), {
+        query: { limit: "1" },
+      });
+      const negative = await request(t.client, "GET", CM(ns), {
+        query: { limit: "-1" },
+      });
+      return {
+        remaining: (page.body.metadata as Json).remainingItemCount,
+        negative: {
+          code: negative.code,
+          items: (negative.body.items as Json[] | undefined)?.length,
+        },
+      };
+    },
+  },
+  {
     name: "a create in a namespace that does not exist",
     async run(t) {
       const { code, body } = await request(
