@@ -188,6 +188,34 @@ Deno.test("demo: live mode watches a resource through kubectl proxy and prints b
   );
 });
 
+Deno.test("demo: live mode measures its client too, whichever source it picks", async () => {
+  await using server = new FakeApiServer({ initialResourceVersion: 100 });
+  server.create(INGRESSES, {
+    metadata: { name: "a", namespace: "web" },
+    spec: { ingressClassName: "haproxy" },
+  });
+  await using listener = await server.listen();
+  const registry = new MetricsRegistry();
+  const lines: string[] = [];
+  const code = await main([
+    "--proxy",
+    listener.url,
+    "--resource",
+    "networking.k8s.io/v1/ingresses",
+    "--duration",
+    "1",
+  ], { write: (line) => lines.push(line), metrics: registry });
+  assert.equal(code, 0, lines.join("\n"));
+  // What /metrics serves with --metrics-port: the client's requests beside
+  // the watcher's.
+  const text = registry.render();
+  assert.match(
+    text,
+    /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+  );
+  assert.match(text, /^k8s_watcher_watches_total\{[^}]*resource="ingresses"/m);
+});
+
 Deno.test("demo: live mode fails clearly for an unknown API group", async () => {
   await using server = new FakeApiServer();
   await using listener = await server.listen();
