@@ -65,7 +65,10 @@ export async function runLive(
         meter: metrics,
       },
     );
-    await using _endpoints = serveEndpoints(args.metricsPort, {
+    await using _endpoints = serveEndpoints({
+      host: args.metricsHost,
+      port: args.metricsPort,
+    }, {
       watchers: { [label]: watcher },
       metrics,
     }, printer);
