@@ -143,7 +143,7 @@ export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
 }
 
 /**
- * A {@linkcode RestClient} over `fetch`, for Deno, Node (22.3 or later)
+ * A {@linkcode RestClient} over `fetch`, for Deno, Node (22.18 or later)
  * and Bun.
  *
  * Without TLS settings, requests go through the global `fetch`, looked up
