@@ -7,6 +7,7 @@
  */
 import { MetricsRegistry } from "./metrics/mod.ts";
 import { DemoArgsError, parseDemoArgs, USAGE } from "./demo/args.ts";
+import { EndpointsError } from "./demo/endpoints.ts";
 import { Printer } from "./demo/output.ts";
 import { runLive } from "./demo/live.ts";
 import { runReplicas } from "./demo/replicas.ts";
@@ -21,8 +22,9 @@ export interface DemoIo {
   /** Ends the run early, as Ctrl-C does (default: SIGINT). */
   signal?: AbortSignal;
   /**
-   * The registry the demo's watchers report to and `/metrics` serves with
-   * `--metrics-port` (default: a fresh one).
+   * The registry the demo's watchers and client report to and `/metrics`
+   * serves with `--metrics-port` (default: a fresh one). With `--replicas`
+   * each replica has a registry of its own, as separate processes would.
    */
   metrics?: MetricsRegistry;
 }
@@ -31,7 +33,8 @@ export interface DemoIo {
  * Runs the demo with command line `argv`.
  *
  * @returns The exit code: 0 when all went well, 1 when the stores did not
- * match the server (or a live watch never synced), 2 for a bad command line.
+ * match the server (or a live watch never synced, or the endpoints could
+ * not be served), 2 for a bad command line.
  */
 export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
   const write = io.write ?? ((line: string) => console.log(line));
@@ -74,6 +77,11 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
     return args.replicas !== undefined
       ? await runReplicas(args, printer, signal)
       : await runSimulated(args, printer, signal, metrics);
+  } catch (error) {
+    // The run has cleaned up after itself: only the reason is left to say.
+    if (!(error instanceof EndpointsError)) throw error;
+    printer.line("error", error.message);
+    return 1;
   } finally {
     removeSigint();
   }

@@ -1,6 +1,6 @@
 /**
  * An indexed, in-memory view of Kubernetes resources for controllers, with
- * no dependencies, on Deno, Node (22.3 or later) and Bun.
+ * no dependencies, on Deno, Node (22.18 or later) and Bun.
  *
  * A {@linkcode Watcher} runs a hand-written list-then-watch loop over the
  * raw watch stream (resourceVersion resumption, bookmarks, relists after
@@ -17,7 +17,7 @@
  *
  * ```sh
  * deno add jsr:@haptic/k8s-watcher
- * npx jsr add @haptic/k8s-watcher    # Node 22.3 or later
+ * npx jsr add @haptic/k8s-watcher    # Node 22.18 or later
  * bunx jsr add @haptic/k8s-watcher   # Bun
  * ```
  *

@@ -154,7 +154,7 @@ export interface FromEnvOptions extends Omit<FetchClientOptions, "source"> {
 }
 
 /**
- * A {@linkcode RestClient} over `fetch`, for Deno, Node (22.3 or later)
+ * A {@linkcode RestClient} over `fetch`, for Deno, Node (22.18 or later)
  * and Bun.
  *
  * Without TLS settings, requests go through the global `fetch`, looked up
@@ -444,14 +444,15 @@ export class FetchClient implements RestClient, Disposable {
    * assert.throws(() => FetchClient.inCluster({ env: {} }), KubeConfigError);
    * ```
    *
-   * @param options The environment and service account directory to read.
+   * @param options The environment and service account directory to read;
+   * the clock, token refresh interval and meter, as for any client.
    * @returns The client.
    * @throws {KubeConfigError} When not running in a pod.
    */
   static inCluster(
     options?: Pick<
       FromEnvOptions,
-      "env" | "inClusterDir" | "clock" | "tokenRefreshMs"
+      "env" | "inClusterDir" | "clock" | "tokenRefreshMs" | "meter"
     >,
   ): FetchClient {
     if (options === undefined) options = {};
@@ -556,12 +557,37 @@ export class FetchClient implements RestClient, Disposable {
    * assert.equal(client.server, "http://127.0.0.1:8001");
    * ```
    *
+   * @example Another port, with the client's metrics
+   * ```ts
+   * import { FetchClient } from "@haptic/k8s-watcher";
+   * import { MetricsRegistry } from "@haptic/k8s-watcher/metrics";
+   * import assert from "node:assert/strict";
+   *
+   * const registry = new MetricsRegistry();
+   * using client = FetchClient.kubectlProxy("http://127.0.0.1:8002", { meter: registry });
+   * assert.equal(client.source, "kubectl proxy at http://127.0.0.1:8002");
+   * ```
+   *
    * @param url The proxy address (default `http://127.0.0.1:8001`).
+   * @param options The meter for the client's metrics and the clock that
+   * times its requests.
    * @returns The client.
+   * @throws {KubeConfigError} When the URL is unusable, `options` has a
+   * name it does not take, or `meter` is not a meter.
    */
-  static kubectlProxy(url?: string): FetchClient {
+  static kubectlProxy(
+    url?: string,
+    options?: Pick<FromEnvOptions, "clock" | "meter">,
+  ): FetchClient {
     if (url === undefined) url = KUBECTL_PROXY_URL;
+    if (options === undefined) options = {};
+    checkFactoryOptions(
+      options,
+      KUBECTL_PROXY_NAMES,
+      "FetchClient.kubectlProxy()",
+    );
     return new FetchClient({ server: url }, {
+      ...clientOptions(options),
       source: `kubectl proxy at ${url}`,
     });
   }
@@ -985,7 +1011,13 @@ const FROM_ENV_NAMES: Record<keyof FromEnvOptions, true> = {
 const IN_CLUSTER_NAMES: Record<
   keyof NonNullable<Parameters<typeof FetchClient.inCluster>[0]>,
   true
-> = { env: true, inClusterDir: true, clock: true, tokenRefreshMs: true };
+> = {
+  env: true,
+  inClusterDir: true,
+  clock: true,
+  tokenRefreshMs: true,
+  meter: true,
+};
 const KUBECONFIG_NAMES: Record<
   keyof NonNullable<Parameters<typeof FetchClient.fromKubeconfig>[1]>,
   true
@@ -998,6 +1030,10 @@ const KUBECONFIG_NAMES: Record<
   parseYaml: true,
   meter: true,
 };
+const KUBECTL_PROXY_NAMES: Record<
+  keyof NonNullable<Parameters<typeof FetchClient.kubectlProxy>[1]>,
+  true
+> = { clock: true, meter: true };
 const KUBECTL_NAMES: Record<
   keyof NonNullable<Parameters<typeof FetchClient.fromKubectl>[0]>,
   true

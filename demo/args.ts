@@ -14,9 +14,16 @@ export interface DemoArgs {
   namespace: string | undefined;
   /** Replicas electing a leader over the simulated cluster (`undefined`: the watchers demo). */
   replicas: number | undefined;
-  /** Serve /healthz, /readyz and /metrics on 127.0.0.1 at this port (0: any free one). */
+  /**
+   * Serve /healthz, /readyz and /metrics at this port (0: any free one);
+   * with `replicas`, replica i (from 1) at this port + i − 1.
+   */
   metricsPort: number | undefined;
+  /** The address the endpoints bind (`undefined`: 127.0.0.1). */
+  metricsHost: string | undefined;
 }
+
+const MAX_PORT = 65_535;
 
 /** A command line that cannot be run; the message says why. */
 export class DemoArgsError extends Error {
@@ -39,8 +46,12 @@ Options:
                          replica keeps its watchers warm, only the leader renders,
                          the leader is killed mid-run and a survivor takes over
                          (default duration 12 s)
-  --metrics-port <n>     Serve /healthz, /readyz and /metrics on 127.0.0.1:<n>
-                         (0: a free port; the URL is printed), here or with --resource
+  --metrics-port <n>     Serve /healthz, /readyz and /metrics on port <n> (0: a free
+                         port; the URL is printed), here, with --resource, or with
+                         --replicas: replica 1 on <n>, replica 2 on <n>+1, and so on
+                         (0: a free port each), each with its own metrics
+  --metrics-host <addr>  The address --metrics-port binds (default 127.0.0.1;
+                         0.0.0.0: every IPv4 interface, :: every interface)
   -h, --help             Show this help
 
 Watch a real cluster instead (prints batches until Ctrl-C or --duration):
@@ -59,6 +70,7 @@ Examples:
   deno task demo --duration 60
   deno task demo --replicas 3
   deno task demo --metrics-port 9090   (then curl http://127.0.0.1:9090/readyz?verbose)
+  deno task demo --replicas 3 --metrics-port 9090   (replicas on 9090, 9091, 9092)
   deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config
   kubectl proxy & deno task demo --proxy --resource v1/services --namespace default`;
 
@@ -80,6 +92,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     namespace: undefined,
     replicas: undefined,
     metricsPort: undefined,
+    metricsHost: undefined,
   };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
@@ -142,7 +155,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
       case "--metrics-port": {
         const text = value();
         const port = Number(text);
-        if (!/^\d+$/.test(text) || port > 65_535) {
+        if (!/^\d+$/.test(text) || port > MAX_PORT) {
           throw new DemoArgsError(
             `--metrics-port must be a port number from 0 to 65535, got ${
               JSON.stringify(text)
@@ -150,6 +163,12 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
           );
         }
         args.metricsPort = port;
+        break;
+      }
+      case "--metrics-host": {
+        const host = value();
+        if (host === "") throw new DemoArgsError(`${flag} needs a value`);
+        args.metricsHost = host;
         break;
       }
       case "--namespace":
@@ -175,10 +194,17 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
       "--replicas runs on the simulated cluster; it does not go with --resource",
     );
   }
-  if (args.metricsPort !== undefined && args.replicas !== undefined) {
-    throw new DemoArgsError(
-      "--metrics-port serves one process's watchers; it does not go with --replicas",
-    );
+  if (args.metricsHost !== undefined && args.metricsPort === undefined) {
+    throw new DemoArgsError("--metrics-host goes with --metrics-port");
+  }
+  // Port 0 gives each replica a free port: only a fixed one can run out.
+  if (args.metricsPort && args.replicas) {
+    const last = args.metricsPort + args.replicas - 1;
+    if (last > MAX_PORT) {
+      throw new DemoArgsError(
+        `--metrics-port ${args.metricsPort} with --replicas ${args.replicas} needs ports ${args.metricsPort} to ${last}; the highest is ${MAX_PORT}`,
+      );
+    }
   }
   if (args.namespace !== undefined && args.resource === undefined) {
     throw new DemoArgsError("--namespace goes with --resource");

@@ -98,6 +98,168 @@ Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it
   await assert.rejects(fetch(`${base}/healthz`));
 });
 
+Deno.test("demo: --metrics-host binds the endpoints to that address", async () => {
+  const lines: string[] = [];
+  const url = Promise.withResolvers<string>();
+  const ready = Promise.withResolvers<void>();
+  const running = main([
+    "--duration",
+    "1",
+    "--metrics-host",
+    "127.0.0.2",
+    "--metrics-port",
+    "0",
+  ], {
+    write: (line) => {
+      lines.push(line);
+      const served = line.match(/health and metrics at (http:\/\/\S+):/);
+      if (served) url.resolve(served[1]);
+      if (/all 4 indexes synchronized/.test(line)) ready.resolve();
+    },
+  });
+  const base = await Promise.race([url.promise, endedEarly(running, lines)]);
+  await ready.promise;
+  const port = new URL(base).port;
+  assert.equal(base, `http://127.0.0.2:${port}`);
+  const health = await fetch(`${base}/healthz`);
+  assert.deepEqual([health.status, await health.text()], [200, "ok\n"]);
+  // Bound to that address alone: not on 127.0.0.1.
+  await assert.rejects(fetch(`http://127.0.0.1:${port}/healthz`));
+  assert.equal(await running, 0, lines.join("\n"));
+});
+
+Deno.test("demo: --metrics-port with --replicas serves each replica on its own port, port + 0, 1, 2", async () => {
+  const base = consecutiveFreePorts(3);
+  const lines: string[] = [];
+  const urls = new Map<string, string>();
+  const served = Promise.withResolvers<void>();
+  const synced = Promise.withResolvers<void>();
+  const leads = Promise.withResolvers<string>();
+  const killed = Promise.withResolvers<string>();
+  const takenOver = Promise.withResolvers<string>();
+  const running = main([
+    "--replicas",
+    "3",
+    "--duration",
+    "6",
+    "--seed",
+    "2",
+    "--metrics-port",
+    String(base),
+  ], {
+    write: (line) => {
+      lines.push(line);
+      const serve = line.match(
+        /serve +(replica-\d) health and metrics at (http:\/\/\S+):/,
+      );
+      if (serve) urls.set(serve[1], serve[2]);
+      if (urls.size === 3) served.resolve();
+      if (/3 replicas synced/.test(line)) synced.resolve();
+      const lead = line.match(/lease +(replica-\d) leads/);
+      if (lead) leads.resolve(lead[1]);
+      const kill = line.match(/kill +(replica-\d) /);
+      if (kill) killed.resolve(kill[1]);
+      const takeover = line.match(/lease +(replica-\d) takes over/);
+      if (takeover) takenOver.resolve(takeover[1]);
+    },
+  });
+  const text = async (url: string) => {
+    const response = await fetch(url);
+    return [response.status, await response.text()] as const;
+  };
+  /** `leader_election_master_status` on a replica's own /metrics. */
+  const leading = async (replica: string) => {
+    const [, metrics] = await text(`${urls.get(replica)}/metrics`);
+    const value = metrics.match(
+      /^leader_election_master_status\{name="haptic-demo-leader",namespace="haptic"\} (\d)$/m,
+    );
+    assert.ok(value, metrics);
+    return Number(value[1]);
+  };
+  try {
+    await Promise.race([served.promise, endedEarly(running, lines)]);
+    assert.deepEqual(Object.fromEntries(urls), {
+      "replica-1": `http://127.0.0.1:${base}`,
+      "replica-2": `http://127.0.0.1:${base + 1}`,
+      "replica-3": `http://127.0.0.1:${base + 2}`,
+    });
+    await synced.promise;
+    const first = await leads.promise;
+    for (const [replica, url] of urls) {
+      assert.deepEqual(await text(`${url}/healthz`), [200, "ok\n"], replica);
+      const [status, body] = await text(`${url}/readyz?verbose`);
+      assert.equal(status, 200, body);
+      assert.match(body, /\[\+\]watcher\/ingresses ok\n/);
+      assert.match(body, /\[\+\]leader ok\n/);
+      // Each replica's own registry: its client, its watchers, its elector.
+      const [, metrics] = await text(`${url}/metrics`);
+      assert.match(
+        metrics,
+        /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+      );
+      assert.equal(await leading(replica), replica === first ? 1 : 0);
+    }
+    // A killed replica serves nothing more; the one taking over says so.
+    const victim = await killed.promise;
+    assert.equal(victim, first);
+    await assert.rejects(fetch(`${urls.get(victim)}/healthz`));
+    const successor = await takenOver.promise;
+    assert.equal(await leading(successor), 1);
+  } finally {
+    assert.equal(await running, 0, lines.join("\n"));
+  }
+  assert.match(lines.join("\n"), /all good$/);
+  // Closed with the run.
+  for (const url of urls.values()) {
+    await assert.rejects(fetch(`${url}/healthz`));
+  }
+});
+
+/** Fails with the demo's output when it ends before what a test awaits. */
+async function endedEarly(
+  running: Promise<number>,
+  lines: string[],
+): Promise<never> {
+  const code = await running;
+  assert.fail(`the demo ended (exit code ${code}) first:\n${lines.join("\n")}`);
+}
+
+/** The first of `n` consecutive ports free on 127.0.0.1 just now. */
+function consecutiveFreePorts(n: number): number {
+  for (;;) {
+    const held = [Deno.listen({ hostname: "127.0.0.1", port: 0 })];
+    const base = held[0].addr.port;
+    try {
+      for (let i = 1; i < n; i++) {
+        held.push(Deno.listen({ hostname: "127.0.0.1", port: base + i }));
+      }
+      return base;
+    } catch {
+      // Taken (or past 65535): try another.
+    } finally {
+      for (const listener of held) listener.close();
+    }
+  }
+}
+
+Deno.test("demo: a metrics port in use is an error that names it, and the run cleans up", async () => {
+  using taken = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const lines: string[] = [];
+  const code = await main([
+    "--duration",
+    "1",
+    "--metrics-port",
+    String(taken.addr.port),
+  ], { write: (line) => lines.push(line) });
+  assert.equal(code, 1, lines.join("\n"));
+  assert.match(
+    lines.join("\n"),
+    new RegExp(
+      `error +Cannot serve health and metrics on 127\\.0\\.0\\.1:${taken.addr.port}: the address is in use`,
+    ),
+  );
+});
+
 Deno.test("demo: --replicas 3 elects one leader, kills it mid-run and shows the takeover", async () => {
   const lines: string[] = [];
   const code = await main(
@@ -188,6 +350,34 @@ Deno.test("demo: live mode watches a resource through kubectl proxy and prints b
   );
 });
 
+Deno.test("demo: live mode measures its client too, whichever source it picks", async () => {
+  await using server = new FakeApiServer({ initialResourceVersion: 100 });
+  server.create(INGRESSES, {
+    metadata: { name: "a", namespace: "web" },
+    spec: { ingressClassName: "haproxy" },
+  });
+  await using listener = await server.listen();
+  const registry = new MetricsRegistry();
+  const lines: string[] = [];
+  const code = await main([
+    "--proxy",
+    listener.url,
+    "--resource",
+    "networking.k8s.io/v1/ingresses",
+    "--duration",
+    "1",
+  ], { write: (line) => lines.push(line), metrics: registry });
+  assert.equal(code, 0, lines.join("\n"));
+  // What /metrics serves with --metrics-port: the client's requests beside
+  // the watcher's.
+  const text = registry.render();
+  assert.match(
+    text,
+    /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+  );
+  assert.match(text, /^k8s_watcher_watches_total\{[^}]*resource="ingresses"/m);
+});
+
 Deno.test("demo: live mode fails clearly for an unknown API group", async () => {
   await using server = new FakeApiServer();
   await using listener = await server.listen();
@@ -235,7 +425,21 @@ Deno.test("demo: command line parsing", () => {
       namespace: undefined,
       replicas: undefined,
       metricsPort: undefined,
+      metricsHost: undefined,
     },
+  );
+  assert.equal(
+    parseDemoArgs(["--metrics-host=0.0.0.0", "--metrics-port", "0"])
+      .metricsHost,
+    "0.0.0.0",
+  );
+  assert.deepEqual(
+    pick(parseDemoArgs(["--replicas", "3", "--metrics-port", "9090"])),
+    { replicas: 3, metricsPort: 9090 },
+  );
+  assert.deepEqual(
+    pick(parseDemoArgs(["--replicas", "9", "--metrics-port", "65527"])),
+    { replicas: 9, metricsPort: 65527 },
   );
   assert.equal(parseDemoArgs(["--metrics-port", "0"]).metricsPort, 0);
   assert.equal(parseDemoArgs(["--metrics-port=9090"]).metricsPort, 9090);
@@ -259,8 +463,16 @@ Deno.test("demo: command line parsing", () => {
       [["--metrics-port", "70000"], /port number from 0 to 65535, got "70000"/],
       [["--metrics-port", "1.5"], /port number from 0 to 65535/],
       [
-        ["--metrics-port", "0", "--replicas", "3"],
-        /does not go with --replicas/,
+        ["--metrics-port", "65534", "--replicas", "3"],
+        /^--metrics-port 65534 with --replicas 3 needs ports 65534 to 65536; the highest is 65535$/,
+      ],
+      [
+        ["--metrics-host", "0.0.0.0"],
+        /--metrics-host goes with --metrics-port/,
+      ],
+      [
+        ["--metrics-host", "", "--metrics-port", "0"],
+        /--metrics-host needs a value/,
       ],
       [
         ["--replicas", "3", "--resource", "pods"],
@@ -274,3 +486,7 @@ Deno.test("demo: command line parsing", () => {
     );
   }
 });
+
+function pick(args: { replicas?: number; metricsPort?: number }) {
+  return { replicas: args.replicas, metricsPort: args.metricsPort };
+}

@@ -1,33 +1,98 @@
 import { healthHandler, type HealthHandlerOptions } from "../health/mod.ts";
 import type { Printer } from "./output.ts";
 
+/** The address the endpoints bind without `--metrics-host`. */
+export const DEFAULT_METRICS_HOST = "127.0.0.1";
+
 /** The demo's health and metrics server, or nothing without `--metrics-port`. */
 export interface Endpoints extends AsyncDisposable {
-  /** `http://127.0.0.1:<port>`, or `undefined` when none is served. */
+  /** `http://<host>:<port>`, or `undefined` when none is served. */
   readonly url: string | undefined;
 }
 
+/** Where to serve: `--metrics-host` and `--metrics-port` (or a replica's). */
+export interface EndpointsAddress {
+  /** The address to bind (`undefined`: {@linkcode DEFAULT_METRICS_HOST}). */
+  host: string | undefined;
+  /** The port (0: a free one), or `undefined` to serve nothing. */
+  port: number | undefined;
+}
+
+/** The endpoints could not be served there; the message says why. */
+export class EndpointsError extends Error {
+  constructor(host: string, port: number, cause: unknown) {
+    super(
+      `Cannot serve health and metrics on ${hostPort(host, port)}: ${
+        reasonOf(cause)
+      }`,
+      { cause },
+    );
+    this.name = "EndpointsError";
+  }
+}
+
 /**
- * Serves `/healthz`, `/readyz` and `/metrics` on 127.0.0.1:`port` (0: a
- * free port) and prints the URL; nothing when `port` is `undefined`.
+ * The port of replica `index` (from 0) under `--metrics-port port`: one
+ * after another from `port`, so a replica's number says where it is; with
+ * 0, a free port each.
+ */
+export function replicaPort(
+  port: number | undefined,
+  index: number,
+): number | undefined {
+  return port === undefined || port === 0 ? port : port + index;
+}
+
+/**
+ * Serves `/healthz`, `/readyz` and `/metrics` at `address` and prints the
+ * URL (after `who`, when several serve); nothing without a port.
+ *
+ * @throws {EndpointsError} When the address cannot be bound (a port in
+ * use, an address not on this machine).
  */
 export function serveEndpoints(
-  port: number | undefined,
+  address: EndpointsAddress,
   options: HealthHandlerOptions,
   printer: Printer,
+  who?: string,
 ): Endpoints {
+  const { port } = address;
   if (port === undefined) {
     return { url: undefined, [Symbol.asyncDispose]: () => Promise.resolve() };
   }
-  const server = Deno.serve({
-    hostname: "127.0.0.1",
-    port,
-    onListen: () => {},
-  }, healthHandler(options));
-  const url = `http://127.0.0.1:${server.addr.port}`;
+  const host = address.host ?? DEFAULT_METRICS_HOST;
+  let server: Deno.HttpServer<Deno.NetAddr>;
+  try {
+    server = Deno.serve(
+      { hostname: host, port, onListen: () => {} },
+      healthHandler(options),
+    );
+  } catch (error) {
+    throw new EndpointsError(host, port, error);
+  }
+  const url = `http://${hostPort(server.addr.hostname, server.addr.port)}`;
   printer.line(
     "serve",
-    `health and metrics at ${url}: /healthz /readyz /metrics`,
+    `${
+      who ? `${who} ` : ""
+    }health and metrics at ${url}: /healthz /readyz /metrics`,
   );
-  return { url, [Symbol.asyncDispose]: () => server.shutdown() };
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    [Symbol.asyncDispose]: () => closed ??= server.shutdown(),
+  };
+}
+
+/** `host:port`, an IPv6 address in brackets as URLs write it. */
+function hostPort(host: string, port: number): string {
+  return host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function reasonOf(error: unknown): string {
+  if (error instanceof Deno.errors.AddrInUse) return "the address is in use";
+  if (error instanceof Deno.errors.AddrNotAvailable) {
+    return "the address is not one of this machine's";
+  }
+  return error instanceof Error ? error.message : String(error);
 }

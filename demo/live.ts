@@ -18,7 +18,7 @@ export async function runLive(
 ): Promise<number> {
   let client: FetchClient;
   try {
-    client = clientFor(args);
+    client = clientFor(args, metrics);
   } catch (error) {
     printer.plain(`error: ${messageOf(error)}`);
     return 1;
@@ -65,7 +65,10 @@ export async function runLive(
         meter: metrics,
       },
     );
-    await using _endpoints = serveEndpoints(args.metricsPort, {
+    await using _endpoints = serveEndpoints({
+      host: args.metricsHost,
+      port: args.metricsPort,
+    }, {
       watchers: { [label]: watcher },
       metrics,
     }, printer);
@@ -144,19 +147,22 @@ export async function runLive(
   }
 }
 
-function clientFor(args: DemoArgs): FetchClient {
+/** The client of the source the command line names, measured on `meter`. */
+function clientFor(args: DemoArgs, meter: MetricsRegistry): FetchClient {
   if (args.kubeconfig !== undefined) {
     return FetchClient.fromKubeconfig(args.kubeconfig, {
       context: args.context,
+      meter,
     });
   }
-  if (args.inCluster) return FetchClient.inCluster();
+  if (args.inCluster) return FetchClient.inCluster({ meter });
   if (args.proxy !== false) {
-    return args.proxy === true
-      ? FetchClient.kubectlProxy()
-      : FetchClient.kubectlProxy(args.proxy);
+    return FetchClient.kubectlProxy(
+      args.proxy === true ? undefined : args.proxy,
+      { meter },
+    );
   }
-  return FetchClient.fromEnv({ context: args.context });
+  return FetchClient.fromEnv({ context: args.context, meter });
 }
 
 /**

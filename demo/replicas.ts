@@ -6,10 +6,12 @@ import {
   silentLogger,
   Watcher,
 } from "../mod.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import type { DemoArgs } from "./args.ts";
 import { Churn } from "./churn.ts";
 import { INGRESSES, OUR_CLASS, Rng, seedCluster, SERVICES } from "./cluster.ts";
+import { type Endpoints, replicaPort, serveEndpoints } from "./endpoints.ts";
 import type { Printer } from "./output.ts";
 import { sleep, waitUntil } from "./wait.ts";
 
@@ -29,6 +31,8 @@ interface Replica {
   ingresses: Watcher;
   services: Watcher;
   elector: LeaderElector;
+  /** Its `/healthz`, `/readyz` and `/metrics`, with `--metrics-port`. */
+  endpoints: Endpoints | undefined;
   renders: number;
   /** Killed: its callbacks no longer print (a dead process says nothing). */
   dead: boolean;
@@ -38,8 +42,10 @@ interface Replica {
  * `--replicas N`: N replicas of a controller over the embedded cluster.
  * Every replica keeps its watchers warm; only the leader renders. The
  * leader is killed (no release, no goodbye) part way through, and the
- * takeover is shown with its time. Returns 0 when exactly one replica led
- * at a time, a survivor took over, and only leaders rendered.
+ * takeover is shown with its time. With `--metrics-port`, replica i
+ * serves its own health and metrics at that port + i − 1 (0: a free port
+ * each), and stops serving when killed. Returns 0 when exactly one replica
+ * led at a time, a survivor took over, and only leaders rendered.
  */
 export async function runReplicas(
   args: DemoArgs,
@@ -88,14 +94,24 @@ export async function runReplicas(
 
     for (let i = 1; i <= count; i++) {
       const name = `replica-${i}`;
+      // A replica is a process of its own: its own registry, when served.
+      const meter = args.metricsPort === undefined
+        ? undefined
+        : new MetricsRegistry();
       const client = new FetchClient({ server: listener.url }, {
         source: name,
+        meter,
       });
-      const options = { logger: silentLogger };
-      const watcher = (gvr: typeof INGRESSES, fieldSelector?: string) =>
+      const options = { logger: silentLogger, meter };
+      const watcher = (
+        gvr: typeof INGRESSES,
+        watcherName: string,
+        fieldSelector?: string,
+      ) =>
         new Watcher(
           {
             gvr,
+            name: watcherName,
             indexBy: ["metadata.namespace", "metadata.name"],
             fieldSelector,
             debounceInterval: 1_000,
@@ -109,8 +125,13 @@ export async function runReplicas(
       const replica: Replica = {
         name,
         client,
-        ingresses: watcher(INGRESSES, `spec.ingressClassName=${OUR_CLASS}`),
-        services: watcher(SERVICES),
+        ingresses: watcher(
+          INGRESSES,
+          "ingresses",
+          `spec.ingressClassName=${OUR_CLASS}`,
+        ),
+        services: watcher(SERVICES, "services"),
+        endpoints: undefined,
         renders: 0,
         dead: false,
         elector: new LeaderElector(
@@ -160,6 +181,22 @@ export async function runReplicas(
         ),
       };
       replicas.push(replica);
+      replica.endpoints = serveEndpoints(
+        {
+          host: args.metricsHost,
+          port: replicaPort(args.metricsPort, i - 1),
+        },
+        {
+          watchers: {
+            ingresses: replica.ingresses,
+            services: replica.services,
+          },
+          elector: replica.elector,
+          metrics: meter,
+        },
+        printer,
+        name,
+      );
     }
     for (const r of replicas) {
       void r.ingresses.start();
@@ -192,8 +229,10 @@ export async function runReplicas(
     await sleep(startedAt + durationMs * 0.35 - printer.elapsedMs, signal);
     const victim = leaders()[0];
     if (!signal.aborted && victim) {
-      // A killed process neither renews nor releases: cut it off, then stop.
+      // A killed process neither renews nor releases nor answers probes:
+      // cut it off, then stop.
       victim.dead = true;
+      await victim.endpoints?.[Symbol.asyncDispose]();
       killedAt = printer.elapsedMs;
       printer.line(
         "kill",
@@ -257,6 +296,9 @@ export async function runReplicas(
       r.services.stop(),
     ]));
     for (const r of replicas) r.client.close();
+    await Promise.all(
+      replicas.map((r) => r.endpoints?.[Symbol.asyncDispose]()),
+    );
     await listener.close();
     await server.close();
   }

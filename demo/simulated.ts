@@ -94,7 +94,10 @@ export async function runSimulated(
           ),
       },
     );
-    await using _endpoints = serveEndpoints(args.metricsPort, {
+    await using _endpoints = serveEndpoints({
+      host: args.metricsHost,
+      port: args.metricsPort,
+    }, {
       watchers: Object.fromEntries([
         ...watched.map((w) => [w.name, w.watcher] as const),
         ["secret", secret],

@@ -26,6 +26,7 @@ import type { ListWatchFailure } from "./list_watch_options.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { type RelistReason, relistReasonOf } from "./_fault.ts";
+import { failureRecord } from "./_failure_record.ts";
 import type { WatchEventType } from "./list_watch_types.ts";
 
 /** Why a list was made: the `reason` label of `k8s_watcher_lists_total`. */
@@ -238,7 +239,7 @@ export class LoopStats implements ListWatchStats {
   backoff(error: unknown, retryInMs: number): void {
     this.backoffs++;
     const now = this.#clock.now();
-    this.lastError = { error, time: now };
+    this.lastError = failureRecord(error, now);
     this.retryAt = now + retryInMs;
     this.#metrics?.instruments.backoffs.add(1, this.#metrics.base);
   }

@@ -259,6 +259,13 @@ export interface ListWatchOptions {
 /**
  * The last failure a {@linkcode ListWatch} retried.
  *
+ * `error` is what was thrown, as it was. Through `JSON.stringify` (a
+ * health endpoint that answers JSON, a structured log), a failure the loop
+ * recorded writes an `Error` as its `name`, `message` and own fields (an
+ * `ApiError`'s `code`, `status`, `method`, `path`), then its `cause` in the
+ * same form, where `JSON.stringify` of the error alone would drop all
+ * three.
+ *
  * @example Describing the last failure
  * ```ts
  * import type { ListWatchFailure } from "@haptic/k8s-watcher/listwatch";
@@ -266,6 +273,32 @@ export interface ListWatchOptions {
  * function describe(failure: ListWatchFailure | undefined): string {
  *   return failure ? `${new Date(failure.time).toISOString()}: ${failure.error}` : "healthy";
  * }
+ * ```
+ *
+ * @example A watcher's health as JSON
+ * ```ts
+ * import { FetchClient, silentLogger, Watcher } from "@haptic/k8s-watcher";
+ * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * const clock = new FakeClock();
+ * await using server = new FakeApiServer({ clock });
+ * using _fetch = mockFetch(server);
+ * using client = new FetchClient({ server: server.url });
+ * server.injectFault({ verb: "list", kind: "status", code: 503 });
+ * const watcher = new Watcher({
+ *   gvr: { group: "", version: "v1", resource: "configmaps" },
+ *   indexBy: ["metadata.namespace", "metadata.name"],
+ *   onChange: () => {},
+ * }, client, { clock, logger: silentLogger });
+ * const running = watcher.start();
+ * await waitFor(() => watcher.lastError() !== undefined);
+ * const { lastError } = JSON.parse(JSON.stringify(watcher.health()));
+ * assert.equal(lastError.error.name, "ApiError");
+ * assert.match(lastError.error.message, /^Kubernetes API answered 503 ServiceUnavailable/);
+ * assert.equal(lastError.error.code, 503);
+ * await watcher.stop();
+ * await running;
  * ```
  */
 export interface ListWatchFailure {

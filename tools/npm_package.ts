@@ -19,8 +19,11 @@
 /** The TypeScript that emits the JavaScript and the declarations. */
 export const TYPESCRIPT_VERSION = "6.0.3";
 
-/** The oldest Node the package supports (README: "Node 22.3 or later"). */
-export const NODE_ENGINE = ">=22.3.0";
+/**
+ * The oldest Node the package is tested on: `.ci/runtimes` runs the
+ * machine's Node from 22.18 on (README: "Node 22.18 or later").
+ */
+export const NODE_ENGINE = ">=22.18.0";
 
 /** The fields of deno.json the package is made from. */
 export interface DenoJson {

@@ -10,7 +10,6 @@ Deno.test("the npm package exports every entry point of deno.json, declarations 
   assert.equal(pkg.name, "@haptic/k8s-watcher");
   assert.equal(pkg.version, denoJson.version);
   assert.equal(pkg.type, "module");
-  assert.deepEqual(pkg.engines, { node: ">=22.3.0" });
   assert.deepEqual(
     Object.keys(pkg.exports),
     [...Object.keys(denoJson.exports), "./package.json"],
