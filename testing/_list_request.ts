@@ -30,12 +30,7 @@ export function list(
   const { info } = route;
   const store = core.store;
   const filter = filterOf(info, q);
-  // kube-apiserver takes a negative limit as none.
-  const limit = /^-\d+$/.test(q.get("limit") ?? "")
-    ? 0
-    : nonNegativeInt(q, "limit") ?? 0;
-  // It counts what a page leaves out only when no selector filters.
-  const countsRemaining = !q.get("labelSelector") && !q.get("fieldSelector");
+  const limit = nonNegativeInt(q, "limit") ?? 0;
   const current = store.rv;
   const cont = q.get("continue");
   let snapshotRv = current;
@@ -69,7 +64,6 @@ export function list(
   const items: KubeObject[] = [];
   let lastKey: string | undefined;
   let more = false;
-  let remaining = 0;
   for (
     const [key, obj] of store.snapshot(
       store.table(info),
@@ -81,9 +75,7 @@ export function list(
     if (!filter.matches(obj)) continue;
     if (limit > 0 && items.length === limit) {
       more = true;
-      if (!countsRemaining) break;
-      remaining++;
-      continue;
+      break;
     }
     items.push(obj);
     lastKey = key;
@@ -97,7 +89,6 @@ export function list(
       after: lastKey!,
       epoch: core.continueEpoch,
     });
-    if (countsRemaining) metadata.remainingItemCount = remaining;
   }
   if (form.as === "Table") {
     return tableResponse(

@@ -17,8 +17,6 @@ import {
   TRUE,
 } from "./_request_util.ts";
 import {
-  badRequest,
-  deleted,
   failure,
   methodNotAllowed,
   resourceNotFound,
@@ -255,45 +253,30 @@ async function resourceRequest(
     }
     case "create": {
       if (subresource) return statusResponse(methodNotAllowed());
-      const body = ofKind(info, await readJson(request));
+      const body = await readJson(request);
       return json(
         201,
-        writeOf(
-          store,
-          q,
-          () =>
-            store.create(info, body, { namespace, owned: true, strict: true }),
-        ),
+        store.create(info, body, { namespace, owned: true, strict: true }),
       );
     }
     case "update": {
-      const body = ofKind(info, await readJson(request));
+      const body = await readJson(request);
       return json(
         200,
-        writeOf(store, q, () =>
-          store.update(info, body, {
-            namespace,
-            name,
-            owned: true,
-            subresource,
-            strict: true,
-          })),
+        store.update(info, body, {
+          namespace,
+          name,
+          owned: true,
+          subresource,
+          strict: true,
+        }),
       );
     }
     case "patch":
-      return json(200, await patch(core, route, request, dryRunOf(q)));
+      return json(200, await patch(core, route, request));
     case "delete": {
       const options = await readDeleteOptions(request);
-      const result = writeOf(
-        store,
-        q,
-        () => store.delete(info, namespace, name!, options),
-      );
-      // Gone at once: a Status; marked for deletion (finalizers): the object.
-      return json(
-        200,
-        result.metadata.deletionTimestamp ? result : deleted(info, result),
-      );
+      return json(200, store.delete(info, namespace, name!, options));
     }
     case "deletecollection": {
       const filter = filterOf(info, q);
@@ -322,41 +305,4 @@ async function resourceRequest(
     default:
       return statusResponse(methodNotAllowed());
   }
-}
-
-/**
- * Whether a write is a dry run: `dryRun=All` (the only value Kubernetes
- * takes) runs every check and answers as the write would, storing nothing.
- */
-function dryRunOf(q: URLSearchParams): boolean {
-  const values = q.getAll("dryRun");
-  if (values.length === 0) return false;
-  if (values.every((value) => value === "All")) return true;
-  throw new FakeApiError(
-    badRequest(`dryRun must be "All", got ${JSON.stringify(values.join(","))}`),
-  );
-}
-
-/** `write`, in a dry run when the request asks for one. */
-function writeOf<T>(
-  store: ServerCore["store"],
-  q: URLSearchParams,
-  write: () => T,
-): T {
-  return dryRunOf(q) ? store.dryRun(write) : write();
-}
-
-/** `body`, refused when it names another kind than the resource's (400). */
-function ofKind(info: ResourceRoute["info"], body: unknown): unknown {
-  const kind = (body as { kind?: unknown } | null)?.kind;
-  if (kind !== undefined && kind !== info.kind) {
-    throw new FakeApiError(
-      badRequest(
-        `the kind of the object (${
-          String(kind)
-        }) does not match the resource's (${info.kind})`,
-      ),
-    );
-  }
-  return body;
 }

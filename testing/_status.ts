@@ -88,51 +88,6 @@ export function conflict(info: ResourceInfo, name: string): KubeStatus {
   );
 }
 
-/**
- * A failed delete precondition (uid or resourceVersion): kube-apiserver's
- * details name the kind here, not the resource.
- */
-export function preconditionFailed(
-  info: ResourceInfo,
-  name: string,
-): KubeStatus {
-  const details: Record<string, unknown> = { name };
-  if (info.group !== "") details.group = info.group;
-  details.kind = info.kind;
-  return failure(
-    409,
-    `Operation cannot be fulfilled on ${
-      qualifiedResource(info)
-    } "${name}": the precondition of the delete did not hold`,
-    { reason: "Conflict", details },
-  );
-}
-
-/** What a DELETE that removed the object answers (kube-apiserver's form). */
-export function deleted(
-  info: ResourceInfo,
-  object: KubeObjectLikeMeta,
-): KubeStatus {
-  const details: Record<string, unknown> = {
-    name: object.metadata.name,
-  };
-  if (info.group !== "") details.group = info.group;
-  details.kind = info.resource;
-  if (object.metadata.uid !== undefined) details.uid = object.metadata.uid;
-  return {
-    kind: "Status",
-    apiVersion: "v1",
-    metadata: {},
-    status: "Success",
-    details,
-  };
-}
-
-/** The part of an object {@linkcode deleted} reads. */
-interface KubeObjectLikeMeta {
-  metadata: { name?: string; uid?: string };
-}
-
 export function invalid(
   kind: string,
   group: string,

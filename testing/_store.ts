@@ -10,11 +10,10 @@ import {
   failure,
   invalid,
   notFound,
-  preconditionFailed,
 } from "./_status.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { ResourceInfo } from "./resources.ts";
-import { validateContent, validateIdentity } from "./_validation.ts";
+import { validateIdentity } from "./_validation.ts";
 import { generationChanged } from "./_generation.ts";
 import { foldStringData, isSecret } from "./_secret.ts";
 
@@ -105,8 +104,6 @@ export class ObjectStore {
   #clock: Clock;
   #onChange: (entry: HistoryEntry) => void;
   #generated = 0;
-  /** Inside {@linkcode ObjectStore.dryRun}: every check, no write. */
-  #dry = false;
 
   constructor(options: {
     clock: Clock;
@@ -125,25 +122,6 @@ export class ObjectStore {
   /** The newest resourceVersion. */
   get rv(): number {
     return this.#rv;
-  }
-
-  /**
-   * Runs a write (`?dryRun=All`) with every check and the answer it would
-   * give, and nothing stored, recorded or counted: the store's writes are
-   * synchronous, so nothing else runs meanwhile.
-   */
-  dryRun<T>(write: () => T): T {
-    this.#dry = true;
-    try {
-      return write();
-    } finally {
-      this.#dry = false;
-    }
-  }
-
-  /** The next resourceVersion, taken unless dry. */
-  #nextRv(): number {
-    return this.#dry ? this.#rv + 1 : ++this.#rv;
   }
 
   /** The table of a type, created on first use. */
@@ -196,7 +174,6 @@ export class ObjectStore {
       meta.name = meta.generateName + this.#nameSuffix();
     }
     validateIdentity(info, meta, namespace);
-    if (options.strict) validateContent(info, body);
     const name = meta.name as string;
     const table = this.table(info);
     const key = this.objectKey(info, namespace, name);
@@ -204,7 +181,7 @@ export class ObjectStore {
       throw new FakeApiError(alreadyExists(info, name));
     }
 
-    const rv = this.#nextRv();
+    const rv = ++this.#rv;
     const metadata: ObjectMeta = { ...meta, name };
     if (info.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace;
@@ -218,7 +195,6 @@ export class ObjectStore {
     const obj = withTypeMeta(info, body, metadata);
     if (options.strict && info.statusSubresource) delete obj.status;
     if (isSecret(info)) foldStringData(obj);
-    if (this.#dry) return obj;
     table.put(key, obj);
     this.#record(table, key, "ADDED", obj, undefined);
     return obj;
@@ -298,7 +274,6 @@ export class ObjectStore {
       } else delete metadata[field];
     }
     const next = withTypeMeta(info, body, metadata);
-    if (options.strict) validateContent(info, next);
     if (options.strict && info.statusSubresource) {
       if (existing.status === undefined) delete next.status;
       else next.status = existing.status;
@@ -372,9 +347,7 @@ export class ObjectStore {
         preconditions.resourceVersion !== existing.metadata.resourceVersion) ||
       (preconditions.uid && preconditions.uid !== existing.metadata.uid)
     ) {
-      // kube-apiserver names the kind here, where a stale update names the
-      // resource.
-      throw new FakeApiError(preconditionFailed(info, name));
+      throw new FakeApiError(conflict(info, name));
     }
     const finalizers = existing.metadata.finalizers;
     if (Array.isArray(finalizers) && finalizers.length > 0) {
@@ -487,8 +460,7 @@ export class ObjectStore {
     ) {
       return this.#remove(table, key, existing, candidate);
     }
-    meta.resourceVersion = String(this.#nextRv());
-    if (this.#dry) return candidate;
+    meta.resourceVersion = String(++this.#rv);
     table.put(key, candidate);
     this.#record(table, key, "MODIFIED", candidate, existing);
     return candidate;
@@ -500,12 +472,11 @@ export class ObjectStore {
     existing: KubeObject,
     last: KubeObject,
   ): KubeObject {
-    const rv = this.#nextRv();
+    const rv = ++this.#rv;
     const final = {
       ...last,
       metadata: { ...last.metadata, resourceVersion: String(rv) },
     };
-    if (this.#dry) return final;
     table.remove(key);
     this.#record(table, key, "DELETED", final, existing);
     return final;

@@ -26,7 +26,6 @@ export async function patch(
   core: ServerCore,
   route: ResourceRoute,
   request: Request,
-  dryRun = false,
 ): Promise<KubeObject> {
   const { info, name, subresource } = route;
   const namespace = route.namespace ?? "";
@@ -52,12 +51,10 @@ export async function patch(
     default:
       throw unsupportedMediaType(type, builtin);
   }
-  const write = () =>
-    core.store.patch(info, namespace, name!, change, {
-      subresource,
-      strict: true,
-    });
-  return dryRun ? core.store.dryRun(write) : write();
+  return core.store.patch(info, namespace, name!, change, {
+    subresource,
+    strict: true,
+  });
 }
 
 function unsupportedMediaType(type: string, builtin: boolean): FakeApiError {
