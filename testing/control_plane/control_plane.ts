@@ -246,8 +246,6 @@ export class ControlPlane implements AsyncDisposable {
   #http: Deno.HttpClient | undefined;
   #clients = new Set<FetchClient>();
   #stopping: Promise<void> | undefined;
-  /** A `restartApiServer()` under way: a stop waits for it to give up. */
-  #restarting: Promise<unknown> | undefined;
 
   private constructor(settings: Settings) {
     this.#settings = settings;
@@ -548,32 +546,9 @@ export class ControlPlane implements AsyncDisposable {
    */
   async restartApiServer(): Promise<void> {
     this.#checkRunning("restartApiServer");
-    const restart = this.#restart();
-    const settled = restart.catch(() => {});
-    this.#restarting = settled;
-    try {
-      await restart;
-    } finally {
-      if (this.#restarting === settled) this.#restarting = undefined;
-    }
-  }
-
-  async #restart(): Promise<void> {
     await this.#apiServer?.kill();
     this.#apiServer = undefined;
-    // A stop meanwhile: no kube-apiserver may start for a stopped plane.
-    this.#throwIfStopped();
     await this.#startApiServer(Date.now() + this.#settings.timeoutMs, false);
-  }
-
-  /** Throws when a stop began: the restart gives up. */
-  #throwIfStopped(): void {
-    if (this.#stopping === undefined) return;
-    throw new ControlPlaneError(
-      "kube-apiserver",
-      "The control plane was stopped during restartApiServer()",
-      [],
-    );
   }
 
   /**
@@ -641,11 +616,6 @@ export class ControlPlane implements AsyncDisposable {
   async #stop(): Promise<void> {
     for (const client of this.#clients) client.close();
     this.#clients.clear();
-    // #stopping is set once this first await yields: a restart under way
-    // sees it and gives up (killing what it started) before anything here
-    // is killed or removed, so nothing writes into the folder afterwards.
-    await Promise.resolve();
-    await this.#restarting;
     const errors: unknown[] = [];
     for (const process of [this.#apiServer, this.#etcd]) {
       await process?.kill().catch((error) => errors.push(error));
@@ -828,12 +798,10 @@ export class ControlPlane implements AsyncDisposable {
   ): Promise<void> {
     let detail = "it did not answer";
     for (;;) {
-      this.#throwIfStopped();
       if (process.status) throw await exitedError(process);
       const answer = await probe();
       if (answer.ready) return;
       detail = answer.detail;
-      this.#throwIfStopped();
       if (process.status) throw await exitedError(process);
       if (Date.now() >= deadline) {
         throw new ControlPlaneError(
