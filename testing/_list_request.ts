@@ -3,8 +3,8 @@ import { decodeContinue, encodeContinue } from "./_continue_token.ts";
 import {
   filterOf,
   forbidden,
+  integerParam,
   json,
-  nonNegativeInt,
   type ResourceRoute,
   resourceVersionParam,
   type ServerCore,
@@ -30,7 +30,12 @@ export function list(
   const { info } = route;
   const store = core.store;
   const filter = filterOf(info, q);
-  const limit = nonNegativeInt(q, "limit") ?? 0;
+  // Zero or less is no limit, as kube-apiserver reads it.
+  const limit = integerParam(q, "limit") ?? 0;
+  // Without a selector every item counts, so the server can say how many
+  // are left (with one, it would have to match them all).
+  const countsRemaining = !q.get("labelSelector")?.trim() &&
+    !q.get("fieldSelector")?.trim();
   const current = store.rv;
   const cont = q.get("continue");
   let snapshotRv = current;
@@ -63,7 +68,7 @@ export function list(
   const prefix = route.namespace !== undefined ? `${route.namespace}/` : "";
   const items: KubeObject[] = [];
   let lastKey: string | undefined;
-  let more = false;
+  let remaining = 0;
   for (
     const [key, obj] of store.snapshot(
       store.table(info),
@@ -74,7 +79,8 @@ export function list(
   ) {
     if (!filter.matches(obj)) continue;
     if (limit > 0 && items.length === limit) {
-      more = true;
+      remaining++;
+      if (countsRemaining) continue;
       break;
     }
     items.push(obj);
@@ -83,12 +89,13 @@ export function list(
   const metadata: Record<string, unknown> = {
     resourceVersion: String(snapshotRv),
   };
-  if (more) {
+  if (remaining > 0) {
     metadata.continue = encodeContinue({
       rv: snapshotRv,
       after: lastKey!,
       epoch: core.continueEpoch,
     });
+    if (countsRemaining) metadata.remainingItemCount = remaining;
   }
   if (form.as === "Table") {
     return tableResponse(

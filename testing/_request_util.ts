@@ -110,6 +110,29 @@ export function nonNegativeInt(
   return Number(raw);
 }
 
+/**
+ * An integer query parameter as Go's `strconv.ParseInt` reads it (a sign,
+ * then digits, within int64), or undefined when absent; anything else is
+ * 400.
+ */
+export function integerParam(
+  q: URLSearchParams,
+  name: string,
+): number | undefined {
+  const raw = q.get(name);
+  if (raw === null || raw === "") return undefined;
+  if (!/^[+-]?\d+$/.test(raw) || !inInt64(BigInt(raw))) {
+    throw new FakeApiError(
+      badRequest(`${name} must be an integer, got ${JSON.stringify(raw)}`),
+    );
+  }
+  return Number(raw);
+}
+
+function inInt64(value: bigint): boolean {
+  return value >= -(2n ** 63n) && value < 2n ** 63n;
+}
+
 export function json(status: number, body: unknown): Response {
   return new Response(JSON.stringify(body), { status, headers: JSON_HEADERS });
 }

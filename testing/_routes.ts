@@ -29,7 +29,9 @@ import {
 } from "./_media_type.ts";
 import { includeObjectParam, toTable } from "./kubectl/_table.ts";
 import { watch } from "./_watch_request.ts";
-import { patch, readDeleteOptions } from "./_write_request.ts";
+import { deleteAnswer, patch, readDeleteOptions } from "./_write_request.ts";
+import { checkDecodable } from "./_decode.ts";
+import { dryRunOf } from "./_dry_run.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { WatchTap } from "./reactor.ts";
 import type { RequestRecord } from "./request_record.ts";
@@ -253,14 +255,23 @@ async function resourceRequest(
     }
     case "create": {
       if (subresource) return statusResponse(methodNotAllowed());
+      const dryRun = dryRunOf(q.getAll("dryRun"), "CreateOptions");
       const body = await readJson(request);
+      checkDecodable(info, body);
       return json(
         201,
-        store.create(info, body, { namespace, owned: true, strict: true }),
+        store.create(info, body, {
+          namespace,
+          owned: true,
+          strict: true,
+          dryRun,
+        }),
       );
     }
     case "update": {
+      const dryRun = dryRunOf(q.getAll("dryRun"), "UpdateOptions");
       const body = await readJson(request);
+      checkDecodable(info, body);
       return json(
         200,
         store.update(info, body, {
@@ -269,16 +280,26 @@ async function resourceRequest(
           owned: true,
           subresource,
           strict: true,
+          dryRun,
         }),
       );
     }
     case "patch":
-      return json(200, await patch(core, route, request));
+      return json(
+        200,
+        await patch(core, route, request, {
+          dryRun: dryRunOf(q.getAll("dryRun"), "PatchOptions"),
+        }),
+      );
     case "delete": {
-      const options = await readDeleteOptions(request);
-      return json(200, store.delete(info, namespace, name!, options));
+      const options = await readDeleteOptions(request, q);
+      return json(
+        200,
+        deleteAnswer(info, store.delete(info, namespace, name!, options)),
+      );
     }
     case "deletecollection": {
+      const { dryRun } = await readDeleteOptions(request, q);
       const filter = filterOf(info, q);
       const prefix = route.namespace !== undefined ? `${route.namespace}/` : "";
       const targets: KubeObject[] = [];
@@ -293,7 +314,9 @@ async function resourceRequest(
         if (filter.matches(obj)) targets.push(obj);
       }
       const items = targets.map((obj) =>
-        store.delete(info, obj.metadata.namespace ?? "", obj.metadata.name!)
+        store.delete(info, obj.metadata.namespace ?? "", obj.metadata.name!, {
+          dryRun,
+        })
       );
       return json(200, {
         kind: info.listKind,

@@ -1,4 +1,5 @@
 import type { KubeStatus } from "../client/api_error.ts";
+import type { KubeObject } from "../types.ts";
 import type { ResourceInfo } from "./resources.ts";
 
 /** A `Status` cause, as in `details.causes`. */
@@ -88,14 +89,53 @@ export function conflict(info: ResourceInfo, name: string): KubeStatus {
   );
 }
 
+/**
+ * A failed DELETE precondition (`resourceVersion` or `uid`). kube-apiserver
+ * names the kind here, in the message and in `details.kind`, where other
+ * conflicts name the resource.
+ */
+export function preconditionFailed(
+  info: ResourceInfo,
+  name: string,
+  why: string,
+): KubeStatus {
+  const details: Record<string, unknown> = { name };
+  if (info.group !== "") details.group = info.group;
+  details.kind = info.kind;
+  return failure(
+    409,
+    `Operation cannot be fulfilled on ${info.kind} "${name}": ${why}`,
+    { details },
+  );
+}
+
+/**
+ * The answer to a DELETE that removed the object: a `Status` of success
+ * naming it (its resource in `details.kind`, as for errors) and its uid.
+ */
+export function deleted(info: ResourceInfo, object: KubeObject): KubeStatus {
+  const details = objectDetails(info, object.metadata.name ?? "");
+  details.uid = object.metadata.uid;
+  return {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details,
+  };
+}
+
 export function invalid(
   kind: string,
   group: string,
   name: string,
   causes: Required<StatusCause>[],
 ): KubeStatus {
-  const what = causes.map((c) => `${c.field}: ${c.message}`).join(", ");
-  const details: Record<string, unknown> = { name };
+  const what = causes.length === 1
+    ? `${causes[0].field}: ${causes[0].message}`
+    : `[${causes.map((c) => `${c.field}: ${c.message}`).join(", ")}]`;
+  // An empty name is left out, as Go's omitempty does (options, lists).
+  const details: Record<string, unknown> = name === "" ? {} : { name };
   if (group !== "") details.group = group;
   details.kind = kind;
   details.causes = causes;

@@ -10,10 +10,11 @@ import {
   failure,
   invalid,
   notFound,
+  preconditionFailed,
 } from "./_status.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { ResourceInfo } from "./resources.ts";
-import { validateIdentity } from "./_validation.ts";
+import { validateContent, validateIdentity } from "./_validation.ts";
 import { generationChanged } from "./_generation.ts";
 import { foldStringData, isSecret } from "./_secret.ts";
 
@@ -67,10 +68,13 @@ export interface CreateOptions {
   /** The input is a fresh parse that the store may keep without copying. */
   owned?: boolean;
   /**
-   * HTTP semantics: reject a body carrying a resourceVersion, and drop the
-   * status of a type with a status subresource.
+   * HTTP semantics: reject a body carrying a resourceVersion, drop the
+   * status of a type with a status subresource, validate labels,
+   * annotations and data keys.
    */
   strict?: boolean;
+  /** Check and answer the write, store nothing (`dryRun=All`). */
+  dryRun?: boolean;
 }
 
 /** Options of {@linkcode ObjectStore.update}. */
@@ -83,10 +87,21 @@ export interface UpdateOptions {
   subresource?: string;
   /**
    * HTTP semantics: a missing resourceVersion is refused unless the type
-   * allows unconditional updates, and a write to the object itself keeps
-   * the stored status of a type with a status subresource.
+   * allows unconditional updates, a write to the object itself keeps the
+   * stored status of a type with a status subresource, and labels,
+   * annotations and data keys are validated.
    */
   strict?: boolean;
+  /** Check and answer the write, store nothing (`dryRun=All`). */
+  dryRun?: boolean;
+}
+
+/** Options of {@linkcode ObjectStore.delete}. */
+export interface DeleteOptions {
+  /** The object must still have these (DeleteOptions' `preconditions`). */
+  preconditions?: { resourceVersion?: string; uid?: string };
+  /** Check and answer the delete, change nothing (`dryRun=All`). */
+  dryRun?: boolean;
 }
 
 const NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789";
@@ -175,18 +190,11 @@ export class ObjectStore {
     }
     validateIdentity(info, meta, namespace);
     const name = meta.name as string;
-    const table = this.table(info);
-    const key = this.objectKey(info, namespace, name);
-    if (table.objects.has(key)) {
-      throw new FakeApiError(alreadyExists(info, name));
-    }
-
-    const rv = ++this.#rv;
     const metadata: ObjectMeta = { ...meta, name };
     if (info.namespaced) metadata.namespace = namespace;
     else delete metadata.namespace;
     metadata.uid = crypto.randomUUID();
-    metadata.resourceVersion = String(rv);
+    metadata.resourceVersion = String(this.#rv + 1);
     if (info.generation !== false) metadata.generation = 1;
     else delete metadata.generation;
     metadata.creationTimestamp = this.#timestamp();
@@ -195,6 +203,19 @@ export class ObjectStore {
     const obj = withTypeMeta(info, body, metadata);
     if (options.strict && info.statusSubresource) delete obj.status;
     if (isSecret(info)) foldStringData(obj);
+    // kube-apiserver validates before it looks for the object in storage.
+    if (options.strict) validateContent(info, obj);
+    const table = this.table(info);
+    const key = this.objectKey(info, namespace, name);
+    if (table.objects.has(key)) {
+      throw new FakeApiError(alreadyExists(info, name));
+    }
+    if (options.dryRun) {
+      // Nothing was written, so there is no version to answer.
+      delete metadata.resourceVersion;
+      return obj;
+    }
+    this.#rv++;
     table.put(key, obj);
     this.#record(table, key, "ADDED", obj, undefined);
     return obj;
@@ -248,7 +269,9 @@ export class ObjectStore {
     if (options.subresource === "status" && info.statusSubresource) {
       const next = { ...existing, status: body.status };
       if (body.status === undefined) delete next.status;
-      return this.#replace(table, key, existing, next, false);
+      return this.#replace(table, key, existing, next, {
+        dryRun: options.dryRun,
+      });
     }
     if (options.subresource) {
       throw new FakeApiError(
@@ -279,13 +302,11 @@ export class ObjectStore {
       else next.status = existing.status;
     }
     if (isSecret(info)) foldStringData(next);
-    return this.#replace(
-      table,
-      key,
-      existing,
-      next,
-      generationChanged(info, existing, next),
-    );
+    if (options.strict) validateContent(info, next);
+    return this.#replace(table, key, existing, next, {
+      bumpGeneration: generationChanged(info, existing, next),
+      dryRun: options.dryRun,
+    });
   }
 
   /**
@@ -298,7 +319,7 @@ export class ObjectStore {
     namespace: string,
     name: string,
     change: (existing: KubeObject) => unknown,
-    options: { subresource?: string; strict?: boolean } = {},
+    options: { subresource?: string; strict?: boolean; dryRun?: boolean } = {},
   ): KubeObject {
     const existing = this.get(info, namespace, name);
     const patched = change(existing);
@@ -325,6 +346,7 @@ export class ObjectStore {
       owned: true,
       subresource: options.subresource,
       strict: options.strict,
+      dryRun: options.dryRun,
     });
   }
 
@@ -336,19 +358,13 @@ export class ObjectStore {
     info: ResourceInfo,
     namespace: string,
     name: string,
-    preconditions: { resourceVersion?: string; uid?: string } = {},
+    options: DeleteOptions = {},
   ): KubeObject {
     const table = this.table(info);
     const key = this.objectKey(info, namespace, name);
     const existing = table.objects.get(key);
     if (!existing) throw new FakeApiError(notFound(info, name));
-    if (
-      (preconditions.resourceVersion &&
-        preconditions.resourceVersion !== existing.metadata.resourceVersion) ||
-      (preconditions.uid && preconditions.uid !== existing.metadata.uid)
-    ) {
-      throw new FakeApiError(conflict(info, name));
-    }
+    checkPreconditions(info, existing, options.preconditions ?? {});
     const finalizers = existing.metadata.finalizers;
     if (Array.isArray(finalizers) && finalizers.length > 0) {
       if (existing.metadata.deletionTimestamp) return existing;
@@ -362,8 +378,12 @@ export class ObjectStore {
       };
       // Marking for deletion bumps the generation (of types that keep
       // one), so that generation-based change checks see it.
-      return this.#replace(table, key, existing, next, true);
+      return this.#replace(table, key, existing, next, {
+        bumpGeneration: true,
+        dryRun: options.dryRun,
+      });
     }
+    if (options.dryRun) return existing;
     return this.#remove(table, key, existing, existing);
   }
 
@@ -437,7 +457,7 @@ export class ObjectStore {
     key: string,
     existing: KubeObject,
     next: KubeObject,
-    bumpGeneration: boolean,
+    how: { bumpGeneration?: boolean; dryRun?: boolean },
   ): KubeObject {
     const meta: ObjectMeta = {
       ...next.metadata,
@@ -447,11 +467,13 @@ export class ObjectStore {
       const gen = typeof existing.metadata.generation === "number"
         ? existing.metadata.generation
         : 1;
-      meta.generation = bumpGeneration ? gen + 1 : gen;
+      meta.generation = how.bumpGeneration ? gen + 1 : gen;
     } else delete meta.generation;
     const candidate = { ...next, metadata: meta };
     // A no-op write changes nothing and sends no event, as in Kubernetes.
     if (jsonEqual(candidate, existing)) return existing;
+    // A dry run answers what would be stored, at the stored version.
+    if (how.dryRun) return candidate;
 
     const finalizers = meta.finalizers;
     if (
@@ -564,6 +586,32 @@ export class ObjectStore {
 
   #timestamp(): string {
     return new Date(this.#clock.now()).toISOString().replace(/\.\d+Z$/, "Z");
+  }
+}
+
+/** 409 when the object no longer has the version or uid a delete expects. */
+function checkPreconditions(
+  info: ResourceInfo,
+  existing: KubeObject,
+  expected: { resourceVersion?: string; uid?: string },
+): void {
+  const { resourceVersion, uid } = existing.metadata;
+  const name = existing.metadata.name ?? "";
+  if (expected.uid && expected.uid !== uid) {
+    throw new FakeApiError(preconditionFailed(
+      info,
+      name,
+      `the UID in the precondition (${expected.uid}) does not match the UID in record (${uid}). The object might have been deleted and then recreated`,
+    ));
+  }
+  if (
+    expected.resourceVersion && expected.resourceVersion !== resourceVersion
+  ) {
+    throw new FakeApiError(preconditionFailed(
+      info,
+      name,
+      `the ResourceVersion in the precondition (${expected.resourceVersion}) does not match the ResourceVersion in record (${resourceVersion}). The object might have been modified`,
+    ));
   }
 }
 

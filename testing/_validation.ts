@@ -1,5 +1,6 @@
-import type { ObjectMeta } from "../types.ts";
-import { invalid } from "./_status.ts";
+import type { KubeObject, ObjectMeta } from "../types.ts";
+import { isJsonObject } from "./_json.ts";
+import { invalid, type StatusCause } from "./_status.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { ResourceInfo } from "./resources.ts";
 
@@ -53,4 +54,134 @@ export function validateIdentity(
       }: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
     );
   }
+}
+
+/** The name part of a qualified name (a label key, an annotation key). */
+const NAME_PART = /^([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9]$/;
+const LABEL_VALUE = /^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$/;
+const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
+const NAME_PART_RULE =
+  "must consist of alphanumeric characters, '-', '_' or '.', and must start and end with an alphanumeric character";
+
+/**
+ * Checks what kube-apiserver's validation checks in any object's labels
+ * and annotation keys, and in the keys of a ConfigMap's or a Secret's
+ * data: 422 Invalid with one cause per bad key or value, metadata first.
+ * (The name and namespace are {@linkcode validateIdentity}'s.)
+ */
+export function validateContent(info: ResourceInfo, obj: KubeObject): void {
+  const causes = [
+    ...labelCauses(obj.metadata.labels),
+    ...annotationCauses(obj.metadata.annotations),
+    ...dataCauses(info, obj),
+  ];
+  if (causes.length > 0) {
+    throw new FakeApiError(
+      invalid(info.kind, info.group, obj.metadata.name ?? "", causes),
+    );
+  }
+}
+
+type Cause = Required<StatusCause>;
+
+function cause(field: string, value: unknown, problem: string): Cause {
+  return {
+    reason: "FieldValueInvalid",
+    field,
+    message: `Invalid value: ${JSON.stringify(value)}: ${problem}`,
+  };
+}
+
+function entries(map: unknown): [string, unknown][] {
+  return isJsonObject(map) ? Object.entries(map) : [];
+}
+
+function labelCauses(labels: unknown): Cause[] {
+  const causes: Cause[] = [];
+  for (const [key, value] of entries(labels)) {
+    const keyProblem = qualifiedNameProblem(key);
+    if (keyProblem) causes.push(cause("metadata.labels", key, keyProblem));
+    const valueProblem = labelValueProblem(value ?? "");
+    if (valueProblem) {
+      causes.push(cause("metadata.labels", value, valueProblem));
+    }
+  }
+  return causes;
+}
+
+function annotationCauses(annotations: unknown): Cause[] {
+  const causes: Cause[] = [];
+  // Annotation keys are compared in lower case: only the rule's form matters.
+  for (const [key] of entries(annotations)) {
+    const problem = qualifiedNameProblem(key.toLowerCase());
+    if (problem) causes.push(cause("metadata.annotations", key, problem));
+  }
+  return causes;
+}
+
+function dataCauses(info: ResourceInfo, obj: KubeObject): Cause[] {
+  if (info.group !== "") return [];
+  if (info.resource !== "configmaps" && info.resource !== "secrets") return [];
+  const causes: Cause[] = [];
+  const data = entries(obj.data);
+  for (const [key] of data) {
+    const problem = configKeyProblem(key);
+    if (problem) causes.push(cause(`data[${key}]`, key, problem));
+  }
+  if (info.resource === "configmaps") {
+    const textKeys = new Set(data.map(([key]) => key));
+    for (const [key] of entries(obj.binaryData)) {
+      const problem = configKeyProblem(key);
+      if (problem) causes.push(cause(`binaryData[${key}]`, key, problem));
+      if (textKeys.has(key)) {
+        causes.push(
+          cause(`data[${key}]`, key, "duplicate of key present in binaryData"),
+        );
+      }
+    }
+  }
+  return causes;
+}
+
+/** What is wrong with a label or annotation key (`prefix/name` or `name`). */
+function qualifiedNameProblem(key: string): string | undefined {
+  const parts = key.split("/");
+  if (parts.length > 2) {
+    return `a qualified name ${NAME_PART_RULE}, with an optional DNS subdomain prefix and '/'`;
+  }
+  const name = parts.at(-1)!;
+  if (parts.length === 2) {
+    const prefix = parts[0];
+    if (prefix === "") return "prefix part must be non-empty";
+    if (prefix.length > 253 || !NAME.test(prefix)) {
+      return "prefix part must be a lowercase RFC 1123 subdomain";
+    }
+  }
+  if (name === "") return "name part must be non-empty";
+  if (name.length > 63) return "name part must be no more than 63 bytes";
+  if (!NAME_PART.test(name)) return `name part ${NAME_PART_RULE}`;
+  return undefined;
+}
+
+function labelValueProblem(value: unknown): string | undefined {
+  if (typeof value !== "string") return "a label value must be a string";
+  if (value.length > 63) return "must be no more than 63 bytes";
+  if (!LABEL_VALUE.test(value)) {
+    return `a valid label must be an empty string or ${
+      NAME_PART_RULE.replace("must consist", "consist")
+    }`;
+  }
+  return undefined;
+}
+
+/** What is wrong with a key of a ConfigMap's or a Secret's data. */
+function configKeyProblem(key: string): string | undefined {
+  if (key.length > 253) return "must be no more than 253 bytes";
+  if (!CONFIG_KEY.test(key)) {
+    return "a valid config key must consist of alphanumeric characters, '-', '_' or '.'";
+  }
+  if (key === ".") return "must not be '.'";
+  if (key === "..") return "must not be '..'";
+  if (key.startsWith("..")) return "must not start with '..'";
+  return undefined;
 }

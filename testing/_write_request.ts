@@ -11,7 +11,11 @@ import {
   type ResourceRoute,
   type ServerCore,
 } from "./_request_util.ts";
-import { badRequest, failure } from "./_status.ts";
+import { checkDecodable } from "./_decode.ts";
+import { dryRunOf, dryRunValues } from "./_dry_run.ts";
+import { badRequest, deleted, failure } from "./_status.ts";
+import type { DeleteOptions } from "./_store.ts";
+import type { ResourceInfo } from "./resources.ts";
 import {
   applyStrategicMergePatch,
   StrategicMergeError,
@@ -26,6 +30,7 @@ export async function patch(
   core: ServerCore,
   route: ResourceRoute,
   request: Request,
+  options: { dryRun: boolean },
 ): Promise<KubeObject> {
   const { info, name, subresource } = route;
   const namespace = route.namespace ?? "";
@@ -51,10 +56,23 @@ export async function patch(
     default:
       throw unsupportedMediaType(type, builtin);
   }
-  return core.store.patch(info, namespace, name!, change, {
+  return core.store.patch(info, namespace, name!, decoded(info, change), {
     subresource,
     strict: true,
+    dryRun: options.dryRun,
   });
+}
+
+/** The object a patch makes is read as a request body would be. */
+function decoded(
+  info: ResourceInfo,
+  change: (existing: KubeObject) => unknown,
+): (existing: KubeObject) => unknown {
+  return (existing) => {
+    const patched = change(existing);
+    checkDecodable(info, patched, "patch");
+    return patched;
+  };
 }
 
 function unsupportedMediaType(type: string, builtin: boolean): FakeApiError {
@@ -117,24 +135,58 @@ function jsonPatcher(body: unknown): (existing: KubeObject) => unknown {
   };
 }
 
+/**
+ * A DELETE's options: the body's `preconditions`, and `dryRun` from the
+ * query or the body (kubectl sends it in the body).
+ */
 export async function readDeleteOptions(
   request: Request,
-): Promise<{ resourceVersion?: string; uid?: string }> {
+  q: URLSearchParams,
+): Promise<DeleteOptions> {
   const text = await request.text();
-  if (!text.trim()) return {};
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    throw new FakeApiError(badRequest("the DeleteOptions body is not JSON"));
+  let body: unknown = {};
+  if (text.trim()) {
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new FakeApiError(badRequest("the DeleteOptions body is not JSON"));
+    }
   }
+  const dryRun = dryRunOf(
+    [...q.getAll("dryRun"), ...dryRunValues(body)],
+    "DeleteOptions",
+  );
   const pre = isJsonObject(body) && isJsonObject(body.preconditions)
     ? body.preconditions
     : {};
   return {
-    resourceVersion: typeof pre.resourceVersion === "string"
-      ? pre.resourceVersion
-      : undefined,
-    uid: typeof pre.uid === "string" ? pre.uid : undefined,
+    preconditions: {
+      resourceVersion: typeof pre.resourceVersion === "string"
+        ? pre.resourceVersion
+        : undefined,
+      uid: typeof pre.uid === "string" ? pre.uid : undefined,
+    },
+    dryRun,
   };
+}
+
+/**
+ * Types whose DELETE answers the object, as their kube-apiserver storage
+ * does (`group/resource`); every other type, custom resources included,
+ * answers a `Status` once the object is gone.
+ */
+const DELETE_ANSWERS_OBJECT = new Set(["/pods", "/services", "/namespaces"]);
+
+/**
+ * What a DELETE answers: the object while finalizers hold it (marked with
+ * a `deletionTimestamp`) or for the types above, else a `Status` of
+ * success naming it.
+ */
+export function deleteAnswer(info: ResourceInfo, result: KubeObject): unknown {
+  const finalizers = result.metadata.finalizers;
+  const held = Array.isArray(finalizers) && finalizers.length > 0;
+  if (held || DELETE_ANSWERS_OBJECT.has(`${info.group}/${info.resource}`)) {
+    return result;
+  }
+  return deleted(info, result);
 }

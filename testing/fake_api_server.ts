@@ -413,7 +413,9 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
    * `default`; `generateName` is honoured; the server sets `uid`,
    * `resourceVersion`, `creationTimestamp` and `generation` (for types that
    * keep one); a Secret's `stringData` is merged into `data`. Unlike an HTTP
-   * create, the status is kept as given.
+   * create, the status is kept as given, and the body's `kind`, labels,
+   * annotations and data are not checked (only the name is), so a test can
+   * set up any state.
    *
    * @example What the server fills in
    * ```ts

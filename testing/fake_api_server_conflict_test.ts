@@ -96,7 +96,12 @@ Deno.test("HTTP PUT without a resourceVersion: 422 for Leases and custom resourc
     server,
     "PUT",
     "/apis/example.com/v1/namespaces/default/widgets/w",
-    { metadata: { name: "w" }, spec: { size: 2 } },
+    {
+      apiVersion: "example.com/v1",
+      kind: "Widget",
+      metadata: { name: "w" },
+      spec: { size: 2 },
+    },
   );
   assert.equal(widget.status, 422);
 
@@ -193,6 +198,23 @@ Deno.test("HTTP DELETE with a stale resourceVersion precondition is a 409 Confli
   });
   assert.equal(res.status, 409);
   assert.equal(res.body.reason, "Conflict");
+  // kube-apiserver names the kind here, where other conflicts name the
+  // resource.
+  assert.deepEqual(res.body.details, {
+    name: "controller",
+    group: "coordination.k8s.io",
+    kind: "Lease",
+  });
+  assert.match(
+    res.body.message,
+    /^Operation cannot be fulfilled on Lease "controller": the ResourceVersion in the precondition \(\d+\) does not match the ResourceVersion in record \(\d+\)/,
+  );
+  const uid = await call(server, "DELETE", `${LEASES}/controller`, {
+    preconditions: { uid: "not-its-uid" },
+  });
+  assert.equal(uid.status, 409);
+  assert.equal(uid.body.details.kind, "Lease");
+  assert.match(uid.body.message, /the UID in the precondition \(not-its-uid\)/);
   assert.equal(server.list("leases").length, 1);
 });
 

@@ -4,7 +4,11 @@ import { FakeApiServer } from "./fake_api_server.ts";
 interface ListBody {
   kind: string;
   apiVersion: string;
-  metadata: { resourceVersion: string; continue?: string };
+  metadata: {
+    resourceVersion: string;
+    continue?: string;
+    remainingItemCount?: number;
+  };
   items: {
     apiVersion: string;
     kind: string;
@@ -192,6 +196,75 @@ Deno.test("LIST paginates with limit and continue over a consistent snapshot", a
   ]);
 });
 
+Deno.test("LIST pages count the items left in the snapshot (remainingItemCount), unless a selector is given", async () => {
+  using server = new FakeApiServer();
+  for (let i = 0; i < 5; i++) {
+    server.create("configmaps", {
+      metadata: { name: `cm-${i}`, namespace: "shop", labels: { all: "yes" } },
+    });
+  }
+  server.create("configmaps", { metadata: { name: "x", namespace: "other" } });
+  const path = "/api/v1/namespaces/shop/configmaps";
+  const page1 = await list(server, `${path}?limit=2`);
+  assert.deepEqual(names(page1), ["cm-0", "cm-1"]);
+  assert.equal(page1.metadata.remainingItemCount, 3);
+  // Counted in the snapshot the token continues: a later write does not count.
+  server.delete("configmaps", "shop", "cm-4");
+  const page2 = await list(
+    server,
+    `${path}?limit=2&continue=${encodeURIComponent(page1.metadata.continue!)}`,
+  );
+  assert.deepEqual(names(page2), ["cm-2", "cm-3"]);
+  assert.equal(page2.metadata.remainingItemCount, 1);
+  const page3 = await list(
+    server,
+    `${path}?limit=2&continue=${encodeURIComponent(page2.metadata.continue!)}`,
+  );
+  assert.deepEqual(names(page3), ["cm-4"]);
+  assert.equal(page3.metadata.continue, undefined);
+  assert.equal("remainingItemCount" in page3.metadata, false);
+  // With a selector the server cannot know how many match: no count.
+  const selected = await list(
+    server,
+    `${path}?limit=1&labelSelector=all%3Dyes`,
+  );
+  assert.ok(selected.metadata.continue);
+  assert.equal("remainingItemCount" in selected.metadata, false);
+  const byField = await list(
+    server,
+    "/api/v1/configmaps?limit=1&fieldSelector=metadata.namespace%3Dshop",
+  );
+  assert.equal("remainingItemCount" in byField.metadata, false);
+});
+
+Deno.test("LIST limit: zero or negative is no limit, anything but an integer is 400", async () => {
+  using server = new FakeApiServer();
+  for (const name of ["a", "b"]) {
+    server.create("configmaps", { metadata: { name, namespace: "shop" } });
+  }
+  for (const limit of ["0", "-1", "-500"]) {
+    const whole = await list(server, `/api/v1/configmaps?limit=${limit}`);
+    assert.deepEqual(names(whole), ["a", "b"], `limit=${limit}`);
+    assert.equal(whole.metadata.continue, undefined);
+  }
+  assert.deepEqual(
+    names(await list(server, "/api/v1/configmaps?limit=%2B1")),
+    ["a"],
+  );
+  for (const limit of ["ten", "1.5", "1e3", "99999999999999999999"]) {
+    const { status, body } = await get(
+      server,
+      `/api/v1/configmaps?limit=${limit}`,
+    );
+    assert.equal(status, 400, `limit=${limit}`);
+    assert.equal(body.reason, "BadRequest");
+    assert.match(
+      body.message,
+      new RegExp(`limit.*"${limit.replace(".", "\\.")}"`),
+    );
+  }
+});
+
 Deno.test("LIST pagination fills pages with selector matches only", async () => {
   using server = new FakeApiServer();
   for (let i = 0; i < 6; i++) {
@@ -328,7 +401,7 @@ Deno.test("LIST resourceVersion semantics: too large, Exact and NotOlderThan", a
     (await get(server, "/api/v1/configmaps?resourceVersion=abc")).status,
     400,
   );
-  assert.equal((await get(server, "/api/v1/configmaps?limit=-1")).status, 400);
+  assert.equal((await get(server, "/api/v1/configmaps?limit=ten")).status, 400);
 });
 
 Deno.test("LIST snapshot pages include objects deleted after the snapshot", async () => {

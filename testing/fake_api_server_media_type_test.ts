@@ -218,6 +218,8 @@ Deno.test("writes answer in the metadata-only form; a 406 is decided before the 
     secret: "value",
   });
 
+  // A DELETE answers a Status, which no form converts; a Pod's answers
+  // the Pod, converted.
   const deleted = await call(
     server,
     "/api/v1/namespaces/web/configmaps/cm",
@@ -225,7 +227,16 @@ Deno.test("writes answer in the metadata-only form; a 406 is decided before the 
     { method: "DELETE" },
   );
   assert.equal(deleted.status, 200);
-  assert.equal(deleted.body.kind, "PartialObjectMetadata");
+  assert.equal(deleted.body.kind, "Status");
+  server.create("pods", { metadata: { name: "p", namespace: "web" } });
+  const pod = await call(
+    server,
+    "/api/v1/namespaces/web/pods/p",
+    OBJECT_V1,
+    { method: "DELETE" },
+  );
+  assert.equal(pod.status, 200);
+  assert.equal(pod.body.kind, "PartialObjectMetadata");
 });
 
 Deno.test("WATCH as PartialObjectMetadata converts every event's object, bookmarks included", async () => {

@@ -374,7 +374,8 @@ Deno.test("HTTP create, get, update, patch and delete", async () => {
 
   const deleted = await call(server, "DELETE", `${base}/a`);
   assert.equal(deleted.status, 200);
-  assert.equal(deleted.body.metadata.name, "a");
+  assert.equal(deleted.body.kind, "Status");
+  assert.equal(deleted.body.details.name, "a");
   const missing = await call(server, "GET", `${base}/a`);
   assert.equal(missing.status, 404);
   assert.deepEqual(missing.body, {
@@ -437,6 +438,72 @@ Deno.test("HTTP errors: bad bodies, mismatched names, unknown paths and methods"
   });
   assert.equal(precondition.status, 409);
   assert.equal(server.list("configmaps").length, 1);
+});
+
+Deno.test("HTTP DELETE answers a Status naming what it deleted; Pods, Services, Namespaces and objects finalizers hold answer the object", async () => {
+  using server = new FakeApiServer();
+  const cm = server.create("configmaps", {
+    metadata: { name: "a", namespace: "shop" },
+  });
+  const deleted = await call(
+    server,
+    "DELETE",
+    "/api/v1/namespaces/shop/configmaps/a",
+  );
+  assert.equal(deleted.status, 200);
+  assert.deepEqual(deleted.body, {
+    kind: "Status",
+    apiVersion: "v1",
+    metadata: {},
+    status: "Success",
+    details: { name: "a", kind: "configmaps", uid: cm.metadata.uid },
+  });
+  const lease = server.create("leases", {
+    metadata: { name: "l", namespace: "shop" },
+  });
+  const grouped = await call(
+    server,
+    "DELETE",
+    "/apis/coordination.k8s.io/v1/namespaces/shop/leases/l",
+  );
+  assert.deepEqual(grouped.body.details, {
+    name: "l",
+    group: "coordination.k8s.io",
+    kind: "leases",
+    uid: lease.metadata.uid,
+  });
+
+  server.create("pods", { metadata: { name: "p", namespace: "shop" } });
+  server.create("services", { metadata: { name: "s", namespace: "shop" } });
+  server.create("namespaces", { metadata: { name: "gone" } });
+  server.create("secrets", {
+    metadata: {
+      name: "held",
+      namespace: "shop",
+      finalizers: ["example.com/x"],
+    },
+  });
+  const answers = [];
+  for (
+    const path of [
+      "/api/v1/namespaces/shop/pods/p",
+      "/api/v1/namespaces/shop/services/s",
+      "/api/v1/namespaces/gone",
+      "/api/v1/namespaces/shop/secrets/held",
+    ]
+  ) {
+    const { status, body } = await call(server, "DELETE", path);
+    answers.push([status, body.kind, body.metadata.name]);
+  }
+  assert.deepEqual(answers, [
+    [200, "Pod", "p"],
+    [200, "Service", "s"],
+    [200, "Namespace", "gone"],
+    [200, "Secret", "held"],
+  ]);
+  // The programmatic delete answers the object, as before.
+  server.create("configmaps", { metadata: { name: "b", namespace: "shop" } });
+  assert.equal(server.delete("configmaps", "shop", "b").metadata.name, "b");
 });
 
 Deno.test("HTTP status subresource and delete collection", async () => {
@@ -505,6 +572,8 @@ Deno.test("HTTP cluster-scoped resources and custom resources", async () => {
     "Namespace",
   );
   const w = await call(server, "POST", "/apis/example.com/v1/widgets", {
+    apiVersion: "example.com/v1",
+    kind: "Widget",
     metadata: { name: "w" },
     spec: {},
   });

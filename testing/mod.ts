@@ -21,6 +21,23 @@
  *   up state.)
  * - **Secrets**: `stringData` is merged into `data` (base64 of its UTF-8
  *   bytes, overriding keys) and dropped on every write.
+ * - **What a write may hold**: over HTTP, a body of another `kind` or
+ *   `apiVersion` than the URL's is 400 (a custom resource's must name
+ *   both; another kind is 422), as is a label, annotation or data value of
+ *   the wrong type (a Secret's data not in base64); an invalid label key or
+ *   value, annotation key, or ConfigMap or Secret data key is 422 `Invalid`
+ *   naming the field (`metadata.labels`, `data[key]`). Other fields are not
+ *   checked, and fields a type does not have are kept.
+ * - **Dry runs**: `dryRun=All` on a create, update, patch or delete (in the
+ *   query, or a DELETE's body) checks and answers the write as if done,
+ *   and stores nothing: no new resourceVersion, no watch event.
+ * - **DELETE** answers a `Status` of success naming the object (`details`:
+ *   name, resource, uid); Pods, Services and Namespaces, and an object its
+ *   finalizers hold, answer the object. A failed precondition is 409
+ *   `Conflict` naming the kind.
+ * - **Pages**: a LIST page with more to follow says how many
+ *   (`remainingItemCount`) when no selector is given; `limit` zero or
+ *   negative is no limit.
  * - **Authentication**: `new FakeApiServer({ token })` answers 401
  *   `Unauthorized` to any request without `Authorization: Bearer <token>`.
  * - **Patches**: `application/merge-patch+json` (RFC 7386) and
@@ -50,8 +67,9 @@
  *   with kubectl's "Server-side apply not available on the server". The
  *   server serves OpenAPI v3 documents without schemas whose PATCH
  *   operations list `fieldValidation`, so kubectl leaves validation to the
- *   server and needs no `--validate=false`; the fake does not check fields
- *   (`fieldValidation` is accepted and ignored). `/openapi/v2` is 404.
+ *   server and needs no `--validate=false`; the fake does not check
+ *   unknown fields (`fieldValidation` is accepted and ignored).
+ *   `/openapi/v2` is 404.
  *   kubectl sends a kubeconfig's token only over HTTPS: pass `tls` to
  *   `listen()` to test a token with kubectl.
  *

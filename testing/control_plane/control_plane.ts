@@ -246,6 +246,12 @@ export class ControlPlane implements AsyncDisposable {
   #http: Deno.HttpClient | undefined;
   #clients = new Set<FetchClient>();
   #stopping: Promise<void> | undefined;
+  /**
+   * Set the moment `stop()` is called, before its first await: from then
+   * on no component starts, so a restart under way cannot leave a process
+   * behind the stop.
+   */
+  #stopped = false;
 
   private constructor(settings: Settings) {
     this.#settings = settings;
@@ -543,6 +549,8 @@ export class ControlPlane implements AsyncDisposable {
    * ```
    *
    * @throws {ControlPlaneError} When it exits or is not ready in time.
+   * @throws {Error} When {@linkcode ControlPlane.stop} is called before the
+   * new kube-apiserver is ready (the stop kills it, or it never starts).
    */
   async restartApiServer(): Promise<void> {
     this.#checkRunning("restartApiServer");
@@ -577,7 +585,8 @@ export class ControlPlane implements AsyncDisposable {
   /**
    * Stops kube-apiserver and etcd (SIGKILL, by PID), closes the clients
    * made by {@linkcode ControlPlane.client} and removes the temporary
-   * folder. Idempotent.
+   * folder. Idempotent. A {@linkcode ControlPlane.restartApiServer} under
+   * way starts nothing more and rejects.
    *
    * @example Stopping explicitly
    * ```ts ignore
@@ -592,6 +601,7 @@ export class ControlPlane implements AsyncDisposable {
    * ```
    */
   stop(): Promise<void> {
+    this.#stopped = true;
     this.#stopping ??= this.#stop();
     return this.#stopping;
   }
@@ -634,9 +644,19 @@ export class ControlPlane implements AsyncDisposable {
   }
 
   #checkRunning(what: string): void {
-    if (this.#stopping) {
+    if (this.#stopped) {
       throw new Error(`The control plane is stopped: ${what} needs it running`);
     }
+  }
+
+  /**
+   * What a restart under way answers once `stop()` was called (`start()`
+   * hands the plane out only once it is ready, so only a restart waits).
+   */
+  #stoppedWhileRestarting(): Error {
+    return new Error(
+      "The control plane was stopped while restartApiServer was starting kube-apiserver",
+    );
   }
 
   #user(name: string): ControlPlaneUser {
@@ -726,6 +746,9 @@ export class ControlPlane implements AsyncDisposable {
         );
       }
       await Deno.remove(`${dir}/kube-apiserver.log`).catch(() => {});
+      // Checked right before the spawn, with no await between: a stop
+      // called meanwhile has already taken the processes it kills.
+      if (this.#stopped) throw this.#stoppedWhileRestarting();
       const apiServer = new ComponentProcess({
         component: "kube-apiserver",
         command: binaries.kubeApiServer,
@@ -741,9 +764,13 @@ export class ControlPlane implements AsyncDisposable {
           deadline,
           () => this.#defaultNamespaceExists(),
         );
+        // Ready as the stop came: the stop kills it, so it was no restart.
+        if (this.#stopped) throw this.#stoppedWhileRestarting();
         return;
       } catch (error) {
         await apiServer.kill();
+        // The stop killed it: that is why it did not get ready.
+        if (this.#stopped) throw this.#stoppedWhileRestarting();
         // A restart keeps its port: clients hold the URL.
         if (
           firstStart && attempt < PORT_ATTEMPTS && await portTaken(apiServer)
@@ -798,6 +825,8 @@ export class ControlPlane implements AsyncDisposable {
   ): Promise<void> {
     let detail = "it did not answer";
     for (;;) {
+      // Stopping kills the process: no point in asking it again.
+      if (this.#stopped) throw this.#stoppedWhileRestarting();
       if (process.status) throw await exitedError(process);
       const answer = await probe();
       if (answer.ready) return;

@@ -29,6 +29,39 @@ async function processesMentioning(text: string): Promise<number[]> {
   return pids;
 }
 
+/** PIDs of the kube-apiserver processes (not their watchdog shells) started under `dir`. */
+async function kubeApiServerPids(dir: string): Promise<number[]> {
+  const pids: number[] = [];
+  for (const pid of await processesMentioning(dir)) {
+    try {
+      const argv0 = (await Deno.readTextFile(`/proc/${pid}/cmdline`)).split(
+        "\0",
+      )[0];
+      if (argv0.endsWith("/kube-apiserver")) pids.push(pid);
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
+}
+
+/** Waits until `find` answers something, polling; fails past the deadline. */
+async function waitFor<T>(
+  what: string,
+  find: () => Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await find();
+    if (found !== undefined) return found;
+    if (Date.now() >= deadline) {
+      throw new Error(`Not seen within ${timeoutMs} ms: ${what}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+}
+
 /** A parent folder for a control plane's temporary folder, checked empty after. */
 async function withWorkDir(fn: (dir: string) => Promise<void>): Promise<void> {
   const dir = await Deno.makeTempDir({ prefix: "k8s-watcher-cp-test-" });
@@ -180,6 +213,48 @@ Deno.test({
       assert.ok(await refused(plane.etcdUrl), "etcd still listens");
       await assert.rejects(plane.compact(), /The control plane is stopped/);
     });
+  },
+});
+
+Deno.test({
+  name:
+    "stop() during restartApiServer() leaves no process and no folder, and the restart fails saying the plane was stopped",
+  ignore: ignoredWithout(controlPlaneMissing),
+  async fn() {
+    requireAvailable(controlPlaneMissing);
+    // Stopped while the old kube-apiserver is being killed, then while the
+    // new one is starting (its process running, not ready yet).
+    for (const when of ["killing the old one", "starting the new one"]) {
+      await withWorkDir(async (workDir) => {
+        const plane = await ControlPlane.start({ workDir });
+        const [old] = await kubeApiServerPids(workDir);
+        const restart = plane.restartApiServer().then(
+          () => new Error(`restartApiServer resolved (stopped ${when})`),
+          (error) => error,
+        );
+        if (when === "starting the new one") {
+          await waitFor("a new kube-apiserver", async () => {
+            const pids = await kubeApiServerPids(workDir);
+            return pids.find((pid) => pid !== old);
+          });
+        }
+        await plane.stop();
+        assert.deepEqual(
+          await processesMentioning(workDir),
+          [],
+          `processes alive once stop() resolved (stopped ${when})`,
+        );
+        const error = await restart;
+        assert.ok(error instanceof Error, String(error));
+        assert.match(
+          error.message,
+          /^The control plane was stopped while restartApiServer was starting kube-apiserver/,
+          `stopped ${when}, the restart failed with: ${error.message}`,
+        );
+        assert.deepEqual(await processesMentioning(workDir), []);
+        assert.ok(await refused(plane.url), "kube-apiserver still listens");
+      });
+    }
   },
 });
 

@@ -1,6 +1,7 @@
 // kubectl writes against FakeApiServer.listen(), with no extra flags:
 // client-side apply (create, strategic merge patch, merge patch), delete,
-// server-side apply (refused with 415) and bearer-token authentication.
+// server dry runs, server-side apply (refused with 415) and bearer-token
+// authentication.
 import assert from "node:assert/strict";
 import {
   type Cluster,
@@ -208,6 +209,34 @@ Deno.test({
     );
     assert.deepEqual(cluster.server.list("deployments"), []);
     assert.deepEqual(cluster.server.list("configmaps"), []);
+  },
+});
+
+Deno.test({
+  name:
+    "kubectl apply and delete with --dry-run=server report what they would do and change nothing",
+  ignore: ignoredWithout(kubectlMissing),
+  async fn() {
+    requireAvailable(kubectlMissing);
+    await using cluster = await startCluster();
+    const first = await manifest(cluster, "first.json", FIRST);
+    assert.match(
+      await kubectl(cluster, "apply", "--dry-run=server", "-f", first),
+      /deployment\.apps\/web created \(server dry run\)/,
+    );
+    assert.deepEqual(cluster.server.list("deployments"), []);
+    await kubectl(cluster, "apply", "-f", first);
+    const stored = getDeployment(cluster);
+    const second = await manifest(cluster, "second.json", SECOND);
+    assert.match(
+      await kubectl(cluster, "apply", "--dry-run=server", "-f", second),
+      /deployment\.apps\/web configured \(server dry run\)/,
+    );
+    assert.match(
+      await kubectl(cluster, "delete", "--dry-run=server", "-f", second),
+      /deployment\.apps "web" deleted \(server dry run\)/,
+    );
+    assert.deepEqual(getDeployment(cluster), stored);
   },
 });
 

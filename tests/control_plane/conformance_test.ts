@@ -17,7 +17,7 @@ import {
   kubectlMissing,
   requireAvailable,
 } from "../requirements.ts";
-import { sharedControlPlane } from "./_harness.ts";
+import { eventually, sharedControlPlane } from "./_harness.ts";
 
 const plane = sharedControlPlane({ watchCache: true });
 
@@ -35,6 +35,8 @@ interface Target {
   ): Promise<{ code: number; stdout: string; stderr: string }>;
   /** A folder for manifests. */
   dir: string;
+  /** Serves the custom resource `gadgets.conformance.example.com` (`Gadget`). */
+  serveGadgets(): Promise<void>;
   fake?: FakeApiServer;
 }
 
@@ -160,6 +162,42 @@ async function namespace(t: Target, name: string): Promise<string> {
     body: { metadata: { name } },
   });
   return name;
+}
+
+/** A custom resource the fake registers and the real server gets a CRD for. */
+const GADGETS = {
+  group: "conformance.example.com",
+  version: "v1",
+  resource: "gadgets",
+  kind: "Gadget",
+  namespaced: true,
+};
+
+function gadgetsCrd(): Json {
+  return {
+    metadata: { name: `${GADGETS.resource}.${GADGETS.group}` },
+    spec: {
+      group: GADGETS.group,
+      names: {
+        plural: GADGETS.resource,
+        singular: "gadget",
+        kind: GADGETS.kind,
+        listKind: `${GADGETS.kind}List`,
+      },
+      scope: "Namespaced",
+      versions: [{
+        name: GADGETS.version,
+        served: true,
+        storage: true,
+        schema: {
+          openAPIV3Schema: {
+            type: "object",
+            "x-kubernetes-preserve-unknown-fields": true,
+          },
+        },
+      }],
+    },
+  };
 }
 
 const CASES: Case[] = [
@@ -580,6 +618,346 @@ const CASES: Case[] = [
       return out;
     },
   },
+  {
+    name:
+      "dryRun=All: writes answer as if done and change nothing; another value is 422",
+    async run(t) {
+      const ns = await namespace(t, "c-dry-run");
+      const dry = { dryRun: "All" };
+      const merge = "application/merge-patch+json";
+      const created = await request(t.client, "POST", CM(ns), {
+        query: dry,
+        body: { metadata: { name: "a" }, data: { v: "1" } },
+      });
+      const afterCreate = await request(t.client, "GET", `${CM(ns)}/a`);
+      const stored = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" }, data: { v: "1" } },
+      });
+      const meta = stored.body.metadata as Json;
+      const updated = await request(t.client, "PUT", `${CM(ns)}/a`, {
+        query: dry,
+        body: { metadata: meta, data: { v: "2" } },
+      });
+      const patched = await request(t.client, "PATCH", `${CM(ns)}/a`, {
+        query: dry,
+        body: { data: { v: "3" } },
+        contentType: merge,
+      });
+      const deleted = await request(t.client, "DELETE", `${CM(ns)}/a`, {
+        query: dry,
+      });
+      const collection = await request(t.client, "DELETE", CM(ns), {
+        query: dry,
+      });
+      const after = await request(t.client, "GET", `${CM(ns)}/a`);
+      const wrong = await request(t.client, "POST", CM(ns), {
+        query: { dryRun: "Some" },
+        body: { metadata: { name: "b" } },
+      });
+      const sameRv = (r: { body: Json }) =>
+        (r.body.metadata as Json).resourceVersion === meta.resourceVersion;
+      return {
+        created: {
+          code: created.code,
+          uid: typeof (created.body.metadata as Json).uid,
+          resourceVersion: (created.body.metadata as Json).resourceVersion ??
+            null,
+          data: created.body.data,
+        },
+        afterCreate: afterCreate.code,
+        updated: {
+          code: updated.code,
+          data: updated.body.data,
+          sameRv: sameRv(updated),
+        },
+        patched: {
+          code: patched.code,
+          data: patched.body.data,
+          sameRv: sameRv(patched),
+        },
+        deleted: { code: deleted.code, status: statusShape(deleted.body) },
+        collection: (collection.body.items as Json[]).map((i) =>
+          (i.metadata as Json).name
+        ),
+        after: { data: after.body.data, sameRv: sameRv(after) },
+        wrong: { code: wrong.code, status: statusShape(wrong.body) },
+      };
+    },
+  },
+  {
+    name:
+      "DELETE answers a Status naming what it deleted; a Pod, or an object finalizers hold, answers the object",
+    async run(t) {
+      const ns = await namespace(t, "c-delete");
+      const a = await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      const deleted = await request(t.client, "DELETE", `${CM(ns)}/a`);
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "m" } },
+      });
+      const asMetadata = await request(t.client, "DELETE", `${CM(ns)}/m`, {
+        accept: "application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1",
+      });
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "held", finalizers: ["example.com/hold"] } },
+      });
+      const held = await request(t.client, "DELETE", `${CM(ns)}/held`);
+      await request(t.client, "POST", `/api/v1/namespaces/${ns}/pods`, {
+        body: {
+          metadata: { name: "p" },
+          spec: { containers: [{ name: "c", image: "nginx:1" }] },
+        },
+      });
+      const pod = await request(
+        t.client,
+        "DELETE",
+        `/api/v1/namespaces/${ns}/pods/p`,
+      );
+      return {
+        deleted: {
+          code: deleted.code,
+          status: statusShape(deleted.body),
+          uid: (deleted.body.details as Json | undefined)?.uid ===
+            (a.body.metadata as Json).uid,
+        },
+        asMetadata: asMetadata.body.kind,
+        held: {
+          kind: held.body.kind,
+          marked: typeof (held.body.metadata as Json).deletionTimestamp,
+        },
+        pod: pod.body.kind,
+      };
+    },
+  },
+  {
+    name: "a DELETE precondition that fails is 409 Conflict naming the kind",
+    async run(t) {
+      const ns = await namespace(t, "c-precondition");
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "a" } },
+      });
+      const stale = await request(t.client, "DELETE", `${CM(ns)}/a`, {
+        body: { preconditions: { resourceVersion: "1" } },
+      });
+      const uid = await request(t.client, "DELETE", `${CM(ns)}/a`, {
+        body: { preconditions: { uid: "not-its-uid" } },
+      });
+      return {
+        stale: { code: stale.code, status: statusShape(stale.body) },
+        uid: { code: uid.code, status: statusShape(uid.body) },
+      };
+    },
+  },
+  {
+    name:
+      "a body of another kind or apiVersion is 400 (422 from a patch); without either it is the URL's",
+    async run(t) {
+      const ns = await namespace(t, "c-kind");
+      const post = (body: Json) => request(t.client, "POST", CM(ns), { body });
+      const secret = await post({ kind: "Secret", metadata: { name: "a" } });
+      const group = await post({
+        apiVersion: "apps/v1",
+        kind: "ConfigMap",
+        metadata: { name: "b" },
+      });
+      const bare = await post({ metadata: { name: "c" } });
+      const put = await request(t.client, "PUT", `${CM(ns)}/c`, {
+        body: { kind: "Secret", apiVersion: "v1", metadata: { name: "c" } },
+      });
+      const patched = await request(t.client, "PATCH", `${CM(ns)}/c`, {
+        body: { kind: "Secret" },
+        contentType: "application/merge-patch+json",
+      });
+      return {
+        secret: { code: secret.code, status: statusShape(secret.body) },
+        group: { code: group.code, status: statusShape(group.body) },
+        bare: { code: bare.code, kind: bare.body.kind },
+        put: { code: put.code, status: statusShape(put.body) },
+        patched: { code: patched.code, status: statusShape(patched.body) },
+      };
+    },
+  },
+  {
+    name:
+      "a custom resource's body must name its kind and apiVersion: 422 for another kind, 400 without",
+    async run(t) {
+      await t.serveGadgets();
+      const path =
+        "/apis/conformance.example.com/v1/namespaces/default/gadgets";
+      const post = (body: Json) => request(t.client, "POST", path, { body });
+      const other = await post({
+        apiVersion: "conformance.example.com/v1",
+        kind: "Widget",
+        metadata: { name: "a" },
+      });
+      const version = await post({
+        apiVersion: "conformance.example.com/v2",
+        kind: "Gadget",
+        metadata: { name: "b" },
+      });
+      const bare = await post({ metadata: { name: "c" } });
+      const right = await post({
+        apiVersion: "conformance.example.com/v1",
+        kind: "Gadget",
+        metadata: { name: "d" },
+      });
+      return {
+        other: { code: other.code, status: statusShape(other.body) },
+        version: { code: version.code, status: statusShape(version.body) },
+        bare: { code: bare.code, status: statusShape(bare.body) },
+        right: { code: right.code, kind: right.body.kind },
+      };
+    },
+  },
+  {
+    name:
+      "labels, annotation keys and ConfigMap and Secret data keys are validated (422); values of the wrong type are 400",
+    async run(t) {
+      const ns = await namespace(t, "c-validation");
+      const SECRETS = `/api/v1/namespaces/${ns}/secrets`;
+      const answer = async (path: string, body: Json) => {
+        const { code, body: status } = await request(t.client, "POST", path, {
+          body,
+        });
+        return { code, status: statusShape(status) };
+      };
+      const cm = (extra: Json, metadata: Json = {}) =>
+        answer(CM(ns), { metadata: { name: "v", ...metadata }, ...extra });
+      await request(t.client, "POST", CM(ns), {
+        body: { metadata: { name: "ok" } },
+      });
+      const put = await request(t.client, "PUT", `${CM(ns)}/ok`, {
+        body: { metadata: { name: "ok" }, data: { "a b": "x" } },
+      });
+      const patch = await request(t.client, "PATCH", `${CM(ns)}/ok`, {
+        body: { metadata: { labels: { a: "-x" } } },
+        contentType: "application/merge-patch+json",
+      });
+      return {
+        labelValue: await cm({}, { labels: { a: "bad value" } }),
+        longLabelValue: await cm({}, { labels: { a: "x".repeat(64) } }),
+        labelKey: await cm({}, { labels: { "bad key": "x" } }),
+        labelPrefix: await cm({}, { labels: { "Example.com/a": "x" } }),
+        emptyLabelValue: (await cm({}, { labels: { a: "" } })).code,
+        annotationKey: await cm({}, { annotations: { "a/b/c": "x" } }),
+        labelNumber: await cm({}, { labels: { a: 1 } }),
+        dataKey: await cm({ data: { "bad key": "x" } }),
+        binaryDataKey: await cm({ binaryData: { "..": "eA==" } }),
+        bothData: await cm({ data: { k: "x" }, binaryData: { k: "eA==" } }),
+        dataNumber: await cm({ data: { k: 1 } }),
+        dataNotMap: await cm({ data: "x" }),
+        binaryNotBase64: await cm({ binaryData: { k: "x!" } }),
+        several: await cm({ data: { "a b": "x" } }, {
+          name: "w",
+          labels: { a: "b c" },
+        }),
+        secretKey: await answer(SECRETS, {
+          metadata: { name: "s" },
+          data: { "bad key": "eA==" },
+        }),
+        secretStringDataKey: await answer(SECRETS, {
+          metadata: { name: "s" },
+          stringData: { "bad key": "x" },
+        }),
+        secretNotBase64: await answer(SECRETS, {
+          metadata: { name: "s" },
+          data: { k: "x!" },
+        }),
+        put: { code: put.code, status: statusShape(put.body) },
+        patch: { code: patch.code, status: statusShape(patch.body) },
+      };
+    },
+  },
+  {
+    name: "fields a built-in type does not have: see CONFORMANCE.md",
+    async run(t) {
+      const ns = await namespace(t, "c-unknown-fields");
+      const { code, body } = await request(t.client, "POST", CM(ns), {
+        body: {
+          metadata: { name: "a", extra: "x" },
+          data: { k: "v" },
+          spec: { replicas: 1 },
+        },
+      });
+      return {
+        code,
+        fields: Object.keys(body).sort(),
+        metadataExtra: (body.metadata as Json).extra ?? null,
+      };
+    },
+    // Written down: pruning needs every built-in type's schema.
+    differs: {
+      fake: {
+        code: 200,
+        fields: ["apiVersion", "data", "kind", "metadata", "spec"],
+        metadataExtra: "x",
+      },
+      real: {
+        code: 200,
+        fields: ["apiVersion", "data", "kind", "metadata"],
+        metadataExtra: null,
+      },
+    },
+  },
+  {
+    name: "validation of other fields of a built-in type: see CONFORMANCE.md",
+    async run(t) {
+      const ns = await namespace(t, "c-pod-validation");
+      const { code, body } = await request(
+        t.client,
+        "POST",
+        `/api/v1/namespaces/${ns}/pods`,
+        { body: { metadata: { name: "empty" }, spec: {} } },
+      );
+      return { code, reason: body.reason ?? null };
+    },
+    // Written down: the fake validates names, labels, annotation keys and
+    // data keys only.
+    differs: {
+      fake: { code: 200, reason: null },
+      real: { code: 422, reason: "Invalid" },
+    },
+  },
+  {
+    name:
+      "a LIST page says how many items remain, unless a selector is given; limit=-1 is no limit",
+    async run(t) {
+      const ns = await namespace(t, "c-remaining");
+      for (const name of ["a", "b", "c"]) {
+        await request(t.client, "POST", CM(ns), {
+          body: { metadata: { name, labels: { all: "yes" } } },
+        });
+      }
+      const page = async (query: Record<string, string>) => {
+        const { code, body } = await request(t.client, "GET", CM(ns), {
+          query,
+        });
+        const metadata = (body.metadata ?? {}) as Json;
+        return {
+          code,
+          names: (body.items as Json[] | undefined)?.map((i) =>
+            (i.metadata as Json).name
+          ),
+          remaining: metadata.remainingItemCount ?? null,
+          more: typeof metadata.continue === "string",
+          reason: body.reason ?? null,
+          continue: metadata.continue as string | undefined,
+        };
+      };
+      const first = await page({ limit: "1" });
+      const second = await page({ limit: "1", continue: first.continue! });
+      const last = await page({ limit: "1", continue: second.continue! });
+      const shape = ({ continue: _, ...rest }: typeof first) => rest;
+      return {
+        pages: [first, second, last].map(shape),
+        selected: shape(await page({ limit: "1", labelSelector: "all=yes" })),
+        whole: shape(await page({ limit: "3" })),
+        negative: shape(await page({ limit: "-1" })),
+        notANumber: shape(await page({ limit: "ten" })),
+      };
+    },
+  },
 ];
 
 Deno.test({
@@ -619,6 +997,10 @@ Deno.test({
         compact: () => Promise.resolve(cluster.server.compactHistory()),
         kubectl: (...args) => runKubectl(cluster, ...args),
         dir: cluster.dir,
+        serveGadgets: () => {
+          cluster.server.registerResource(GADGETS);
+          return Promise.resolve();
+        },
         fake: cluster.server,
       },
       {
@@ -637,6 +1019,31 @@ Deno.test({
           return { code: r.code, stdout: r.stdout, stderr: r.stderr };
         },
         dir: p.dir,
+        serveGadgets: async () => {
+          const crd = await request(
+            realClient,
+            "POST",
+            "/apis/apiextensions.k8s.io/v1/customresourcedefinitions",
+            { body: gadgetsCrd() },
+          );
+          assert.equal(crd.code, 200, JSON.stringify(crd.body));
+          await p.kubectl(
+            "wait",
+            "--for=condition=Established",
+            `crd/${GADGETS.resource}.${GADGETS.group}`,
+            "--timeout=30s",
+          );
+          // Established comes a moment before the handler serves it.
+          await eventually(
+            async () =>
+              (await request(
+                realClient,
+                "GET",
+                `/apis/${GADGETS.group}/v1/gadgets`,
+              )).code === 200,
+            "the gadgets resource is not served",
+          );
+        },
       },
     ];
     for (const c of CASES) {
