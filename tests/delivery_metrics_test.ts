@@ -23,7 +23,7 @@ function sample(text: string, name: string, part = ""): number | undefined {
   return undefined;
 }
 
-async function cluster() {
+function cluster() {
   const clock = new FakeClock({ now: 1_700_000_000_000 });
   const server = new FakeApiServer({ clock, bookmarkIntervalMs: 2 ** 31 - 1 });
   const fetchMock = mockFetch(server);
@@ -43,7 +43,7 @@ async function cluster() {
 }
 
 Deno.test("event_delivery_seconds: a batch that coalesced to nothing leaves no start behind", async () => {
-  await using c = await cluster();
+  await using c = cluster();
   let calls = 0;
   const watcher = new Watcher(
     {
@@ -79,7 +79,7 @@ Deno.test("event_delivery_seconds: a batch that coalesced to nothing leaves no s
 });
 
 Deno.test("oldest_undelivered_change_seconds: the age of the oldest change waiting for a hung onChange", async () => {
-  await using c = await cluster();
+  await using c = cluster();
   let calls = 0;
   let release = () => {};
   const watcher = new Watcher(
@@ -128,7 +128,7 @@ Deno.test("oldest_undelivered_change_seconds: the age of the oldest change waiti
 
 Deno.test("metrics: two SingleWatchers of one resource and namespace render a series each, labelled by the object's name", async () => {
   const { SingleWatcher } = await import("../watcher/single.ts");
-  await using c = await cluster();
+  await using c = cluster();
   c.server.create(GVR, { metadata: { name: "held", namespace: "shop" } });
   const single = (name: string) =>
     new SingleWatcher(
