@@ -12,7 +12,9 @@ import {
 
 /**
  * Anything that renders metrics in the Prometheus text exposition format
- * (0.0.4): the package's metrics registry, or an adapter over another.
+ * (0.0.4), at once or with a promise: the package's metrics registry, or
+ * an adapter over another (prom-client's `register.metrics()` and
+ * OpenTelemetry's Prometheus exporter answer with a promise).
  *
  * @example A fixed source
  * ```ts
@@ -22,10 +24,21 @@ import {
  *   render: () => "# TYPE up gauge\nup 1\n",
  * };
  * ```
+ *
+ * @example An asynchronous registry (prom-client's shape)
+ * ```ts
+ * import type { MetricsSource } from "@haptic/k8s-watcher/health";
+ *
+ * const register = { metrics: () => Promise.resolve("# TYPE up gauge\nup 1\n") };
+ * const metrics: MetricsSource = { render: () => register.metrics() };
+ * ```
  */
 export interface MetricsSource {
-  /** The exposition, every metric of it, ending with a newline. */
-  render(): string;
+  /**
+   * The exposition, every metric of it, ending with a newline; or a
+   * promise of it. `/metrics` answers 500 when it throws or rejects.
+   */
+  render(): string | Promise<string>;
 }
 
 /**
@@ -95,7 +108,8 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
  * A handler for `Deno.serve` and `Bun.serve` (for `node:http`, wrap it in
  * {@linkcode nodeListener}) answering GET and HEAD of:
  *
- * - `/metrics`: `metrics.render()`, as `text/plain; version=0.0.4`.
+ * - `/metrics`: `metrics.render()`, as `text/plain; version=0.0.4`; 500
+ *   when it throws or its promise rejects.
  * - `/healthz` (and `/livez`): 200 while no watcher's loop is wedged, that
  *   is silent (no LIST page, opened watch, event, bookmark or retried
  *   failure) for more than twice its idle timeout while running; 503
@@ -147,13 +161,43 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
  * ```
  *
  * @param options What to check, and the metrics to serve.
- * @returns The handler: it never throws, and answers synchronously.
+ * @returns The handler: it never throws, and answers synchronously (a
+ * `render()` that answers with a promise: see the next signature).
  * @throws {TypeError} When `options` has a name it does not take, or a
  * watcher without `health()`.
  */
 export function healthHandler(
+  options?: HealthHandlerOptions & { metrics?: { render(): string } },
+): (request: Request) => Response;
+/**
+ * The handler over a metrics source whose `render()` may answer with a
+ * promise (prom-client's `register.metrics()`, OpenTelemetry's Prometheus
+ * exporter): `/metrics` then answers with a promise of the response, which
+ * `Deno.serve`, `Bun.serve` and {@linkcode nodeListener} wait for; every
+ * other path still answers at once. A rejected promise answers 500.
+ *
+ * @example prom-client's registry (here a stand-in of its shape)
+ * ```ts
+ * import { healthHandler } from "@haptic/k8s-watcher/health";
+ * import assert from "node:assert/strict";
+ *
+ * const register = { metrics: () => Promise.resolve("# TYPE up gauge\nup 1\n") };
+ * const handler = healthHandler({ metrics: { render: () => register.metrics() } });
+ * const response = await handler(new Request("http://localhost/metrics"));
+ * assert.equal(await response.text(), "# TYPE up gauge\nup 1\n");
+ * ```
+ *
+ * @param options What to check, and the metrics to serve.
+ * @returns The handler: it never throws or rejects.
+ * @throws {TypeError} When `options` has a name it does not take, or a
+ * watcher without `health()`.
+ */
+export function healthHandler(
+  options: HealthHandlerOptions,
+): (request: Request) => Response | Promise<Response>;
+export function healthHandler(
   options: HealthHandlerOptions = {},
-): (request: Request) => Response {
+): (request: Request) => Response | Promise<Response> {
   assertOptionNames(
     "health handler options",
     OPTION_NAMES,
@@ -221,21 +265,44 @@ const OPTION_NAMES: Record<keyof HealthHandlerOptions, true> = {
 function serveMetrics(
   metrics: MetricsSource | undefined,
   head: boolean,
-): Response {
+): Response | Promise<Response> {
   if (metrics === undefined) {
     return answer(404, "No metrics source is configured\n", head);
   }
-  let text: string;
+  let rendered: string | Promise<string>;
   try {
-    text = metrics.render();
+    rendered = metrics.render();
   } catch (error) {
-    return answer(
-      500,
-      `Rendering the metrics failed: ${message(error)}\n`,
+    return renderFailed(message(error), head);
+  }
+  // A registry that collects asynchronously (prom-client, OpenTelemetry's
+  // exporter) answers with a promise; a synchronous one keeps the
+  // synchronous answer the probes rely on.
+  if (isThenable(rendered)) {
+    return Promise.resolve(rendered).then(
+      (text) => metricsAnswer(text, head),
+      (error: unknown) => renderFailed(message(error), head),
+    );
+  }
+  return metricsAnswer(rendered, head);
+}
+
+function metricsAnswer(text: unknown, head: boolean): Response {
+  if (typeof text !== "string") {
+    return renderFailed(
+      `render() gave ${text === null ? "null" : typeof text}, not text`,
       head,
     );
   }
   return answer(200, text, head, { "content-type": METRICS_TYPE });
+}
+
+function renderFailed(why: string, head: boolean): Response {
+  return answer(500, `Rendering the metrics failed: ${why}\n`, head);
+}
+
+function isThenable(value: unknown): value is PromiseLike<string> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** A health report, as kube-apiserver words one. */
