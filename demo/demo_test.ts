@@ -86,7 +86,7 @@ Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it
   assert.match(text, /^k8s_watcher_tracker_resources\{state="synced"\} 4$/m);
   assert.match(
     text,
-    /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+    /^rest_client_requests_total\{code="200",host="[^"]+",method="GET"\} [1-9]/m,
   );
   assert.match(
     text,
