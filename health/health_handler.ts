@@ -12,9 +12,9 @@ import {
 
 /**
  * Anything that renders metrics in the Prometheus text exposition format
- * (0.0.4), at once or with a promise: the package's metrics registry, or
- * an adapter over another (prom-client's `register.metrics()` and
- * OpenTelemetry's Prometheus exporter answer with a promise).
+ * (0.0.4) at once: the package's metrics registry, or an adapter over
+ * another. For one that answers with a promise, see
+ * {@linkcode AsyncMetricsSource}.
  *
  * @example A fixed source
  * ```ts
@@ -24,19 +24,29 @@ import {
  *   render: () => "# TYPE up gauge\nup 1\n",
  * };
  * ```
- *
- * @example An asynchronous registry (prom-client's shape)
- * ```ts
- * import type { MetricsSource } from "@haptic/k8s-watcher/health";
- *
- * const register = { metrics: () => Promise.resolve("# TYPE up gauge\nup 1\n") };
- * const metrics: MetricsSource = { render: () => register.metrics() };
- * ```
  */
 export interface MetricsSource {
+  /** The exposition, every metric of it, ending with a newline. */
+  render(): string;
+}
+
+/**
+ * A metrics source whose `render()` may answer with a promise of the text:
+ * another registry collecting asynchronously, as prom-client's
+ * `register.metrics()` and OpenTelemetry's Prometheus exporter do.
+ *
+ * @example prom-client's registry (here a stand-in of its shape)
+ * ```ts
+ * import type { AsyncMetricsSource } from "@haptic/k8s-watcher/health";
+ *
+ * const register = { metrics: () => Promise.resolve("# TYPE up gauge\nup 1\n") };
+ * const metrics: AsyncMetricsSource = { render: () => register.metrics() };
+ * ```
+ */
+export interface AsyncMetricsSource {
   /**
-   * The exposition, every metric of it, ending with a newline; or a
-   * promise of it. `/metrics` answers 500 when it throws or rejects.
+   * The exposition, or a promise of it. `/metrics` answers 500 when it
+   * throws or the promise rejects.
    */
   render(): string | Promise<string>;
 }
@@ -44,7 +54,8 @@ export interface MetricsSource {
 /**
  * What the health endpoints read: the watchers (by the name their lines
  * show), the tracker, the elector, the metrics, and the clock the watchers
- * run on. Every part is optional.
+ * run on. Every part is optional. `M` is the metrics source's type: an
+ * {@linkcode AsyncMetricsSource} for one that answers with a promise.
  *
  * @example Two watchers, a tracker, a registry
  * ```ts
@@ -64,7 +75,9 @@ export interface MetricsSource {
  * };
  * ```
  */
-export interface HealthHandlerOptions {
+export interface HealthHandlerOptions<
+  M extends AsyncMetricsSource = MetricsSource,
+> {
   /**
    * The watchers to check, by name (`Watcher`s and `SingleWatcher`s, or
    * anything with their `health()`): alive while none is wedged, ready
@@ -91,7 +104,7 @@ export interface HealthHandlerOptions {
    */
   readyOnlyWhenLeading?: boolean;
   /** Served at `/metrics`; without it `/metrics` answers 404. */
-  metrics?: MetricsSource;
+  metrics?: M;
   /**
    * The watchers' clock (silence is measured on it).
    *
@@ -167,7 +180,7 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
  * watcher without `health()`.
  */
 export function healthHandler(
-  options?: HealthHandlerOptions & { metrics?: { render(): string } },
+  options?: HealthHandlerOptions,
 ): (request: Request) => Response;
 /**
  * The handler over a metrics source whose `render()` may answer with a
@@ -193,10 +206,10 @@ export function healthHandler(
  * watcher without `health()`.
  */
 export function healthHandler(
-  options: HealthHandlerOptions,
+  options: HealthHandlerOptions<AsyncMetricsSource>,
 ): (request: Request) => Response | Promise<Response>;
 export function healthHandler(
-  options: HealthHandlerOptions = {},
+  options: HealthHandlerOptions<AsyncMetricsSource> = {},
 ): (request: Request) => Response | Promise<Response> {
   assertOptionNames(
     "health handler options",
@@ -263,7 +276,7 @@ const OPTION_NAMES: Record<keyof HealthHandlerOptions, true> = {
 };
 
 function serveMetrics(
-  metrics: MetricsSource | undefined,
+  metrics: AsyncMetricsSource | undefined,
   head: boolean,
 ): Response | Promise<Response> {
   if (metrics === undefined) {

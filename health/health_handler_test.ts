@@ -8,7 +8,7 @@ import { IndexSynchronizationTracker } from "../indextracker/index_synchronizati
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { Watcher } from "../watcher/bulk.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
-import { healthHandler } from "./health_handler.ts";
+import { healthHandler, type HealthHandlerOptions } from "./health_handler.ts";
 
 const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps" };
 
@@ -101,6 +101,13 @@ Deno.test("healthHandler: /metrics serves a render() that answers with a promise
   // The probes still answer at once: only /metrics waits for the source.
   assert.ok(
     handler(new Request("http://localhost/healthz")) instanceof Response,
+  );
+  // Options typed as before keep the synchronous handler (a type check).
+  const typed: HealthHandlerOptions = { metrics: { render: () => text } };
+  const synchronous: (request: Request) => Response = healthHandler(typed);
+  assert.equal(
+    synchronous(new Request("http://localhost/metrics")).status,
+    200,
   );
 });
 
