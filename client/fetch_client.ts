@@ -583,14 +583,18 @@ export class FetchClient implements RestClient, Disposable {
   ): Promise<JsonValue>;
   /** Sends one request; the raw body: {@linkcode RestClient.performRequest}. */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
-  async performRequest(opts: RequestOptions): Promise<unknown> {
+  performRequest(opts: RequestOptions): Promise<unknown> {
     const metrics = this.#metrics;
     // Timed as client-go times a request: to the end of its body (a LIST
     // read as a stream too), a retry included; a watch, which lasts
     // minutes, is not.
-    if (!metrics || (opts.expectStream && isWatch(opts.querystring))) {
+    if (!metrics || (opts?.expectStream && isWatch(opts.querystring))) {
       return this.#perform(opts);
     }
+    return this.#timed(opts, metrics);
+  }
+
+  async #timed(opts: RequestOptions, metrics: ClientMetrics): Promise<unknown> {
     const started = metrics.started();
     const finished = () => metrics.finished(opts.method, started);
     let answer: unknown;
