@@ -8,7 +8,10 @@
 import type { Gvr } from "./types.ts";
 import type { Meter, MetricAttributes } from "./metrics/meter.ts";
 
-/** Every name starts so (but client-go's `leader_election_master_status`). */
+/**
+ * Every name starts so, but those client-go has for the same thing:
+ * `leader_election_master_status` and the client's `rest_client_*`.
+ */
 export const PREFIX = "k8s_watcher_";
 
 /**

@@ -1,7 +1,9 @@
 /**
- * `FetchClient`'s metrics: requests by verb and code, their duration (to
- * the response headers: a watch's body streams for minutes), and exec
- * credential plugin runs and failures.
+ * `FetchClient`'s metrics, under client-go's names, labels and meanings
+ * (dashboards built on client-go's read them as they are): requests by
+ * code, method and host; the duration of a request read whole, by verb
+ * and host; exec credential plugin calls by exit code and call status.
+ * Runs of the plugin that gave no credential are this package's count.
  *
  * @module
  */
@@ -13,28 +15,32 @@ import type {
   MetricAttributes,
 } from "../metrics/meter.ts";
 import { instrumentsOf, PREFIX, REQUEST_BUCKETS } from "../_metrics.ts";
+import type { PluginCall } from "./_exec.ts";
 
 interface ClientInstruments {
   requests: Counter;
   seconds: Histogram;
-  execRuns: Counter;
+  execCalls: Counter;
   execFailures: Counter;
 }
 
 function makeInstruments(meter: Meter): ClientInstruments {
   return {
-    requests: meter.createCounter(PREFIX + "client_requests", {
+    // Counters are made without `_total`, which the registry and
+    // OpenTelemetry's Prometheus exporter add.
+    requests: meter.createCounter("rest_client_requests", {
       description:
-        "Requests sent, by verb (HTTP method) and code (<error>: no answer)",
+        "Number of HTTP requests, by status code (<error>: no answer), method and host",
     }),
-    seconds: meter.createHistogram(PREFIX + "client_request_duration_seconds", {
+    seconds: meter.createHistogram("rest_client_request_duration_seconds", {
       description:
-        "Seconds from sending a request to its response headers, by verb",
+        "Request latency in seconds, to the end of the body, by verb and host (watches and other streams are not timed)",
       unit: "s",
       advice: { explicitBucketBoundaries: [...REQUEST_BUCKETS] },
     }),
-    execRuns: meter.createCounter(PREFIX + "client_exec_plugin_runs", {
-      description: "Runs of the exec credential plugin",
+    execCalls: meter.createCounter("rest_client_exec_plugin_call", {
+      description:
+        "Number of calls to an exec plugin, by call status (no_error, plugin_execution_error, plugin_not_found_error, client_internal_error) and exit code (0 only for a call without error)",
     }),
     execFailures: meter.createCounter(PREFIX + "client_exec_plugin_failures", {
       description: "Runs of the exec credential plugin that gave no credential",
@@ -42,41 +48,64 @@ function makeInstruments(meter: Meter): ClientInstruments {
   };
 }
 
-/** One client's measurements; attribute objects made once per verb and code. */
+/**
+ * The host label of `server`: its host and port as written, as client-go
+ * takes them from the kubeconfig (`https://10.96.0.1:443` is
+ * `10.96.0.1:443`, where `URL` would drop the default port).
+ */
+export function hostLabel(server: string): string {
+  return /^[a-z][a-z0-9+.-]*:\/\/([^/?#]+)/i.exec(server)?.[1] ?? "none";
+}
+
+/** One client's measurements; attribute objects made once per label set. */
 export class ClientMetrics {
   readonly #instruments: ClientInstruments;
   readonly #clock: Clock;
+  readonly #host: string;
   readonly #attributes = new Map<string, MetricAttributes>();
 
-  constructor(meter: Meter, clock: Clock) {
+  constructor(meter: Meter, clock: Clock, server: string) {
     this.#instruments = instrumentsOf(meter, "client", makeInstruments);
     this.#clock = clock;
+    this.#host = hostLabel(server);
   }
 
-  /** A request is sent now: its start time. */
+  /** A request starts now: its start time. */
   started(): number {
     return this.#clock.now();
   }
 
-  /** The answer came (`status`), or none did (`undefined`). */
-  answered(method: string, status: number | undefined, started: number): void {
+  /** An attempt was answered (`status`), or was not (`undefined`). */
+  answered(method: string, status: number | undefined): void {
     const code = status === undefined ? "<error>" : String(status);
     this.#instruments.requests.add(
       1,
-      this.#of(`${method} ${code}`, {
-        verb: method,
+      this.#of(`requests ${method} ${code}`, {
         code,
+        method,
+        host: this.#host,
       }),
-    );
-    this.#instruments.seconds.record(
-      (this.#clock.now() - started) / 1000,
-      this.#of(method, { verb: method }),
     );
   }
 
-  /** The exec plugin ran: `ok` when it gave a credential. */
-  execRan(ok: boolean): void {
-    this.#instruments.execRuns.add(1);
+  /** A request read whole (or failed) that started at `started`. */
+  finished(method: string, started: number): void {
+    this.#instruments.seconds.record(
+      (this.#clock.now() - started) / 1000,
+      this.#of(`seconds ${method}`, { verb: method, host: this.#host }),
+    );
+  }
+
+  /** The exec plugin was called: how it ended, and whether it gave a credential. */
+  execRan(call: PluginCall, ok: boolean): void {
+    const code = String(call.code);
+    this.#instruments.execCalls.add(
+      1,
+      this.#of(`exec ${call.status} ${code}`, {
+        code,
+        call_status: call.status,
+      }),
+    );
     if (!ok) this.#instruments.execFailures.add(1);
   }
 
@@ -88,4 +117,44 @@ export class ClientMetrics {
     }
     return kept;
   }
+}
+
+/**
+ * `stream` as it is, calling `ended` once when it ends: read to its end,
+ * failed, or cancelled. Chunks are passed on as they are asked for.
+ */
+export function untilEnded<T>(
+  stream: ReadableStream<T>,
+  ended: () => void,
+): ReadableStream<T> {
+  const reader = stream.getReader();
+  let open = true;
+  const end = () => {
+    if (open) {
+      open = false;
+      ended();
+    }
+  };
+  return new ReadableStream<T>({
+    async pull(controller) {
+      let chunk: ReadableStreamReadResult<T>;
+      try {
+        chunk = await reader.read();
+      } catch (error) {
+        end();
+        controller.error(error);
+        return;
+      }
+      if (chunk.done) {
+        end();
+        controller.close();
+      } else {
+        controller.enqueue(chunk.value);
+      }
+    },
+    cancel(reason) {
+      end();
+      return reader.cancel(reason);
+    },
+  }, { highWaterMark: 0 });
 }

@@ -37,6 +37,26 @@ export interface ExecCredential {
   renewAt?: number;
 }
 
+/**
+ * How a call of the plugin ended, in client-go's terms (its
+ * `rest_client_exec_plugin_call_total`): the exit code, 0 only for a call
+ * without error, and 1 when no process ran.
+ */
+export interface PluginCall {
+  readonly code: number;
+  readonly status:
+    | "no_error"
+    | "plugin_execution_error"
+    | "plugin_not_found_error"
+    | "client_internal_error";
+}
+
+const NO_ERROR: PluginCall = { code: 0, status: "no_error" };
+const NOT_FOUND: PluginCall = { code: 1, status: "plugin_not_found_error" };
+const INTERNAL_ERROR: PluginCall = { code: 1, status: "client_internal_error" };
+/** Killed at the timeout or the client's close: Go's code for a signal. */
+const KILLED: PluginCall = { code: -1, status: "plugin_execution_error" };
+
 /** Options of {@linkcode ExecCredentialSource}. */
 export interface ExecSourceOptions {
   clock: Clock;
@@ -45,8 +65,8 @@ export interface ExecSourceOptions {
   env?: Record<string, string | undefined>;
   /** `spec.cluster` of `KUBERNETES_EXEC_INFO`, when the plugin asks for it. */
   cluster?: Record<string, unknown>;
-  /** Told of each run: `ok` when it gave a credential. */
-  onRun?: ((ok: boolean) => void) | undefined;
+  /** Told of each run: how it ended, and `ok` when it gave a credential. */
+  onRun?: ((call: PluginCall, ok: boolean) => void) | undefined;
 }
 
 /**
@@ -61,6 +81,8 @@ export class ExecCredentialSource {
   /** Every token or key seen, to keep them out of error messages. */
   #secrets = new Set<string>();
   #closed = new AbortController();
+  /** How the current (or last) run ended; one run at a time. */
+  #call: PluginCall = INTERNAL_ERROR;
 
   constructor(config: ExecPluginConfig, options: ExecSourceOptions) {
     this.#config = config;
@@ -78,10 +100,10 @@ export class ExecCredentialSource {
     if (current && !this.#expiresSoon(current)) return Promise.resolve(current);
     const onRun = this.#options.onRun;
     return this.#running ??= this.#run().then((credential) => {
-      onRun?.(true);
+      onRun?.(this.#call, true);
       return credential;
     }, (error) => {
-      onRun?.(false);
+      onRun?.(this.#call, false);
       throw error;
     }).finally(() => {
       this.#running = undefined;
@@ -110,6 +132,7 @@ export class ExecCredentialSource {
   async #run(): Promise<ExecCredential> {
     const config = this.#config;
     const { clock, timeoutMs } = this.#options;
+    this.#call = INTERNAL_ERROR;
     const timeout = new AbortController();
     const timer = clock.setTimeout(
       () =>
@@ -128,8 +151,13 @@ export class ExecCredentialSource {
         signal: AbortSignal.any([timeout.signal, this.#closed.signal]),
       });
     } catch (error) {
-      if (error instanceof KubeConfigError) throw error;
+      // The timeout's or close's reason: the process was killed.
+      if (error instanceof KubeConfigError) {
+        this.#call = KILLED;
+        throw error;
+      }
       if (error instanceof CommandNotFoundError) {
+        this.#call = NOT_FOUND;
         throw new KubeConfigError(
           `${this.#name} was not found${
             config.command.includes("/") ? "" : " on PATH"
@@ -145,6 +173,7 @@ export class ExecCredentialSource {
       clock.clearTimeout(timer);
     }
     if (output.code !== 0) {
+      this.#call = { code: output.code, status: "plugin_execution_error" };
       const stderr = this.#redact(new TextDecoder().decode(output.stderr))
         .trim();
       const tail = stderr.length > STDERR_TAIL_CHARS
@@ -156,6 +185,9 @@ export class ExecCredentialSource {
         }`,
       );
     }
+    // Exit code 0 is a call without error even when the output is no
+    // credential, as client-go counts the process.
+    this.#call = NO_ERROR;
     const credential = this.#parse(new TextDecoder().decode(output.stdout));
     this.#current = credential;
     return credential;

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { meterProblem } from "../_metrics.ts";
-import { ClientMetrics } from "./_client_metrics.ts";
+import { ClientMetrics, untilEnded } from "./_client_metrics.ts";
 import { parseJson } from "../_parse_json.ts";
 import { durationProblem } from "../_duration.ts";
 import {
@@ -108,10 +108,11 @@ export interface FetchClientOptions {
    */
   execTimeoutMs?: number;
   /**
-   * Where the client's metrics go (see `@haptic/k8s-watcher/metrics`):
-   * requests by verb (the HTTP method) and code (`<error>` when no answer
-   * came), their duration until the response headers arrived, and exec
-   * plugin runs and failures.
+   * Where the client's metrics go (see `@haptic/k8s-watcher/metrics`), under
+   * client-go's names: `rest_client_requests_total` by code (`<error>` when
+   * no answer came), method and host; `rest_client_request_duration_seconds`
+   * of requests read whole (not watches), by verb and host; and
+   * `rest_client_exec_plugin_call_total` by exit code and call status.
    */
   meter?: Meter;
 }
@@ -296,6 +297,7 @@ export class FetchClient implements RestClient, Disposable {
       this.#metrics = new ClientMetrics(
         options.meter,
         options.clock ?? systemClock,
+        config.server,
       );
     }
     let url: URL;
@@ -366,7 +368,8 @@ export class FetchClient implements RestClient, Disposable {
         clock: options.clock ?? systemClock,
         timeoutMs: options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
         env: options.env,
-        onRun: this.#metrics && ((ok) => this.#metrics?.execRan(ok)),
+        onRun: this.#metrics &&
+          ((call, ok) => this.#metrics?.execRan(call, ok)),
         cluster: {
           server: this.#base,
           ...(config.tlsServerName
@@ -642,7 +645,35 @@ export class FetchClient implements RestClient, Disposable {
   ): Promise<JsonValue>;
   /** Sends one request; the raw body: {@linkcode RestClient.performRequest}. */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
-  async performRequest(opts: RequestOptions): Promise<unknown> {
+  performRequest(opts: RequestOptions): Promise<unknown> {
+    const metrics = this.#metrics;
+    // Timed as client-go times a request: to the end of its body (a LIST
+    // read as a stream too), a retry included; a watch, which lasts
+    // minutes, is not.
+    if (!metrics || (opts?.expectStream && isWatch(opts.querystring))) {
+      return this.#perform(opts);
+    }
+    return this.#timed(opts, metrics);
+  }
+
+  async #timed(opts: RequestOptions, metrics: ClientMetrics): Promise<unknown> {
+    const started = metrics.started();
+    const finished = () => metrics.finished(opts.method, started);
+    let answer: unknown;
+    try {
+      answer = await this.#perform(opts);
+    } catch (error) {
+      finished();
+      throw error;
+    }
+    if (!opts.expectStream) {
+      finished();
+      return answer;
+    }
+    return untilEnded(answer as ReadableStream<unknown>, finished);
+  }
+
+  async #perform(opts: RequestOptions): Promise<unknown> {
     const { method, path } = opts;
     if (this.#closed) {
       throw new ApiConnectionError({
@@ -791,7 +822,6 @@ export class FetchClient implements RestClient, Disposable {
       headers.set("authorization", `Bearer ${token}`);
     }
     const metrics = this.#metrics;
-    const started = metrics?.started();
     const release = retireOnTimeout(opts.abortSignal, transport);
     try {
       // fetch checks this too; mocks of fetch may not.
@@ -803,11 +833,11 @@ export class FetchClient implements RestClient, Disposable {
         body,
         signal: opts.abortSignal,
       });
-      metrics?.answered(opts.method, response.status, started!);
+      metrics?.answered(opts.method, response.status);
       return { response, credential, release };
     } catch (error) {
       release();
-      metrics?.answered(opts.method, undefined, started!);
+      metrics?.answered(opts.method, undefined);
       throw this.#failure(opts, error);
     }
   }

@@ -33,15 +33,16 @@ async function measuredGet(
     expectJson: true,
   });
   return registry.render().split("\n").filter((line) =>
-    /^k8s_watcher_client_request(s_total|_duration_seconds_(sum|count))\{/
+    /^rest_client_request(s_total|_duration_seconds_(sum|count))\{/
       .test(line)
   );
 }
 
-const ONE_GET_IN_1_5_S = [
-  'k8s_watcher_client_request_duration_seconds_sum{verb="GET"} 1.5',
-  'k8s_watcher_client_request_duration_seconds_count{verb="GET"} 1',
-  'k8s_watcher_client_requests_total{code="200",verb="GET"} 1',
+/** One GET to `host` that took 1.5 s, as client-go's series count it. */
+const oneGetIn1_5S = (host = "k8s.fake") => [
+  `rest_client_request_duration_seconds_sum{host="${host}",verb="GET"} 1.5`,
+  `rest_client_request_duration_seconds_count{host="${host}",verb="GET"} 1`,
+  `rest_client_requests_total{code="200",host="${host}",method="GET"} 1`,
 ];
 
 Deno.test("fromEnv() falling back to kubectl proxy keeps the meter and the clock", async () => {
@@ -59,7 +60,7 @@ Deno.test("fromEnv() falling back to kubectl proxy keeps the meter and the clock
       clock,
     });
     assert.equal(client.source, `kubectl proxy at ${server.url}`);
-    assert.deepEqual(await measuredGet(client, registry), ONE_GET_IN_1_5_S);
+    assert.deepEqual(await measuredGet(client, registry), oneGetIn1_5S());
   } finally {
     await Deno.remove(dir, { recursive: true });
   }
@@ -76,7 +77,7 @@ Deno.test("kubectlProxy(url, options) counts its requests on the meter, timed on
   });
   assert.equal(client.server, server.url);
   assert.equal(client.source, `kubectl proxy at ${server.url}`);
-  assert.deepEqual(await measuredGet(client, registry), ONE_GET_IN_1_5_S);
+  assert.deepEqual(await measuredGet(client, registry), oneGetIn1_5S());
 });
 
 Deno.test("kubectlProxy() refuses options it does not take, and a bad meter, by name", () => {
@@ -122,7 +123,10 @@ Deno.test("inCluster() takes a meter, as the other factories do", async () => {
       clock,
     });
     assert.equal(client.server, "https://10.96.0.1");
-    assert.deepEqual(await measuredGet(client, registry), ONE_GET_IN_1_5_S);
+    assert.deepEqual(
+      await measuredGet(client, registry),
+      oneGetIn1_5S("10.96.0.1:443"),
+    );
   } finally {
     await Deno.remove(dir, { recursive: true });
   }

@@ -86,7 +86,7 @@ Deno.test("demo: --metrics-port 0 serves /healthz, /readyz and /metrics while it
   assert.match(text, /^k8s_watcher_tracker_resources\{state="synced"\} 4$/m);
   assert.match(
     text,
-    /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+    /^rest_client_requests_total\{code="200",host="[^"]+",method="GET"\} [1-9]/m,
   );
   assert.match(
     text,
@@ -195,7 +195,7 @@ Deno.test("demo: --metrics-port with --replicas serves each replica on its own p
       const [, metrics] = await text(`${url}/metrics`);
       assert.match(
         metrics,
-        /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+        /^rest_client_requests_total\{code="200",host="[^"]*",method="GET"\} [1-9]/m,
       );
       assert.equal(await leading(replica), replica === first ? 1 : 0);
     }
@@ -373,7 +373,7 @@ Deno.test("demo: live mode measures its client too, whichever source it picks", 
   const text = registry.render();
   assert.match(
     text,
-    /^k8s_watcher_client_requests_total\{code="200",verb="GET"\} [1-9]/m,
+    /^rest_client_requests_total\{code="200",host="[^"]*",method="GET"\} [1-9]/m,
   );
   assert.match(text, /^k8s_watcher_watches_total\{[^}]*resource="ingresses"/m);
 });

@@ -13,7 +13,9 @@ import {
 
 /**
  * Anything that renders metrics in the Prometheus text exposition format
- * (0.0.4): the package's metrics registry, or an adapter over another.
+ * (0.0.4) at once: the package's metrics registry, or an adapter over
+ * another. For one that answers with a promise, see
+ * {@linkcode AsyncMetricsSource}.
  *
  * @example A fixed source
  * ```ts
@@ -30,9 +32,31 @@ export interface MetricsSource {
 }
 
 /**
+ * A metrics source whose `render()` may answer with a promise of the text:
+ * another registry collecting asynchronously, as prom-client's
+ * `register.metrics()` and OpenTelemetry's Prometheus exporter do.
+ *
+ * @example prom-client's registry (here a stand-in of its shape)
+ * ```ts
+ * import type { AsyncMetricsSource } from "@haptic/k8s-watcher/health";
+ *
+ * const register = { metrics: () => Promise.resolve("# TYPE up gauge\nup 1\n") };
+ * const metrics: AsyncMetricsSource = { render: () => register.metrics() };
+ * ```
+ */
+export interface AsyncMetricsSource {
+  /**
+   * The exposition, or a promise of it. `/metrics` answers 500 when it
+   * throws or the promise rejects.
+   */
+  render(): string | Promise<string>;
+}
+
+/**
  * What the health endpoints read: the watchers (by the name their lines
  * show), the tracker, the elector, the metrics, and the clock the watchers
- * run on. Every part is optional.
+ * run on. Every part is optional. `M` is the metrics source's type: an
+ * {@linkcode AsyncMetricsSource} for one that answers with a promise.
  *
  * @example Two watchers, a tracker, a registry
  * ```ts
@@ -52,7 +76,9 @@ export interface MetricsSource {
  * };
  * ```
  */
-export interface HealthHandlerOptions {
+export interface HealthHandlerOptions<
+  M extends AsyncMetricsSource = MetricsSource,
+> {
   /**
    * The watchers to check, by name (`Watcher`s and `SingleWatcher`s, or
    * anything with their `health()`): alive while none is wedged, ready
@@ -79,7 +105,7 @@ export interface HealthHandlerOptions {
    */
   readyOnlyWhenLeading?: boolean;
   /** Served at `/metrics`; without it `/metrics` answers 404. */
-  metrics?: MetricsSource;
+  metrics?: M;
   /**
    * The watchers' clock (silence is measured on it): the one given to
    * the watchers, or none when they have none. The default, like the
@@ -98,7 +124,8 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
  * A handler for `Deno.serve` and `Bun.serve` (for `node:http`, wrap it in
  * {@linkcode nodeListener}) answering GET and HEAD of:
  *
- * - `/metrics`: `metrics.render()`, as `text/plain; version=0.0.4`.
+ * - `/metrics`: `metrics.render()`, as `text/plain; version=0.0.4`; 500
+ *   when it throws or its promise rejects.
  * - `/healthz` (and `/livez`): 200 while no watcher's loop is wedged, that
  *   is silent (no LIST page, opened watch, event, bookmark or retried
  *   failure) for more than twice its idle timeout while running; 503
@@ -150,13 +177,43 @@ const TEXT_TYPE = "text/plain; charset=utf-8";
  * ```
  *
  * @param options What to check, and the metrics to serve.
- * @returns The handler: it never throws, and answers synchronously.
+ * @returns The handler: it never throws, and answers synchronously (a
+ * `render()` that answers with a promise: see the next signature).
  * @throws {TypeError} When `options` has a name it does not take, or a
  * watcher without `health()`.
  */
 export function healthHandler(
-  options: HealthHandlerOptions = {},
-): (request: Request) => Response {
+  options?: HealthHandlerOptions,
+): (request: Request) => Response;
+/**
+ * The handler over a metrics source whose `render()` may answer with a
+ * promise (prom-client's `register.metrics()`, OpenTelemetry's Prometheus
+ * exporter): `/metrics` then answers with a promise of the response, which
+ * `Deno.serve`, `Bun.serve` and {@linkcode nodeListener} wait for; every
+ * other path still answers at once. A rejected promise answers 500.
+ *
+ * @example prom-client's registry (here a stand-in of its shape)
+ * ```ts
+ * import { healthHandler } from "@haptic/k8s-watcher/health";
+ * import assert from "node:assert/strict";
+ *
+ * const register = { metrics: () => Promise.resolve("# TYPE up gauge\nup 1\n") };
+ * const handler = healthHandler({ metrics: { render: () => register.metrics() } });
+ * const response = await handler(new Request("http://localhost/metrics"));
+ * assert.equal(await response.text(), "# TYPE up gauge\nup 1\n");
+ * ```
+ *
+ * @param options What to check, and the metrics to serve.
+ * @returns The handler: it never throws or rejects.
+ * @throws {TypeError} When `options` has a name it does not take, or a
+ * watcher without `health()`.
+ */
+export function healthHandler(
+  options: HealthHandlerOptions<AsyncMetricsSource>,
+): (request: Request) => Response | Promise<Response>;
+export function healthHandler(
+  options: HealthHandlerOptions<AsyncMetricsSource> = {},
+): (request: Request) => Response | Promise<Response> {
   assertOptionNames(
     "health handler options",
     OPTION_NAMES,
@@ -222,23 +279,46 @@ const OPTION_NAMES: Record<keyof HealthHandlerOptions, true> = {
 };
 
 function serveMetrics(
-  metrics: MetricsSource | undefined,
+  metrics: AsyncMetricsSource | undefined,
   head: boolean,
-): Response {
+): Response | Promise<Response> {
   if (metrics === undefined) {
     return answer(404, "No metrics source is configured\n", head);
   }
-  let text: string;
+  let rendered: string | Promise<string>;
   try {
-    text = metrics.render();
+    rendered = metrics.render();
   } catch (error) {
-    return answer(
-      500,
-      `Rendering the metrics failed: ${message(error)}\n`,
+    return renderFailed(message(error), head);
+  }
+  // A registry that collects asynchronously (prom-client, OpenTelemetry's
+  // exporter) answers with a promise; a synchronous one keeps the
+  // synchronous answer the probes rely on.
+  if (isThenable(rendered)) {
+    return Promise.resolve(rendered).then(
+      (text) => metricsAnswer(text, head),
+      (error: unknown) => renderFailed(message(error), head),
+    );
+  }
+  return metricsAnswer(rendered, head);
+}
+
+function metricsAnswer(text: unknown, head: boolean): Response {
+  if (typeof text !== "string") {
+    return renderFailed(
+      `render() gave ${text === null ? "null" : typeof text}, not text`,
       head,
     );
   }
   return answer(200, text, head, { "content-type": METRICS_TYPE });
+}
+
+function renderFailed(why: string, head: boolean): Response {
+  return answer(500, `Rendering the metrics failed: ${why}\n`, head);
+}
+
+function isThenable(value: unknown): value is PromiseLike<string> {
+  return typeof (value as { then?: unknown } | null)?.then === "function";
 }
 
 /** A health report, as kube-apiserver words one. */

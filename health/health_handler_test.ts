@@ -8,16 +8,16 @@ import { IndexSynchronizationTracker } from "../indextracker/index_synchronizati
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { Watcher } from "../watcher/bulk.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
-import { healthHandler } from "./health_handler.ts";
+import { healthHandler, type HealthHandlerOptions } from "./health_handler.ts";
 
 const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps" };
 
 async function get(
-  handler: (request: Request) => Response,
+  handler: (request: Request) => Response | Promise<Response>,
   path: string,
   method = "GET",
 ): Promise<{ status: number; body: string; type: string | null }> {
-  const response = handler(
+  const response = await handler(
     new Request(`http://localhost${path}`, { method }),
   );
   return {
@@ -80,6 +80,57 @@ Deno.test("healthHandler: /metrics serves the source's text as the Prometheus te
   );
   assert.equal(broken.status, 500);
   assert.equal(broken.body, "Rendering the metrics failed: registry closed\n");
+});
+
+Deno.test("healthHandler: /metrics serves a render() that answers with a promise, as prom-client's and OpenTelemetry's do", async () => {
+  const text =
+    "# TYPE process_cpu_seconds_total counter\nprocess_cpu_seconds_total 1.5\n";
+  const handler = healthHandler({
+    metrics: { render: () => Promise.resolve(text) },
+  });
+  assert.deepEqual(await get(handler, "/metrics"), {
+    status: 200,
+    body: text,
+    type: "text/plain; version=0.0.4; charset=utf-8",
+  });
+  assert.deepEqual(await get(handler, "/metrics", "HEAD"), {
+    status: 200,
+    body: "",
+    type: "text/plain; version=0.0.4; charset=utf-8",
+  });
+  // The probes still answer at once: only /metrics waits for the source.
+  assert.ok(
+    handler(new Request("http://localhost/healthz")) instanceof Response,
+  );
+  // Options typed as before keep the synchronous handler (a type check).
+  const typed: HealthHandlerOptions = { metrics: { render: () => text } };
+  const synchronous: (request: Request) => Response = healthHandler(typed);
+  assert.equal(
+    synchronous(new Request("http://localhost/metrics")).status,
+    200,
+  );
+});
+
+Deno.test("healthHandler: a render() whose promise rejects, or that gives no text, answers 500 saying so", async () => {
+  const rejecting = healthHandler({
+    metrics: {
+      render: () => Promise.reject(new Error("collection timed out")),
+    },
+  });
+  assert.deepEqual(await get(rejecting, "/metrics"), {
+    status: 500,
+    body: "Rendering the metrics failed: collection timed out\n",
+    type: "text/plain; charset=utf-8",
+  });
+  assert.equal((await get(rejecting, "/metrics", "HEAD")).status, 500);
+  const notText = healthHandler({
+    metrics: { render: () => Promise.resolve(undefined as unknown as string) },
+  });
+  assert.deepEqual(await get(notText, "/metrics"), {
+    status: 500,
+    body: "Rendering the metrics failed: render() gave undefined, not text\n",
+    type: "text/plain; charset=utf-8",
+  });
 });
 
 Deno.test("healthHandler: with nothing to check every probe passes; other paths 404, other methods 405", async () => {

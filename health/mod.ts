@@ -3,7 +3,8 @@
  * `Deno.serve`, `Bun.serve` or `node:http`: `/healthz` (no watcher's loop
  * wedged), `/readyz` (every watcher and tracked resource synced, and
  * leading when asked) and `/metrics` (any source rendering the Prometheus
- * text format).
+ * text format); and `ProcessMetrics`, the process's CPU, memory and event
+ * loop delay for it.
  *
  * @example Probes and metrics on port 8080
  * ```ts ignore
@@ -24,3 +25,4 @@
  */
 export * from "./health_handler.ts";
 export * from "./node_listener.ts";
+export * from "./process_metrics.ts";

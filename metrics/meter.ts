@@ -166,6 +166,30 @@ export interface ObservableGauge {
 }
 
 /**
+ * A sum read when collected, that only goes up (Prometheus: a `counter`,
+ * `_total`), from callbacks that observe its running total: CPU seconds,
+ * say.
+ *
+ * @example The total so far, at each collection
+ * ```ts
+ * import { MetricsRegistry } from "@haptic/k8s-watcher/metrics";
+ *
+ * const registry = new MetricsRegistry();
+ * let handled = 0;
+ * registry.createObservableCounter("demo_handled")
+ *   .addCallback((result) => result.observe(handled));
+ * handled += 3;
+ * console.log(registry.render()); // demo_handled_total 3
+ * ```
+ */
+export interface ObservableCounter {
+  /** Calls `callback` at each collection from now on. */
+  addCallback(callback: ObservableCallback): void;
+  /** Stops calling `callback`. */
+  removeCallback(callback: ObservableCallback): void;
+}
+
+/**
  * The metrics hook the watchers, the tracker, `DebounceGroup`,
  * `LeaderElector` and `FetchClient` take as `meter`: the subset of
  * OpenTelemetry's `Meter` they call. Each component creates its
@@ -200,4 +224,13 @@ export interface Meter {
     name: string,
     options?: MetricOptions,
   ): ObservableGauge;
+  /**
+   * A running total read by callbacks at each collection. Optional: only
+   * `ProcessMetrics` (from `@haptic/k8s-watcher/health`) uses it, for CPU
+   * seconds, and reports a gauge on a meter without it.
+   */
+  createObservableCounter?(
+    name: string,
+    options?: MetricOptions,
+  ): ObservableCounter;
 }

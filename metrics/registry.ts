@@ -5,6 +5,7 @@ import type {
   MetricAttributes,
   MetricOptions,
   ObservableCallback,
+  ObservableCounter,
   ObservableGauge,
   ObservableResult,
   UpDownCounter,
@@ -53,7 +54,12 @@ export const DEFAULT_BUCKETS: readonly number[] = Object.freeze([
   10,
 ]);
 
-type Kind = "counter" | "upDownCounter" | "histogram" | "observableGauge";
+type Kind =
+  | "counter"
+  | "upDownCounter"
+  | "histogram"
+  | "observableGauge"
+  | "observableCounter";
 
 /** One labelled series: its rendered label set and its state. */
 interface Series {
@@ -71,9 +77,10 @@ interface Series {
  * {@linkcode MetricsRegistry.render} on `/metrics` with
  * {@linkcode PROMETHEUS_CONTENT_TYPE}.
  *
- * - Counters render with `_total` (added unless the name has it),
- *   up-down counters and observable gauges as gauges, histograms as
- *   `_bucket{le}` (cumulative, `+Inf` last), `_sum` and `_count`.
+ * - Counters and observable counters render with `_total` (added unless
+ *   the name has it), up-down counters and observable gauges as gauges,
+ *   histograms as `_bucket{le}` (cumulative, `+Inf` last), `_sum` and
+ *   `_count`.
  * - Names and label names are rendered as given, with characters
  *   Prometheus does not allow replaced by `_`; label values are escaped.
  *   What would make the text unparsable is refused with a `TypeError`
@@ -83,9 +90,10 @@ interface Series {
  *   observes such a set is skipped, as a throwing one is.)
  * - Creating an instrument twice under one name gives the same instrument
  *   (as OpenTelemetry does); under another kind, it throws.
- * - Observable gauges call their callbacks at each `render()`; for one
- *   label set the last observation wins. A callback that throws is
- *   skipped; a callback's promise is not awaited (observe synchronously).
+ * - Observable gauges and counters call their callbacks at each
+ *   `render()`; for one label set the last observation wins. A callback
+ *   that throws is skipped; a callback's promise is not awaited (observe
+ *   synchronously).
  * - Series are kept until the registry goes: label values must be bounded
  *   (this package never labels with object names).
  *
@@ -196,6 +204,36 @@ export class MetricsRegistry implements Meter {
   }
 
   /**
+   * A counter read by callbacks at each {@linkcode MetricsRegistry.render}:
+   * they observe its running total, rendered with `_total` (added unless
+   * the name has it) as a counter.
+   *
+   * @example The CPU seconds of this process
+   * ```ts
+   * import { MetricsRegistry } from "@haptic/k8s-watcher/metrics";
+   * import process from "node:process";
+   *
+   * const registry = new MetricsRegistry();
+   * registry.createObservableCounter("demo_cpu_seconds", { unit: "s" })
+   *   .addCallback((result) => {
+   *     const { user, system } = process.cpuUsage();
+   *     result.observe((user + system) / 1e6);
+   *   });
+   * console.log(registry.render()); // demo_cpu_seconds_total 0.042
+   * ```
+   *
+   * @param name The metric's name (`_total` is added when rendered).
+   * @param options The `# HELP` text (`description`).
+   * @throws {TypeError} When `name` names an instrument of another kind.
+   */
+  createObservableCounter(
+    name: string,
+    options?: MetricOptions,
+  ): ObservableCounter {
+    return this.#instrument("observableCounter", name, options);
+  }
+
+  /**
    * Every series in the Prometheus text exposition format (0.0.4): the
    * families sorted by name, each with `# HELP` and `# TYPE`, its series
    * sorted by label set. A family without series is left out.
@@ -247,9 +285,9 @@ export class MetricsRegistry implements Meter {
     if (existing !== undefined) {
       if (existing.kind !== kind) {
         throw new TypeError(
-          `Metric ${family} exists already as a ${
-            KIND_WORDS[existing.kind]
-          }, not a ${KIND_WORDS[kind]}`,
+          `Metric ${family} exists already as ${aKind(existing.kind)}, not ${
+            aKind(kind)
+          }`,
         );
       }
       return existing;
@@ -265,13 +303,21 @@ const KIND_WORDS: Record<Kind, string> = {
   upDownCounter: "up-down counter",
   histogram: "histogram",
   observableGauge: "observable gauge",
+  observableCounter: "observable counter",
 };
+
+/** The kind with its article: "a counter", "an observable gauge". */
+function aKind(kind: Kind): string {
+  const words = KIND_WORDS[kind];
+  return `${/^[aeiou]/.test(words) ? "an" : "a"} ${words}`;
+}
 
 const TYPES: Record<Kind, string> = {
   counter: "counter",
   upDownCounter: "gauge",
   histogram: "histogram",
   observableGauge: "gauge",
+  observableCounter: "counter",
 };
 
 /** `name` as Prometheus allows it, with `_total` for a counter. */
@@ -281,7 +327,8 @@ function metricName(name: string, kind: Kind): string {
   }
   let safe = name.replace(/[^a-zA-Z0-9_:]/g, "_");
   if (/^[0-9]/.test(safe)) safe = `_${safe}`;
-  if (kind === "counter" && !safe.endsWith("_total")) safe += "_total";
+  const counts = kind === "counter" || kind === "observableCounter";
+  if (counts && !safe.endsWith("_total")) safe += "_total";
   return safe;
 }
 
@@ -374,7 +421,13 @@ function checkedBounds(options: MetricOptions | undefined): readonly number[] {
  * attribute object itself first (callers on the hot path pass the same
  * preallocated object each time), then by the rendered label set.
  */
-class Instrument implements Counter, UpDownCounter, Histogram, ObservableGauge {
+class Instrument
+  implements
+    Counter,
+    UpDownCounter,
+    Histogram,
+    ObservableGauge,
+    ObservableCounter {
   readonly kind: Kind;
   /** The name it was created with. */
   readonly name: string;
@@ -426,9 +479,10 @@ class Instrument implements Counter, UpDownCounter, Histogram, ObservableGauge {
   }
 
   render(): string {
-    const samples = this.kind === "observableGauge"
-      ? this.#observe()
-      : this.#series;
+    const samples =
+      this.kind === "observableGauge" || this.kind === "observableCounter"
+        ? this.#observe()
+        : this.#series;
     if (samples.size === 0) return "";
     const name = this.family;
     let out = `# HELP ${name} ${escapeHelp(this.#help)}\n# TYPE ${name} ${

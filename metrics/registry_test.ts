@@ -116,6 +116,32 @@ Deno.test("MetricsRegistry reads observable gauges at each render: the last obse
   assert.equal(registry.render(), "", "a family without series is left out");
 });
 
+Deno.test("MetricsRegistry reads observable counters at each render and renders them as counters with _total, as OpenTelemetry's createObservableCounter", () => {
+  const registry = new MetricsRegistry();
+  const cpu = registry.createObservableCounter("demo_cpu_seconds", {
+    description: "CPU time",
+    unit: "s",
+  });
+  let seconds = 1.25;
+  const callback = (r: ObservableResult) => r.observe(seconds);
+  cpu.addCallback(callback);
+  assert.equal(
+    registry.render(),
+    "# HELP demo_cpu_seconds_total CPU time\n" +
+      "# TYPE demo_cpu_seconds_total counter\n" +
+      "demo_cpu_seconds_total 1.25\n",
+  );
+  seconds = 2.5;
+  assert.match(registry.render(), /^demo_cpu_seconds_total 2\.5$/m);
+  assert.equal(registry.createObservableCounter("demo_cpu_seconds"), cpu);
+  assert.throws(
+    () => registry.createCounter("demo_cpu_seconds"),
+    /Metric demo_cpu_seconds_total exists already as an observable counter, not a counter/,
+  );
+  cpu.removeCallback(callback);
+  assert.equal(registry.render(), "");
+});
+
 Deno.test("MetricsRegistry keeps a mutable attributes object's current labels (only frozen ones are remembered)", () => {
   const registry = new MetricsRegistry();
   const counter = registry.createCounter("demo_calls");

@@ -237,9 +237,11 @@ const EXPECTED: Record<string, number> = {
   [`k8s_watcher_event_delivery_seconds_sum{${W}}`]: 1.75,
   [`k8s_watcher_event_delivery_seconds_bucket{${W},le="0.5"}`]: 1,
   [`k8s_watcher_event_delivery_seconds_bucket{${W},le="1"}`]: 3,
-  'k8s_watcher_client_requests_total{code="200",verb="GET"}': 6,
-  'k8s_watcher_client_requests_total{code="503",verb="GET"}': 3,
-  'k8s_watcher_client_request_duration_seconds_count{verb="GET"}': 9,
+  // client-go's names: every request counted, the two LISTs timed (to the
+  // end of their bodies), the watches not.
+  'rest_client_requests_total{code="200",host="k8s.fake",method="GET"}': 6,
+  'rest_client_requests_total{code="503",host="k8s.fake",method="GET"}': 3,
+  'rest_client_request_duration_seconds_count{host="k8s.fake",verb="GET"}': 2,
   'k8s_watcher_tracker_resources{state="synced"}': 1,
   'k8s_watcher_tracker_resources{state="unsynced"}': 1,
   [`leader_election_master_status{${L}}`]: 1,

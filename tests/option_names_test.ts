@@ -20,6 +20,8 @@ import { Backoff, ListWatch } from "../listwatch/mod.ts";
 import { LeaderElectionConfigError } from "../leaderelection/mod.ts";
 import { Debouncer } from "../watcher/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
+import { ProcessMetrics } from "../health/mod.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 
 const client = {
   performRequest: () => Promise.reject(new Error("not called")),
@@ -133,6 +135,13 @@ const cases: [
     () => consoleLogger({ levle: "debug" } as never),
     TypeError,
     "Invalid consoleLogger options: levle: is not a ConsoleLoggerOptions option (did you mean level?)",
+  ],
+  [
+    "ProcessMetrics",
+    () =>
+      new ProcessMetrics(new MetricsRegistry(), { intervalMs: 10 } as never),
+    TypeError,
+    "Invalid ProcessMetrics options: intervalMs: is not a ProcessMetricsOptions option",
   ],
   [
     "FakeApiServer",

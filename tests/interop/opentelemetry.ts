@@ -10,6 +10,7 @@ import type { Meter as OtelMeter } from "npm:@opentelemetry/api@1.9.0";
 import type { Meter } from "../../metrics/mod.ts";
 import { MetricsRegistry } from "../../metrics/mod.ts";
 import { type FetchClient, Watcher } from "../../mod.ts";
+import { ProcessMetrics } from "../../health/mod.ts";
 
 const otel: OtelMeter = metrics.getMeter("k8s-watcher");
 // Structural: no cast.
@@ -35,3 +36,9 @@ registry.createCounter("x").add(1, { a: "b", n: 1, ok: true });
 registry.createObservableGauge("y").addCallback((result) => {
   result.observe(1, { a: "b" });
 });
+registry.createObservableCounter("z").addCallback((result) => {
+  result.observe(1, { a: "b" });
+});
+
+// ProcessMetrics on OpenTelemetry's meter, observable counter included.
+export const processMetrics: ProcessMetrics = new ProcessMetrics(otel);

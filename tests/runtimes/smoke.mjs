@@ -9,7 +9,8 @@
 // through it, watch stream included. Then, on the same runtime: another
 // context of that kubeconfig through an HTTP CONNECT proxy-url to a server
 // known by its tls-server-name only, the in-cluster service account, and a
-// client certificate. It exits non-zero on any failure.
+// client certificate; and the process's metrics. It exits non-zero on any
+// failure.
 // The modules are the package as a user of that runtime gets it: the
 // TypeScript sources on Deno (and on Node, which strips their types), the
 // npm package imported by name on Node and Bun (`@haptic/k8s-watcher` and
@@ -52,6 +53,16 @@ const { FetchClient, SingleWatcher, Watcher } = await import(
   moduleUrl(modPath)
 );
 const { FakeApiServer } = await import(moduleUrl(testingPath));
+// Another entry point beside the root's: `health/mod.ts` beside the
+// sources' `mod.ts`, `@haptic/k8s-watcher/health` in the package.
+const entry = (name) =>
+  moduleUrl(
+    /mod\.ts$/.test(modPath)
+      ? modPath.replace(/mod\.ts$/, `${name}/mod.ts`)
+      : `${modPath}/${name}`,
+  );
+const { ProcessMetrics } = await import(entry("health"));
+const { MetricsRegistry } = await import(entry("metrics"));
 
 const TOKEN = "smoke-token-from-plugin";
 const dir = mkdtempSync(`${tmpdir()}/k8s-watcher-smoke-`);
@@ -456,8 +467,35 @@ try {
     caData: readFileSync(`${dir}/ca.crt`, "utf8"),
   }, "a CA");
   await halfOpen(api, listener.url, {}, "plain HTTP");
+
+  // The process's metrics: CPU and memory through node:process, and a
+  // 200 ms block of the event loop seen as its delay.
+  const registry = new MetricsRegistry();
+  const processMetrics = new ProcessMetrics(registry, {
+    eventLoopIntervalMs: 10,
+  });
+  processMetrics.start();
+  const busyUntil = Date.now() + 200;
+  while (Date.now() < busyUntil) {
+    // The loop is blocked.
+  }
+  await new Promise((resolve) => setTimeout(resolve, 30));
+  const text = registry.render();
+  processMetrics.stop();
+  const sample = (name) =>
+    Number(new RegExp(`^${name} (\\S+)$`, "m").exec(text)?.[1]);
+  check(
+    sample("nodejs_eventloop_lag_max_seconds") >= 0.1,
+    `a 200 ms block shows as the event loop's delay:\n${text}`,
+  );
+  check(
+    sample("process_cpu_seconds_total") > 0 &&
+      sample("process_resident_memory_bytes") > 0 &&
+      sample("nodejs_heap_size_used_bytes") > 0,
+    `CPU seconds, resident memory and heap are read:\n${text}`,
+  );
   console.log(
-    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections`,
+    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections, process metrics`,
   );
 } finally {
   for (const client of clients) client.close();
