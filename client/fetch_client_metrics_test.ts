@@ -7,20 +7,10 @@ import assert from "node:assert/strict";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { FetchClient } from "./fetch_client.ts";
+import { samples } from "../tests/prometheus_text.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const SYSTEM_PATH = "/usr/bin:/bin";
-
-/** Every sample line of `text` as `name{labels}` → value. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    out.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return out;
-}
 
 /** The samples of `registry` whose name starts with `prefix`. */
 function family(registry: MetricsRegistry, prefix: string) {

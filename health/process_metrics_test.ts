@@ -5,18 +5,7 @@ import { MetricsRegistry } from "../metrics/registry.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { ProcessMetrics } from "./process_metrics.ts";
 import { needs, prometheusParserMissing } from "../tests/requirements.ts";
-import { parsePrometheusText } from "../tests/prometheus_text.ts";
-
-/** Every sample line of `text` as `name{labels}` → value. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    out.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return out;
-}
+import { parsePrometheusText, samples } from "../tests/prometheus_text.ts";
 
 /**
  * A FakeClock whose time can also move while no timer fires: what a

@@ -27,21 +27,10 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { needs, prometheusParserMissing } from "./requirements.ts";
-import { parsePrometheusText } from "./prometheus_text.ts";
+import { parsePrometheusText, samples } from "./prometheus_text.ts";
 
 const GVR = { group: "", version: "v1", resource: "configmaps" };
 const LEASE = { namespace: "shop", name: "shop-leader" };
-
-/** Every sample line of `text` as `name{labels}` → value. */
-function samples(text: string): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const line of text.split("\n")) {
-    if (line === "" || line.startsWith("#")) continue;
-    const at = line.lastIndexOf(" ");
-    out.set(line.slice(0, at), Number(line.slice(at + 1)));
-  }
-  return out;
-}
 
 /** Moves the clock from timer to timer for `ms`, letting promises settle. */
 async function run(clock: FakeClock, ms: number): Promise<void> {

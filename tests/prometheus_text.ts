@@ -46,3 +46,17 @@ export async function parsePrometheusText(
   }
   return JSON.parse(new TextDecoder().decode(stdout));
 }
+
+/**
+ * Every sample line of `text` as `name{labels}` → value, without a parser:
+ * for tests that compare series exactly.
+ */
+export function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split("\n")) {
+    if (line === "" || line.startsWith("#")) continue;
+    const at = line.lastIndexOf(" ");
+    out.set(line.slice(0, at), Number(line.slice(at + 1)));
+  }
+  return out;
+}
