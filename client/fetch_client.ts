@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { meterProblem } from "../_metrics.ts";
-import { ClientMetrics, untilEnded } from "./_client_metrics.ts";
+import { ClientMetrics } from "./_client_metrics.ts";
+import { untilEnded } from "./_until_ended.ts";
 import { parseJson } from "../_parse_json.ts";
 import { durationProblem } from "../_duration.ts";
 import {
@@ -46,7 +47,7 @@ import {
   type TlsSettings,
   type Transport,
 } from "./_transport.ts";
-import { retireOnTimeout, untilBodyEnds } from "./_retire_on_timeout.ts";
+import { retireOnTimeout } from "./_retire_on_timeout.ts";
 
 /**
  * One request sent: its answer, the exec plugin's credential it carried,
@@ -762,7 +763,7 @@ export class FetchClient implements RestClient, Disposable {
       throw await apiErrorFrom(response, method, path, this.#redactor);
     }
     if (opts.expectStream) {
-      const stream = untilBodyEnds(
+      const stream = untilEnded(
         response.body ?? new Blob([]).stream(),
         attempt.release,
       );
