@@ -230,6 +230,13 @@ export class WatcherCore<T> {
    * watcher never started, says so in the log after a while.
    */
   waitForSync(signal?: AbortSignal): Promise<T> {
+    // Stopped: its sync, if it had one, is no longer kept (isSynced() is
+    // false), so there is nothing to wait for.
+    if (this.#lifecycle.state === "stopped") {
+      return Promise.reject(
+        new WatcherStoppedError(this.what, "waitForSync()"),
+      );
+    }
     const waiting = this.#sync.wait(signal);
     if (this.#lifecycle.state === "idle" && !this.#sync.done) {
       this.#unstartedWaits++;

@@ -8,6 +8,8 @@ import type {
   Store,
 } from "../types.ts";
 import { systemClock } from "../clock.ts";
+import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
+import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { monotonicClock } from "../_monotonic_clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../indexer/indexer.ts";
@@ -487,9 +489,22 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
    * await watcher.stop();
    * ```
    *
-   * @returns A promise that settles when that call has finished.
+   * @returns A promise that settles when that call has finished; it
+   * rejects with `WatcherNotStartedError` before `start()` and with
+   * `WatcherStoppedError` after `stop()` (nothing to deliver).
    */
   forceSync(): Promise<void> {
+    const state = this.health().state;
+    if (state === "idle") {
+      return Promise.reject(
+        new WatcherNotStartedError(this.#core.what, "forceSync()"),
+      );
+    }
+    if (state === "stopped") {
+      return Promise.reject(
+        new WatcherStoppedError(this.#core.what, "forceSync()"),
+      );
+    }
     return this.#outlet.flush();
   }
 

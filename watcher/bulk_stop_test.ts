@@ -263,7 +263,8 @@ Deno.test("Watcher.stop() is idempotent, and aborting start()'s signal stops too
     await using h = new Harness({ start: false, seed: seedTwo });
     h.running = h.watcher.start(AbortSignal.abort());
     await h.running;
-    await assert.rejects(h.watcher.waitForSync(), WatcherSyncError);
+    // Stopped before it began: no sync to wait for.
+    await assert.rejects(h.watcher.waitForSync(), WatcherStoppedError);
     assert.equal(h.server.requests.length, 0);
     await stopAndCheckQuiet(h);
   });

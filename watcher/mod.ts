@@ -48,6 +48,7 @@ export * from "./debouncer.ts";
 export * from "./change_stats.ts";
 export * from "./change_batch.ts";
 export * from "./merge_change_batches.ts";
+export * from "./watcher_not_started_error.ts";
 export * from "./watcher_stopped_error.ts";
 export * from "./debounce_group.ts";
 export * from "./debounce_settle.ts";

@@ -5,6 +5,7 @@ import {
   WatcherConfigError,
 } from "./watcher_config.ts";
 import { WatcherSyncError } from "./sync_error.ts";
+import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
@@ -796,7 +797,8 @@ Deno.test("SingleWatcher stopped before syncing rejects waiters", async () => {
     assert.match(e.message, /stopped/);
     return true;
   });
-  await assert.rejects(watcher.waitForSync(), WatcherSyncError);
+  // Asked after the stop: nothing to wait for.
+  await assert.rejects(watcher.waitForSync(), WatcherStoppedError);
   assert.deepEqual(h.calls, []);
 });
 

@@ -1,7 +1,8 @@
 /**
  * Thrown by `start()` on a watcher that was stopped: a stopped watcher
  * cannot be restarted (its store, batches and sync state belong to the run
- * that ended); create a new watcher instead.
+ * that ended); create a new watcher instead. `waitForSync()` and
+ * `forceSync()` called after `stop()` reject with it too.
  *
  * @example Restarting means a new watcher
  * ```ts
@@ -44,10 +45,20 @@ export class WatcherStoppedError extends Error {
    * ```
    *
    * @param resource The watched resource.
+   * @param call What was asked of the stopped watcher, when not `start()`:
+   * `waitForSync()` (no sync to wait for) or `forceSync()` (nothing to
+   * deliver).
    */
-  constructor(resource: string) {
+  constructor(
+    resource: string,
+    call?: "waitForSync()" | "forceSync()",
+  ) {
     super(
-      `Watcher for ${resource} was stopped and cannot be restarted; create a new watcher`,
+      call === "waitForSync()"
+        ? `Watcher for ${resource} was stopped: waitForSync() has no sync to wait for; create a new watcher`
+        : call === "forceSync()"
+        ? `Watcher for ${resource} was stopped: forceSync() has nothing to deliver; create a new watcher`
+        : `Watcher for ${resource} was stopped and cannot be restarted; create a new watcher`,
     );
     this.name = "WatcherStoppedError";
     this.resource = resource;
