@@ -20,6 +20,7 @@ import {
 import { includeObjectParam, toTable } from "./kubectl/_table.ts";
 import { type OutputForm, toMetadataForm } from "./_media_type.ts";
 import { FakeApiError } from "./fake_api_error.ts";
+import { isBuiltin } from "./_registry.ts";
 
 export function list(
   core: ServerCore,
@@ -114,9 +115,19 @@ export function list(
       kind: info.listKind,
       apiVersion: info.apiVersion,
       metadata,
-      items,
+      items: isBuiltin(info) ? items.map(untyped) : items,
     }, form),
   );
+}
+
+/**
+ * An item of a LIST of a built-in type as kube-apiserver sends it: without
+ * `apiVersion` and `kind`, which the list names (a custom resource's items,
+ * stored as unstructured, keep them).
+ */
+function untyped(obj: KubeObject): KubeObject {
+  const { apiVersion: _apiVersion, kind: _kind, ...rest } = obj;
+  return rest as KubeObject;
 }
 
 function validateListMatch(match: string, rv: string): void {

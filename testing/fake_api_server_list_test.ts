@@ -10,8 +10,8 @@ interface ListBody {
     remainingItemCount?: number;
   };
   items: {
-    apiVersion: string;
-    kind: string;
+    apiVersion?: string;
+    kind?: string;
     metadata: { name: string; namespace?: string };
   }[];
 }
@@ -54,9 +54,11 @@ Deno.test("LIST returns a typed list at the current resourceVersion", async () =
   assert.equal(body.metadata.resourceVersion, "5");
   assert.equal(body.metadata.continue, undefined);
   assert.deepEqual(names(body), ["db-1", "web-1", "web-2", "job-1", "web-3"]);
+  // As kube-apiserver: the list names the kind, its items of a built-in
+  // type carry neither apiVersion nor kind.
   for (const item of body.items) {
-    assert.equal(item.apiVersion, "v1");
-    assert.equal(item.kind, "Pod");
+    assert.ok(!("apiVersion" in item), JSON.stringify(item));
+    assert.ok(!("kind" in item), JSON.stringify(item));
   }
   assert.deepEqual(names(await list(server, "/api/v1/namespaces/other/pods")), [
     "job-1",
@@ -66,6 +68,31 @@ Deno.test("LIST returns a typed list at the current resourceVersion", async () =
     names(await list(server, "/api/v1/namespaces/empty/pods")),
     [],
   );
+});
+
+Deno.test("LIST items of a custom resource keep apiVersion and kind; a GET always carries them", async () => {
+  using server = new FakeApiServer({
+    resources: [{
+      group: "example.com",
+      version: "v1",
+      resource: "backends",
+      kind: "Backend",
+      namespaced: true,
+    }],
+  });
+  server.create("backends", { metadata: { name: "blue", namespace: "a" } });
+  server.create("configmaps", { metadata: { name: "cm", namespace: "a" } });
+  const custom = await list(server, "/apis/example.com/v1/backends");
+  assert.equal(custom.kind, "BackendList");
+  assert.deepEqual(
+    custom.items.map((i) => [i.apiVersion, i.kind]),
+    [["example.com/v1", "Backend"]],
+  );
+  const one = await get(server, "/api/v1/namespaces/a/configmaps/cm");
+  assert.deepEqual([one.body.apiVersion, one.body.kind], ["v1", "ConfigMap"]);
+  // The stored object keeps them: only the LIST leaves them off.
+  const stored = server.get("configmaps", "a", "cm");
+  assert.deepEqual([stored.apiVersion, stored.kind], ["v1", "ConfigMap"]);
 });
 
 Deno.test("LIST applies every label selector operator", async () => {
