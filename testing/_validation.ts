@@ -7,9 +7,17 @@ import type { ResourceInfo } from "./resources.ts";
 const NAME =
   /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/**
+ * Groups whose objects take any name that is a path segment (RBAC's:
+ * `system:controller:job-controller`, say), not only a DNS subdomain.
+ */
+const PATH_SEGMENT_NAMED: ReadonlySet<string> = new Set([
+  "rbac.authorization.k8s.io",
+]);
 
 /**
- * Checks the name (an RFC 1123 subdomain) and, for namespaced types, the
+ * Checks the name (an RFC 1123 subdomain, or for RBAC's types a path
+ * segment) and, for namespaced types, the
  * namespace (an RFC 1123 label) of an object being created: 422 Invalid.
  */
 export function validateIdentity(
@@ -34,7 +42,16 @@ export function validateIdentity(
       "Required value: name or generateName is required",
     );
   }
-  if ((name as string).length > 253 || !NAME.test(name as string)) {
+  if (PATH_SEGMENT_NAMED.has(info.group)) {
+    const problem = pathSegmentProblem(name as string);
+    if (problem !== undefined) {
+      fail(
+        "metadata.name",
+        "FieldValueInvalid",
+        `Invalid value: ${JSON.stringify(name)}: ${problem}`,
+      );
+    }
+  } else if ((name as string).length > 253 || !NAME.test(name as string)) {
     fail(
       "metadata.name",
       "FieldValueInvalid",
@@ -54,6 +71,15 @@ export function validateIdentity(
       }: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
     );
   }
+}
+
+/** Why `name` cannot be a path segment, if it cannot. */
+function pathSegmentProblem(name: string): string | undefined {
+  if (name === "." || name === "..") return `may not be '${name}'`;
+  for (const c of ["/", "%"]) {
+    if (name.includes(c)) return `may not contain '${c}'`;
+  }
+  return undefined;
 }
 
 /** The name part of a qualified name (a label key, an annotation key). */

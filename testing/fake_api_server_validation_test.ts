@@ -221,3 +221,21 @@ Deno.test("the programmatic methods set up state without these checks", () => {
   });
   assert.deepEqual(server.get("secrets", "shop", "s").data, { v: "2" });
 });
+
+Deno.test("RBAC's objects take any name that is a path segment; others a DNS subdomain", async () => {
+  using server = new FakeApiServer();
+  const CR = "/apis/rbac.authorization.k8s.io/v1/clusterroles";
+  const post = (path: string, name: string) =>
+    call(server, "POST", path, { metadata: { name } });
+  const name = "system:team-a,b=c";
+  assert.equal((await post(CR, name)).status, 201);
+  assert.equal(server.get("clusterroles", "", name).metadata.name, name);
+  for (const bad of ["a/b", "a%b", ".", ".."]) {
+    assert.deepEqual(
+      refusal(await post(CR, bad)),
+      invalid("metadata.name"),
+      bad,
+    );
+  }
+  assert.deepEqual(refusal(await post(CM, name)), invalid("metadata.name"));
+});

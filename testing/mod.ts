@@ -128,6 +128,7 @@
  * | `ingressclasses` | `networking.k8s.io/v1` | IngressClass | no | — | `spec` | no | yes |
  * | `endpointslices` | `discovery.k8s.io/v1` | EndpointSlice | yes | — | `addressType`, `endpoints`, `ports`, `metadata.labels` | no | yes |
  * | `leases` | `coordination.k8s.io/v1` | Lease | yes | — | no | no | no |
+ * | `clusterroles` | `rbac.authorization.k8s.io/v1` | ClusterRole | no | — | no | no | yes |
  *
  * ## Custom resources
  *

@@ -303,6 +303,16 @@ export const builtinResources: readonly ResourceDefinition[] = [
     generation: false,
     statusSubresource: false,
   },
+  {
+    group: "rbac.authorization.k8s.io",
+    version: "v1",
+    resource: "clusterroles",
+    kind: "ClusterRole",
+    namespaced: false,
+    generation: false,
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
+  },
 ];
 
 /**

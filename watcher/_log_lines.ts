@@ -138,6 +138,23 @@ export function changeCallbackFailedLine(
   });
 }
 
+/**
+ * The line for a `SingleWatcher` without a namespace that was sent an
+ * object with one: the config left `namespace` out for a namespaced type,
+ * so its requests went to every namespace.
+ */
+export function namespacedObjectSkippedLine(
+  resource: string,
+  namespace: string,
+  name: string,
+): LogLine {
+  return line(
+    "warn",
+    `Skipped ${resource} ${namespace}/${name}: the watcher has no namespace, so it watches a cluster-scoped object of that name; set namespace to watch this one`,
+    { resource, namespace, name },
+  );
+}
+
 function identity(namespace: string | undefined, name: string | undefined) {
   return namespace ? `${namespace}/${name}` : String(name);
 }

@@ -41,6 +41,24 @@ export function validateSkip(value: unknown): void {
   );
 }
 
+/**
+ * Checks the single watcher's optional `namespace`: absent for a
+ * cluster-scoped object, else a non-empty string. `""` is refused rather
+ * than read as "none", so that a namespace computed as empty by mistake is
+ * not taken for a cluster-scoped object.
+ */
+export function validateSingleNamespace(value: unknown): void {
+  if (value === undefined || (typeof value === "string" && value !== "")) {
+    return;
+  }
+  throw new WatcherConfigError(
+    "namespace",
+    `must be a non-empty string, got ${
+      typeof value === "string" ? '""' : String(value)
+    }; omit it for a cluster-scoped object`,
+  );
+}
+
 /** Checks that the client looks like a `RestClient`. */
 export function validateClient(client: unknown): void {
   const performRequest = (client as { performRequest?: unknown } | null)

@@ -15,7 +15,8 @@ import {
 import { ListWatch } from "../listwatch/list_watch.ts";
 import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
-import { validateSkip } from "./_validate.ts";
+import { validateSingleNamespace, validateSkip } from "./_validate.ts";
+import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import {
@@ -32,7 +33,9 @@ import {
  * controller's own configuration.
  *
  * - Lists and watches in the object's namespace with
- *   `fieldSelector=metadata.name=<name>`.
+ *   `fieldSelector=metadata.name=<name>`; without a `namespace`, a
+ *   cluster-scoped object (a Namespace, a Node, a ClusterRole), at the
+ *   resource's URL without a `/namespaces/<namespace>/` segment.
  * - Nothing is delivered before the initial sync; then
  *   `onSyncComplete(obj | null)` gets the current state, and
  *   `waitForSync()` resolves with 1 when the object exists and 0 when not
@@ -94,6 +97,10 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   #clock: Clock;
   /** With a meter: batches (one per call), waits and callback times. */
   #metrics: WatcherMetrics | undefined;
+  /** The resource as log lines name it (`ingresses.networking.k8s.io`). */
+  #resource = "";
+  /** Whether a namespaced object skipped by a cluster-scoped watcher was logged. */
+  #warnedNamespaced = false;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -129,11 +136,10 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     if (typeof config.onChange !== "function") {
       throw new WatcherConfigError("onChange", "must be a function");
     }
-    for (const field of ["namespace", "name"] as const) {
-      if (typeof config[field] !== "string" || config[field] === "") {
-        throw new WatcherConfigError(field, "must be a non-empty string");
-      }
+    if (typeof config.name !== "string" || config.name === "") {
+      throw new WatcherConfigError("name", "must be a non-empty string");
     }
+    validateSingleNamespace(config.namespace);
     validateSkip(config.skip);
     this.#config = config;
     if (
@@ -183,19 +189,27 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
             meter,
             clock,
             config.gvr,
-            config.namespace,
+            config.namespace ?? "",
             config.name,
           );
         }
         return feed;
       },
       (gvr) => {
-        Object.assign(context, {
-          resource: gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource,
-          namespace: config.namespace,
-          name: config.name,
-        });
-        return `${gvr.resource} ${config.namespace}/${config.name}`;
+        const resource = gvr.group
+          ? `${gvr.resource}.${gvr.group}`
+          : gvr.resource;
+        this.#resource = resource;
+        const { namespace, name } = config;
+        Object.assign(
+          context,
+          namespace === undefined
+            ? { resource, name }
+            : { resource, namespace, name },
+        );
+        return namespace === undefined
+          ? `${gvr.resource} ${name}`
+          : `${gvr.resource} ${namespace}/${name}`;
       },
       options.clock,
     );
@@ -250,10 +264,36 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     if (page.first) this.#listed = null;
     const name = this.#config.name;
     for (const obj of page.items) {
-      if (this.#listed === null && obj.metadata.name === name) {
+      if (
+        this.#listed === null && obj.metadata.name === name &&
+        this.#inScope(obj)
+      ) {
         this.#listed = this.#form(obj);
       }
     }
+  }
+
+  /**
+   * Whether `obj` can be the watched object. Without a namespace the
+   * requests go to the resource's URL, which for a namespaced type means
+   * every namespace: an object there is not a cluster-scoped one, and the
+   * name may be taken in several. The URL scopes a watcher with one.
+   */
+  #inScope(obj: KubeObject): boolean {
+    const namespace = obj.metadata.namespace;
+    if (this.#config.namespace !== undefined || !namespace) return true;
+    if (!this.#warnedNamespaced) {
+      this.#warnedNamespaced = true;
+      write(
+        this.#core.logger,
+        namespacedObjectSkippedLine(
+          this.#resource,
+          namespace,
+          this.#config.name,
+        ),
+      );
+    }
+    return false;
   }
 
   #listEnd(info: ListInfo): Promise<void> {
@@ -271,7 +311,9 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   }
 
   #applyEvent(type: WatchEventType, obj: KubeObject): Promise<void> | void {
-    if (obj.metadata.name !== this.#config.name) return;
+    if (obj.metadata.name !== this.#config.name || !this.#inScope(obj)) {
+      return;
+    }
     return this.#deliver(type === "DELETED" ? null : this.#form(obj));
   }
 

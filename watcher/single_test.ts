@@ -821,7 +821,6 @@ Deno.test("SingleWatcher rejects a bad config with WatcherConfigError naming the
     onChange: () => {},
   };
   const cases: [string, Record<string, unknown>][] = [
-    ["namespace", { namespace: undefined }],
     ["namespace", { namespace: "" }],
     ["name", { name: undefined }],
     ["name", { name: "" }],

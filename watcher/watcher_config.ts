@@ -277,13 +277,30 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
  * };
  * ```
  *
+ * @example A cluster-scoped object: no namespace
+ * ```ts
+ * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
+ *
+ * const config: SingleWatcherConfig = {
+ *   gvr: { group: "", version: "v1", resource: "namespaces" },
+ *   name: "haptic",
+ *   onChange: (ns) => console.log(ns ? "namespace changed" : "namespace deleted"),
+ * };
+ * ```
+ *
  * @typeParam T The watched object's type.
  */
 export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
   /** The resource of the object. */
   gvr: Gvr;
-  /** Its namespace (`""` for a cluster-scoped object is not allowed: name one). */
-  namespace: string;
+  /**
+   * Its namespace; left out (or `undefined`) for a cluster-scoped object (a
+   * Namespace, a Node, a ClusterRole, a CustomResourceDefinition), whose URL
+   * has no `/namespaces/<namespace>/` segment. `""` is refused: omit it.
+   * Without one, an object that has a namespace is not the one watched: it
+   * is skipped, with a warning to set `namespace`.
+   */
+  namespace?: string;
   /** Its name. */
   name: string;
   /**
