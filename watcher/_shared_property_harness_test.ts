@@ -41,9 +41,8 @@
  *   its batch is held and its store reads as synced until then. One, not
  *   more: alone the replayed events come one by one (the first fires at
  *   once, the rest after the interval), shared the held batch goes at once
- *   whole. And none into the namespaces of a consumer with several that
- *   stops itself in onSyncComplete: alone, the loops but the last one to
- *   list go on writing its store while onSyncComplete runs.
+ *   whole. (With several namespaces, the loops but the last one to list
+ *   wait for onSyncComplete too, holding what they read.)
  * - No consumer starts while namespace `b` is forbidden: one joining a
  *   running source syncs at once with what the source holds, one alone
  *   cannot list `b`; both are right.
@@ -733,14 +732,7 @@ export function makePlan(seed: number, steps = 26): Plan {
       const actions: Action[] = [{ kind: "start", ids: [id] }];
       const then = rnd();
       if (then < 0.4) {
-        const spec = byId(id);
-        // Not into its namespaces when it has several and stops itself in
-        // onSyncComplete: see the module doc.
-        const write = spec.form.scope.namespaces.length > 1 &&
-            spec.selfStop?.in === "onSyncComplete"
-          ? mutation(false, ["c"])
-          : mutationFor(spec);
-        actions.push({ kind: "mutate", mutations: [write] });
+        actions.push({ kind: "mutate", mutations: [mutationFor(byId(id))] });
       } else if (then < 0.8) {
         actions.push({ kind: "wait", ms: oneOf([100, 500, 1_000]) });
         actions.push({ kind: "stop", id });

@@ -143,6 +143,12 @@ export class SharedSource<T extends KubeObjectLike> {
   #controller = new AbortController();
   #runs: Promise<void>[] = [];
   #synced = false;
+  /**
+   * While the consumers' initial syncs run (their `onSyncComplete`): the
+   * other loops' pages, lists and events wait for it, as the last loop to
+   * list does, so that no consumer's store changes under its callback.
+   */
+  #settling: Promise<void> | undefined;
   #closing: Promise<void> | undefined;
   #onClose: () => void;
   #sharable: boolean;
@@ -178,9 +184,18 @@ export class SharedSource<T extends KubeObjectLike> {
         listing: false,
         listed: false,
         watch: new ListWatch(form.client, {
-          onListPage: (page) => this.#page(loop, page),
-          onListEnd: (info) => this.#listed(loop, info),
-          onEvent: (type, obj) => this.#event(loop, type, obj),
+          onListPage: (page) =>
+            this.#settling === undefined
+              ? this.#page(loop, page)
+              : this.#afterSettling(() => this.#page(loop, page)),
+          onListEnd: (info) =>
+            this.#settling === undefined
+              ? this.#listed(loop, info)
+              : this.#afterSettling(() => this.#listed(loop, info)),
+          onEvent: (type, obj) =>
+            this.#settling === undefined
+              ? this.#event(loop, type, obj)
+              : this.#afterSettling(() => this.#event(loop, type, obj)),
         }, {
           gvr: form.gvr,
           namespace,
@@ -414,9 +429,23 @@ export class SharedSource<T extends KubeObjectLike> {
     if (this.#synced || !this.#loops.every((l) => l.listed)) return undefined;
     this.#synced = true;
     // The loop waits for every consumer's initial sync (its onChange and
-    // onSyncComplete), as a watcher alone does.
+    // onSyncComplete), as a watcher alone does, and so do the others: a
+    // watcher of several namespaces gets no change during its
+    // onSyncComplete, as one of a single namespace and a late joiner
+    // (whose store reads as synced meanwhile) get none.
     const pending = [...this.#members].map((c) => c.sourceSynced());
-    return Promise.all(pending).then(() => {});
+    const settling = Promise.all(pending).then(() => {
+      this.#settling = undefined;
+    });
+    if (this.#loops.length > 1) this.#settling = settling;
+    return settling;
+  }
+
+  /** `apply`, once the initial syncs settled; nothing when stopped by then. */
+  #afterSettling(apply: () => Promise<void> | void): Promise<void> {
+    return this.#settling!.then(() => {
+      if (!this.#controller.signal.aborted) return apply();
+    });
   }
 
   /** Forgets what the loop's namespace holds (a restarted initial list). */

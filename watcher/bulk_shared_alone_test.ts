@@ -255,6 +255,65 @@ Deno.test("Watcher joining late reads the store as synced while its onSyncComple
   }
 });
 
+/** Two namespaces: `shop` with a and b, `blog` with x. */
+function twoNamespaces(server: FakeApiServer): void {
+  for (
+    const [namespace, name] of [["shop", "a"], ["shop", "b"], ["blog", "x"]]
+  ) {
+    server.create(CONFIGMAPS, { metadata: { namespace, name } });
+  }
+}
+
+Deno.test("Watcher with namespaces reads the store as synced while its onSyncComplete runs, alone as joining late", async () => {
+  const NAMESPACES = ["shop", "blog"];
+  const synced = ["blog/x", "shop/a", "shop/b"];
+  const seenBy: Record<string, unknown> = {};
+  for (const shared of [false, true]) {
+    await using f = new Fixture(twoNamespaces);
+    const first = f.consumer({ namespaces: NAMESPACES });
+    if (shared) {
+      first.start();
+      await first.watcher.waitForSync();
+    }
+    const late = f.consumer({
+      shared,
+      namespaces: NAMESPACES,
+      indexBy: ["metadata.name"],
+    });
+    const held = gate();
+    const during: string[][] = [];
+    late.onSyncComplete = async () => {
+      during.push(late.names());
+      await held.wait;
+      during.push(late.names());
+    };
+    late.start();
+    await waitFor(() => late.log.includes("sync 3"));
+    // One change in each namespace while onSyncComplete runs. Alone, the
+    // loop that listed last waits for it; the other one reads its event.
+    f.server.create(CONFIGMAPS, { metadata: { namespace: "shop", name: "e" } });
+    f.server.delete(CONFIGMAPS, "blog", "x");
+    if (shared) {
+      await waitFor(() => first.names().join() === "shop/a,shop/b,shop/e");
+    } else await waitFor(() => late.watcher.health().events >= 1);
+    held.open();
+    await waitFor(() => late.log.includes("sync done"));
+    await f.clock.tick(INTERVAL);
+    await waitFor(() => late.names().join() === "shop/a,shop/b,shop/e", {
+      description: `late's changes, after ${JSON.stringify(late.log)}`,
+    });
+    await f.clock.tick(INTERVAL);
+    const changed = late.log.slice(3).join(" ");
+    seenBy[shared ? "shared" : "alone"] = {
+      during,
+      created: changed.includes("+1(e)"),
+      deleted: changed.includes("-1(x)"),
+    };
+  }
+  const expected = { during: [synced, synced], created: true, deleted: true };
+  assert.deepEqual(seenBy, { alone: expected, shared: expected });
+});
+
 Deno.test("Watcher sharing a view: once stopped, its store and health().objects stay as they were", async () => {
   await using f = new Fixture(tiered);
   const kept = f.consumer();
