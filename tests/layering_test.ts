@@ -23,6 +23,7 @@ const LAYERS = [
   "watcher",
   "indextracker",
   "leaderelection",
+  "controller",
   "health",
   "testing",
 ];

@@ -63,6 +63,7 @@ const entry = (name) =>
   );
 const { ProcessMetrics } = await import(entry("health"));
 const { MetricsRegistry } = await import(entry("metrics"));
+const { WorkQueue } = await import(entry("controller"));
 
 const TOKEN = "smoke-token-from-plugin";
 const dir = mkdtempSync(`${tmpdir()}/k8s-watcher-smoke-`);
@@ -494,8 +495,26 @@ try {
       sample("nodejs_heap_size_used_bytes") > 0,
     `CPU seconds, resident memory and heap are read:\n${text}`,
   );
+  // The controller entry point: a key added during its processing comes
+  // back once, after done(), on the runtime's own timers.
+  const queue = new WorkQueue({ name: "smoke", meter: registry });
+  queue.add("shop/a");
+  const first = await queue.next();
+  queue.add("shop/a");
+  queue.add("shop/a");
+  check(queue.length === 0, "a key being processed is not handed out twice");
+  queue.done(first);
+  queue.addAfter("shop/b", 5);
+  const handed = [await queue.next(), await queue.next()];
+  handed.forEach((key) => queue.done(key));
+  await queue.shutDown({ drain: true });
+  check(
+    handed.join() === "shop/a,shop/b" &&
+      /^workqueue_adds_total\{name="smoke"\} 3$/m.test(registry.render()),
+    `the work queue hands out each key once per add:\n${registry.render()}`,
+  );
   console.log(
-    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections, process metrics`,
+    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections, process metrics, work queue`,
   );
 } finally {
   for (const client of clients) client.close();

@@ -1,0 +1,519 @@
+/**
+ * `WorkQueue<K>`: the per-key queue a controller's workers take keys from.
+ *
+ * @module
+ */
+import type { TimerHandle } from "../clock.ts";
+import { durationProblem } from "../_duration.ts";
+import { QueueMetrics } from "./_queue_metrics.ts";
+import { ReadyKeys } from "./_ready_keys.ts";
+import { RetryLimiter } from "./_retry_limiter.ts";
+import { planWorkQueue, type WorkQueuePlan } from "./_work_queue_plan.ts";
+import type { AddOptions, WorkQueueOptions } from "./work_queue_options.ts";
+import { WorkQueueShutDownError } from "./work_queue_shut_down_error.ts";
+
+/** A key added again while it was being processed: queued after `done`. */
+interface Rerun {
+  since: number;
+  low: boolean;
+}
+
+/** A delayed add: the timer, when it fires, and the rank it adds with. */
+interface Delayed {
+  timer: TimerHandle;
+  due: number;
+  low: boolean;
+}
+
+/** A worker waiting in `next()`. */
+interface Waiter<K> {
+  resolve(key: K | undefined): void;
+  detach(): void;
+}
+
+/**
+ * A queue of keys to reconcile, each handed to one worker at a time.
+ *
+ * - A key waits at most once: adding a key that is already waiting does
+ *   nothing. Adding a key that a worker is processing queues it once more,
+ *   to be handed out after that worker calls `done(key)`; so a burst of
+ *   events for one key during its reconcile costs at most one more.
+ * - `addAfter(key, ms)` adds it later; of several pending, the earliest
+ *   wins. `addRateLimited(key)` adds it after its backoff (`baseMs` doubling
+ *   per failure to `maxMs`, and the shared `retryRateLimit` when set);
+ *   `forget(key)` resets the backoff, `retries(key)` counts it. Other adds
+ *   do not count toward the backoff.
+ * - Keys added with `{ priority: "low" }` (an initial list, a resync) wait
+ *   behind live keys, until they have waited `agingMs`; then they take
+ *   turns with live keys, so neither starves.
+ * - `shutDown()` drops the waiting and delayed keys and wakes every worker
+ *   with `undefined`; with `{ drain: true }` it resolves when every key
+ *   being processed is done. An add after it throws
+ *   `WorkQueueShutDownError`.
+ *
+ * Every timer runs on the `clock` option, so a `FakeClock` drives the whole
+ * queue. Metrics, with a `meter`: client-go's `workqueue_depth`,
+ * `workqueue_adds_total`, `workqueue_queue_duration_seconds`,
+ * `workqueue_work_duration_seconds`, `workqueue_unfinished_work_seconds`,
+ * `workqueue_longest_running_processor_seconds` and
+ * `workqueue_retries_total`, labelled with `name`.
+ *
+ * @example A worker, one key at a time
+ * ```ts
+ * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+ * import assert from "node:assert/strict";
+ *
+ * await using queue = new WorkQueue<string>({ name: "widgets" });
+ * queue.add("shop/a");
+ * queue.add("shop/a"); // already waiting: nothing more
+ * queue.add("shop/b");
+ * const seen: string[] = [];
+ * while (queue.length > 0) {
+ *   const key = (await queue.next())!;
+ *   try {
+ *     seen.push(key); // reconcile here
+ *     queue.forget(key); // it succeeded: reset its backoff
+ *   } finally {
+ *     queue.done(key);
+ *   }
+ * }
+ * assert.deepEqual(seen, ["shop/a", "shop/b"]);
+ * ```
+ *
+ * @typeParam K The key, usually `namespace/name`; any value a `Map` keys by.
+ */
+export class WorkQueue<K = string> implements AsyncDisposable {
+  readonly #plan: WorkQueuePlan;
+  readonly #ready: ReadyKeys<K>;
+  readonly #limiter: RetryLimiter<K>;
+  readonly #metrics: QueueMetrics | undefined;
+  /** Keys handed out and not yet done, with when they were handed out. */
+  readonly #processing = new Map<K, number>();
+  readonly #reruns = new Map<K, Rerun>();
+  readonly #delayed = new Map<K, Delayed>();
+  readonly #waiters: Waiter<K>[] = [];
+  #shutDown = false;
+  #drained: { promise: Promise<void>; resolve: () => void } | undefined;
+
+  /**
+   * Creates a queue; checks every option first.
+   *
+   * @example A queue on a fake clock
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   *
+   * const clock = new FakeClock();
+   * await using queue = new WorkQueue<string>({ clock });
+   * queue.addAfter("shop/a", 1000);
+   * await clock.tick(1000);
+   * console.log(queue.length); // 1
+   * ```
+   *
+   * @param options How it runs; see {@linkcode WorkQueueOptions}.
+   * @throws {ControllerConfigError} When an option is wrong.
+   */
+  constructor(options?: WorkQueueOptions) {
+    const plan = this.#plan = planWorkQueue(options);
+    this.#ready = new ReadyKeys(plan.agingMs);
+    this.#limiter = new RetryLimiter(plan.retry);
+    if (plan.meter !== undefined) {
+      this.#metrics = new QueueMetrics(plan.meter, plan.name, {
+        depth: () => this.#ready.size,
+        startTimes: () => this.#processing.values(),
+        now: () => plan.clock.now(),
+      });
+    }
+  }
+
+  /**
+   * How many keys wait to be handed out now (not the delayed ones, nor
+   * those queued again behind a worker).
+   *
+   * @example Depth
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * await using queue = new WorkQueue<string>();
+   * queue.add("a");
+   * queue.add("a");
+   * console.log(queue.length); // 1
+   * ```
+   *
+   * @returns The number of waiting keys.
+   */
+  get length(): number {
+    return this.#ready.size;
+  }
+
+  /**
+   * The keys handed to workers and not yet `done`.
+   *
+   * @example Active work
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * await using queue = new WorkQueue<string>();
+   * queue.add("a");
+   * const key = await queue.next();
+   * console.log([...queue.processing]); // ["a"]
+   * queue.done(key!);
+   * ```
+   *
+   * @returns The keys being processed.
+   */
+  get processing(): ReadonlySet<K> {
+    return new Set(this.#processing.keys());
+  }
+
+  /**
+   * Whether `shutDown()` was called.
+   *
+   * @example After shutdown
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * const queue = new WorkQueue<string>();
+   * await queue.shutDown();
+   * console.log(queue.isShutDown); // true
+   * ```
+   *
+   * @returns True once shut down.
+   */
+  get isShutDown(): boolean {
+    return this.#shutDown;
+  }
+
+  /**
+   * Queues `key` to be handed out; nothing when it is already waiting.
+   *
+   * @example Adding twice
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * await using queue = new WorkQueue<string>();
+   * queue.add("shop/a");
+   * queue.add("shop/a");
+   * console.log(queue.length); // 1
+   * ```
+   *
+   * @param key The key.
+   * @param options Its rank: `{ priority: "low" }` for an initial list's or
+   * a resync's keys.
+   * @throws {WorkQueueShutDownError} After `shutDown()`.
+   */
+  add(key: K, options?: AddOptions): void {
+    this.#refuseAfterShutDown("add()");
+    this.#add(key, options?.priority === "low");
+  }
+
+  /**
+   * Queues `key` after `ms` milliseconds (at once when `ms` is 0). Of several
+   * delayed adds of one key, the earliest wins.
+   *
+   * @example Check again in five minutes
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   *
+   * const clock = new FakeClock();
+   * await using queue = new WorkQueue<string>({ clock });
+   * queue.addAfter("shop/a", 300_000);
+   * queue.addAfter("shop/a", 60_000); // earlier: this one wins
+   * await clock.tick(60_000);
+   * console.log(queue.length); // 1
+   * ```
+   *
+   * @param key The key.
+   * @param ms How long to wait, in milliseconds.
+   * @param options Its rank when it is added.
+   * @throws {RangeError} When `ms` is not a non-negative number of
+   * milliseconds a timer can wait.
+   * @throws {WorkQueueShutDownError} After `shutDown()`.
+   */
+  addAfter(key: K, ms: number, options?: AddOptions): void {
+    this.#refuseAfterShutDown("addAfter()");
+    if (ms !== 0) {
+      const problem = durationProblem(ms);
+      if (problem !== undefined) {
+        throw new RangeError(`addAfter() delay ${problem}`);
+      }
+    }
+    this.#addAfter(key, ms, options?.priority === "low");
+  }
+
+  /**
+   * Queues a key whose processing failed, after its backoff, and counts the
+   * failure: the first retry waits `backoff.baseMs`, each further one twice
+   * as long, up to `backoff.maxMs`; with `retryRateLimit`, also as long as
+   * the shared budget needs.
+   *
+   * @example A failing key backs off
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   * import { FakeClock } from "@haptic/k8s-watcher/testing";
+   *
+   * const clock = new FakeClock();
+   * await using queue = new WorkQueue<string>({ clock });
+   * queue.addRateLimited("shop/a"); // waits 5 ms
+   * queue.addRateLimited("shop/a"); // a second failure: 10 ms, the first stays
+   * console.log(queue.retries("shop/a")); // 2
+   * await clock.tick(5);
+   * console.log(queue.length); // 1
+   * ```
+   *
+   * @param key The key that failed.
+   * @param options Its rank when it is added.
+   * @throws {WorkQueueShutDownError} After `shutDown()`.
+   */
+  addRateLimited(key: K, options?: AddOptions): void {
+    this.#refuseAfterShutDown("addRateLimited()");
+    const delay = this.#limiter.delay(key, this.#plan.clock.now());
+    this.#metrics?.retried();
+    this.#addAfter(key, delay, options?.priority === "low");
+  }
+
+  /**
+   * Resets `key`'s backoff: call it when the key's processing succeeded.
+   *
+   * @example After a success
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * await using queue = new WorkQueue<string>();
+   * queue.addRateLimited("shop/a");
+   * queue.forget("shop/a");
+   * console.log(queue.retries("shop/a")); // 0
+   * ```
+   *
+   * @param key The key.
+   */
+  forget(key: K): void {
+    this.#limiter.forget(key);
+  }
+
+  /**
+   * How many failures of `key` count toward its backoff.
+   *
+   * @example Counting
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * await using queue = new WorkQueue<string>();
+   * queue.addRateLimited("shop/a");
+   * console.log(queue.retries("shop/a")); // 1
+   * ```
+   *
+   * @param key The key.
+   * @returns Its failures since the last `forget`.
+   */
+  retries(key: K): number {
+    return this.#limiter.failures(key);
+  }
+
+  /**
+   * The next key to process, once one waits; `undefined` once the queue is
+   * shut down. The key is this caller's until it calls `done(key)`.
+   *
+   * @example A worker
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * const queue = new WorkQueue<string>();
+   * queue.add("shop/a");
+   * const key = await queue.next();
+   * console.log(key); // "shop/a"
+   * queue.done(key!);
+   * await queue.shutDown();
+   * console.log(await queue.next()); // undefined
+   * ```
+   *
+   * @param signal Stops waiting: the promise rejects with its reason.
+   * @returns The key, or `undefined` after `shutDown()`.
+   */
+  next(signal?: AbortSignal): Promise<K | undefined> {
+    if (this.#shutDown) return Promise.resolve(undefined);
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    const ready = this.#ready.shift(this.#plan.clock.now());
+    if (ready !== undefined) {
+      return Promise.resolve(this.#handOut(ready.key, ready.since));
+    }
+    return new Promise<K | undefined>((resolve, reject) => {
+      const onAbort = () => {
+        const at = this.#waiters.indexOf(waiter);
+        if (at >= 0) this.#waiters.splice(at, 1);
+        reject(signal!.reason);
+      };
+      const waiter: Waiter<K> = {
+        resolve,
+        detach: () => signal?.removeEventListener("abort", onAbort),
+      };
+      signal?.addEventListener("abort", onAbort, { once: true });
+      this.#waiters.push(waiter);
+    });
+  }
+
+  /**
+   * Says that `key`'s processing is over; if it was added meanwhile, it
+   * waits again now. A key that is not being processed is ignored.
+   *
+   * @example Added during its processing
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * await using queue = new WorkQueue<string>();
+   * queue.add("shop/a");
+   * const key = (await queue.next())!;
+   * queue.add("shop/a");
+   * queue.add("shop/a");
+   * console.log(queue.length); // 0: not handed to a second worker
+   * queue.done(key);
+   * console.log(queue.length); // 1: once more
+   * ```
+   *
+   * @param key The key a `next()` gave.
+   */
+  done(key: K): void {
+    const started = this.#processing.get(key);
+    if (started === undefined) return;
+    this.#processing.delete(key);
+    this.#metrics?.worked(this.#plan.clock.now() - started);
+    const rerun = this.#reruns.get(key);
+    if (rerun !== undefined) {
+      this.#reruns.delete(key);
+      this.#ready.push(key, rerun.low, rerun.since);
+      this.#wake();
+    }
+    if (this.#shutDown && this.#processing.size === 0) this.#finish();
+  }
+
+  /**
+   * Stops the queue: the waiting and delayed keys are dropped, every worker
+   * waiting in `next()` gets `undefined`, and adds throw from now on.
+   *
+   * @example Draining
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * const queue = new WorkQueue<string>();
+   * queue.add("shop/a");
+   * const key = (await queue.next())!;
+   * const stopped = queue.shutDown({ drain: true });
+   * queue.done(key);
+   * await stopped; // resolved once "shop/a" was done
+   * ```
+   *
+   * @param options `drain`: resolve only when every key being processed is
+   * done [false: at once].
+   * @returns A promise that resolves when the queue is shut down (drained).
+   */
+  shutDown(options?: { drain?: boolean }): Promise<void> {
+    if (!this.#shutDown) {
+      this.#shutDown = true;
+      for (const delayed of this.#delayed.values()) {
+        this.#plan.clock.clearTimeout(delayed.timer);
+      }
+      this.#delayed.clear();
+      this.#ready.clear();
+      this.#reruns.clear();
+      for (const waiter of this.#waiters.splice(0)) {
+        waiter.detach();
+        waiter.resolve(undefined);
+      }
+      if (this.#processing.size === 0) this.#finish();
+    }
+    if (!options?.drain || this.#processing.size === 0) {
+      return Promise.resolve();
+    }
+    if (this.#drained === undefined) {
+      let resolve!: () => void;
+      const promise = new Promise<void>((r) => resolve = r);
+      this.#drained = { promise, resolve };
+    }
+    return this.#drained.promise;
+  }
+
+  /**
+   * `shutDown({ drain: true })`, for `await using`.
+   *
+   * @example Scoped
+   * ```ts
+   * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+   *
+   * {
+   *   await using queue = new WorkQueue<string>();
+   *   queue.add("shop/a");
+   * } // shut down here
+   * ```
+   */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.shutDown({ drain: true });
+  }
+
+  #refuseAfterShutDown(call: string): void {
+    if (this.#shutDown) throw new WorkQueueShutDownError(this.#plan.name, call);
+  }
+
+  #add(key: K, low: boolean): void {
+    const now = this.#plan.clock.now();
+    if (this.#ready.has(key)) {
+      this.#ready.push(key, low, now);
+      return;
+    }
+    if (this.#processing.has(key)) {
+      const rerun = this.#reruns.get(key);
+      if (rerun !== undefined) {
+        rerun.low &&= low;
+        return;
+      }
+      this.#reruns.set(key, { since: now, low });
+    } else {
+      this.#ready.push(key, low, now);
+    }
+    this.#metrics?.added();
+    this.#wake();
+  }
+
+  #addAfter(key: K, ms: number, low: boolean): void {
+    if (ms <= 0) return this.#add(key, low);
+    const clock = this.#plan.clock;
+    const due = clock.now() + ms;
+    const pending = this.#delayed.get(key);
+    if (pending !== undefined) {
+      if (pending.due <= due) {
+        pending.low &&= low;
+        return;
+      }
+      clock.clearTimeout(pending.timer);
+      low &&= pending.low;
+    }
+    const timer = clock.setTimeout(() => {
+      const fired = this.#delayed.get(key);
+      if (fired === undefined || fired.timer !== timer) return;
+      this.#delayed.delete(key);
+      this.#add(key, fired.low);
+    }, ms);
+    this.#delayed.set(key, { timer, due, low });
+  }
+
+  #handOut(key: K, since: number): K {
+    const now = this.#plan.clock.now();
+    this.#processing.set(key, now);
+    this.#metrics?.waited(now - since);
+    return key;
+  }
+
+  #wake(): void {
+    while (this.#waiters.length > 0 && this.#ready.size > 0) {
+      const ready = this.#ready.shift(this.#plan.clock.now())!;
+      const waiter = this.#waiters.shift()!;
+      waiter.detach();
+      waiter.resolve(this.#handOut(ready.key, ready.since));
+    }
+  }
+
+  #finish(): void {
+    this.#metrics?.close();
+    this.#drained?.resolve();
+  }
+}
