@@ -47,7 +47,10 @@ import {
 } from "./_log_lines.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { wrapConfigError } from "../_validate.ts";
-import { checkListWatchOptions } from "./_list_watch_checks.ts";
+import {
+  checkedClientMeter,
+  checkListWatchOptions,
+} from "./_list_watch_checks.ts";
 
 /** A decoded watch line, as far as counting bookmarks reads it. */
 interface WatchLine {
@@ -175,10 +178,12 @@ export class ListWatch {
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
     const clock = this.#clock = options.clock ?? monotonicClock;
+    // Its own, else its client's: one set on the client reaches it.
+    const meter = options.meter ?? checkedClientMeter(client);
     this.#stats = new LoopStats(
       clock,
-      options.meter === undefined ? undefined : {
-        meter: options.meter,
+      meter === undefined ? undefined : {
+        meter,
         gvr,
         namespace: options.namespace ?? "",
         name: options.name,

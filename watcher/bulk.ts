@@ -40,6 +40,8 @@ import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
+import { clientMeter } from "../_metrics.ts";
+import { groupMeterOf, offerMeter } from "./_group_meter.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_DEBOUNCE_INTERVAL,
@@ -222,7 +224,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     const logger = watcherLogger(options, own);
     const streamLogger = watcherLogger(options, stream);
     const metadataOnly = config.metadataOnly === true;
-    const meter = checkedMeter(options.meter);
+    // Its own, else its group's, else its client's: one set on the client
+    // reaches every watcher built on it.
+    const meter = checkedMeter(options.meter) ?? groupMeterOf(config.group) ??
+      checkedMeter(clientMeter(client), "client.meter");
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
         indexBy: config.indexBy,
@@ -385,6 +390,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         clock: options.clock,
         logger,
       });
+    // A group without a meter of its own reports where its members do.
+    offerMeter(config.group, meter);
     // deno-lint-ignore no-this-alias
     const self = this;
     this.#consumer = {

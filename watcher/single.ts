@@ -18,6 +18,7 @@ import { isStatusOnlyChange } from "./_status_only.ts";
 import { validateSkip } from "./_validate.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
+import { clientMeter } from "../_metrics.ts";
 import {
   type SingleWatcherConfig,
   WatcherConfigError,
@@ -146,7 +147,9 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     // Who speaks, on every line: the object; the resource once gvr is checked.
     const context: Record<string, unknown> = {};
     const logger = watcherLogger(options, context);
-    const meter = checkedMeter(options.meter);
+    // Its own, else its client's: one set on the client reaches it.
+    const meter = checkedMeter(options.meter) ??
+      checkedMeter(clientMeter(client), "client.meter");
     const clock = options.clock ?? systemClock;
     this.#clock = clock;
     this.#core = new WatcherCore(
