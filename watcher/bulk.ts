@@ -33,8 +33,7 @@ import {
 import { formKey, identity, type SourceForm } from "./_source_form.ts";
 import { acquireSource, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
-import { write, writerLine } from "./_log_lines.ts";
+import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
@@ -267,14 +266,12 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           ...(sharable ? {} : { watcher: config.name }),
         });
         Object.assign(own, stream, { watcher: config.name });
-        for (
-          const note of pathsNeverPresent({
-            selector: fieldSelector,
-            indexBy: indexer.indexBy,
-            metadataOnly,
-            transform: config.transform,
-          })
-        ) write(logger, writerLine(note, what));
+        checkPathsPresent({
+          selector: fieldSelector,
+          indexBy: indexer.indexBy,
+          metadataOnly,
+          transform: config.transform,
+        });
         preparer = new ObjectPreparer<T>({
           indexer,
           transform: config.transform,
@@ -723,7 +720,11 @@ function checkCallbacks<T extends KubeObjectLike>(
 ): void {
   if (config.group === undefined) {
     if (typeof config.onChange !== "function") {
-      throw new WatcherConfigError("onChange", "must be a function");
+      // Either delivers: say so, or a group's user hears only of onChange.
+      throw new WatcherConfigError(
+        "onChange",
+        "must be a function, or give group (a DebounceGroup member) for the group's onChange to receive the batches",
+      );
     }
   } else {
     if (config.onChange !== undefined) {
