@@ -86,7 +86,9 @@ Deno.test("a meter on the FetchClient alone reaches the Watcher, SingleWatcher, 
     // The group's own series: its one call, the initial sync's.
     assert.equal(ours.get("k8s_watcher_group_batches_total"), 1);
     assert.equal(
-      ours.get(`leader_election_master_status{name="shop-leader",namespace="shop"}`),
+      ours.get(
+        `leader_election_master_status{name="shop-leader",namespace="shop"}`,
+      ),
       1,
     );
     // The loops' series too, and the client's own.

@@ -78,7 +78,9 @@ export function debounceTiming(
   const { interval, settle } = options;
   if (settle === undefined) {
     const problem = durationProblem(interval);
-    if (problem !== undefined) throw new WatcherConfigError("interval", problem);
+    if (problem !== undefined) {
+      throw new WatcherConfigError("interval", problem);
+    }
     return { interval: interval!, settle: undefined };
   }
   if (interval !== undefined) {

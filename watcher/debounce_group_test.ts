@@ -371,7 +371,11 @@ Deno.test("DebounceGroup rejects bad options and member names with a WatcherConf
     "must be a Meter (an object with createCounter, createUpDownCounter, createHistogram, createObservableGauge), got 42",
   );
   const group = new DebounceGroup({ interval: 10, merge, onChange });
-  refused(() => group.member(""), "member", 'must be a non-empty string, got ""');
+  refused(
+    () => group.member(""),
+    "member",
+    'must be a non-empty string, got ""',
+  );
   refused(
     () => group.member(7 as unknown as string),
     "member",

@@ -253,7 +253,11 @@ Deno.test("settle: Debouncer, DebounceGroup and Watcher refuse a bad settle with
       Debouncer: () =>
         new Debouncer({ settle: settle as DebounceSettle, onChange }),
       DebounceGroup: () =>
-        new DebounceGroup({ settle: settle as DebounceSettle, merge, onChange }),
+        new DebounceGroup({
+          settle: settle as DebounceSettle,
+          merge,
+          onChange,
+        }),
       Watcher: () =>
         new Watcher({
           gvr,
@@ -268,7 +272,10 @@ Deno.test("settle: Debouncer, DebounceGroup and Watcher refuse a bad settle with
         (e: unknown) => {
           assert.ok(e instanceof WatcherConfigError, `${what}: ${e}`);
           assert.equal(e.field, field);
-          assert.equal(e.message, `Invalid watcher config: ${field}: ${message}`);
+          assert.equal(
+            e.message,
+            `Invalid watcher config: ${field}: ${message}`,
+          );
           return true;
         },
         `${what} ${JSON.stringify(settle)}`,
@@ -282,10 +289,13 @@ Deno.test("settle: Debouncer, DebounceGroup and Watcher refuse a bad settle with
         new DebounceGroup({ interval: 1_000, settle: SETTLE, merge, onChange }),
     ]
   ) {
-    assert.throws(make, (e: unknown) =>
-      e instanceof WatcherConfigError && e.field === "interval" &&
-      e.message ===
-        "Invalid watcher config: interval: is not allowed with settle: settle's quietMs and maxWaitMs time the calls");
+    assert.throws(
+      make,
+      (e: unknown) =>
+        e instanceof WatcherConfigError && e.field === "interval" &&
+        e.message ===
+          "Invalid watcher config: interval: is not allowed with settle: settle's quietMs and maxWaitMs time the calls",
+    );
   }
   assert.throws(
     () => new Debouncer({ onChange }),
