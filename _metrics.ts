@@ -132,3 +132,15 @@ export function meterProblem(meter: unknown): string | undefined {
     missing.length === 1 ? "is" : "are"
   } not a function`;
 }
+
+/**
+ * The meter of `client` (`RestClient.meter`), unchecked: what a component
+ * built on it reports on when given no meter of its own, so that one meter
+ * set on the client reaches all of them. Undefined for a client without
+ * one (or a value that is no client: its own check says so).
+ */
+export function clientMeter(client: unknown): unknown {
+  return client !== null && typeof client === "object"
+    ? (client as { meter?: unknown }).meter
+    : undefined;
+}

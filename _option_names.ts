@@ -84,7 +84,7 @@ export function invalidOptionsMessage(
 
 /**
  * Throws a `TypeError` naming what `value` does not take, for components
- * whose errors carry no field (`Invalid DebounceGroup options: …`).
+ * whose errors carry no field (`Invalid MemoryStore options: …`).
  */
 export function assertOptionNames(
   what: string,

@@ -8,10 +8,23 @@ import type { Gvr } from "./types.ts";
 import { durationProblem } from "./_duration.ts";
 import { WatcherConfigError } from "./config_error.ts";
 
+/**
+ * What a gvr is, for one that is missing or not an object: a resource name
+ * alone (`"ingresses"`) is the likely mistake, and "is required" would not
+ * say what to give instead.
+ */
+const GVR_SHAPE =
+  'must be an object { group, version, resource } (e.g. { group: "networking.k8s.io", version: "v1", resource: "ingresses" }; group "" for the core group)';
+
 /** Checks the `gvr` the loop and both watchers take. */
 export function validateGvr(gvr: Gvr | undefined): void {
-  if (!gvr || typeof gvr !== "object") {
-    throw new WatcherConfigError("gvr", "is required");
+  if (!gvr || typeof gvr !== "object" || Array.isArray(gvr)) {
+    throw new WatcherConfigError(
+      "gvr",
+      `${GVR_SHAPE}, got ${
+        typeof gvr === "string" ? JSON.stringify(gvr) : String(gvr)
+      }`,
+    );
   }
   if (typeof gvr.resource !== "string" || gvr.resource === "") {
     throw new WatcherConfigError("gvr.resource", "must be a non-empty string");

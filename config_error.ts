@@ -1,15 +1,17 @@
 /**
- * The error of an unusable option, thrown by the watchers and by `ListWatch`
- * (a layer below them), so it sits below both; `./watcher` and the root
- * export it.
+ * The error of an unusable option, thrown by the watchers, the debouncers
+ * and by `ListWatch` (a layer below them), so it sits below both;
+ * `./watcher` and the root export it.
  *
  * @module
  */
 
 /**
- * Thrown by the watcher and `ListWatch` constructors when the configuration
- * is unusable; `field` names the offending option. A `TypeError`, as for
- * any unusable argument.
+ * Thrown by the watcher, `ListWatch`, `DebounceGroup` and `Debouncer`
+ * constructors (and `DebounceGroup.member`) when the configuration is
+ * unusable; `field` names the offending option, in the same words
+ * wherever the option appears (`settle.maxWaitMs` of a watcher or of a
+ * group). A `TypeError`, as for any unusable argument.
  *
  * @example An empty resource name
  * ```ts

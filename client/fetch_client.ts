@@ -206,6 +206,36 @@ export class FetchClient implements RestClient, Disposable {
   /** The configured namespace, or `default`. */
   readonly defaultNamespace: string;
   /**
+   * The meter of {@linkcode FetchClientOptions.meter}, where the client's
+   * own metrics go and, unless they are given their own, those of every
+   * watcher, elector and `DebounceGroup` built on the client (see
+   * {@linkcode RestClient.meter}).
+   *
+   * @example One meter for the client and its watchers
+   * ```ts
+   * import { FetchClient, Watcher } from "@haptic/k8s-watcher";
+   * import { MetricsRegistry } from "@haptic/k8s-watcher/metrics";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * const meter = new MetricsRegistry();
+   * using client = new FetchClient({ server: server.url }, { meter });
+   * assert.equal(client.meter, meter);
+   * const watcher = new Watcher({
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   *   indexBy: ["metadata.name"],
+   *   onChange: () => {},
+   * }, client); // no meter here: the client's
+   * watcher.start();
+   * await watcher.waitForSync();
+   * assert.match(meter.render(), /^k8s_watcher_synced\{.*\} 1$/m);
+   * await watcher.stop();
+   * ```
+   */
+  readonly meter: Meter | undefined;
+  /**
    * `true`: {@linkcode FetchClient.performRequest} calls
    * `RequestOptions.onSent` when a request goes out, after its credentials
    * are ready (see {@linkcode RestClient.callsOnSent}).
@@ -295,6 +325,7 @@ export class FetchClient implements RestClient, Disposable {
       if (problem !== undefined) {
         throw new KubeConfigError(`meter ${problem}`);
       }
+      this.meter = options.meter;
       this.#metrics = new ClientMetrics(
         options.meter,
         options.clock ?? systemClock,

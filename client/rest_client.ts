@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Meter } from "../metrics/meter.ts";
 
 /**
  * HTTP methods a Kubernetes API request may use.
@@ -211,4 +212,20 @@ export interface RestClient {
    * they time it from the call.
    */
   readonly callsOnSent?: boolean;
+  /**
+   * Where the metrics of what is built on this client go, unless given
+   * their own: every `Watcher` and `SingleWatcher` (and the streams they
+   * share), `ListWatch`, `LeaderElector`, and a `DebounceGroup` without a
+   * meter that a watcher of the client feeds. `FetchClient` has the one
+   * given in its options, so one meter set there reaches all of them.
+   * Optional: a client without it measures nothing of its own, and what is
+   * built on it only with its own `meter` option.
+   */
+  readonly meter?: Meter;
+  /**
+   * The API server's base URL (`https://10.0.0.1:6443`), when the client
+   * knows it (`FetchClient` does). Named where a request got no answer
+   * (`FirstByteTimeoutError`), which says which server is silent.
+   */
+  readonly server?: string;
 }

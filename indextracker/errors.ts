@@ -1,4 +1,52 @@
 /**
+ * Thrown by the {@linkcode IndexSynchronizationTracker} constructor when its
+ * resource names or options are unusable; `field` names what was wrong. A
+ * `TypeError`, as for any unusable argument (and as the tracker threw before
+ * it had a class of its own).
+ *
+ * @example A typo in an option name
+ * ```ts
+ * import { IndexSynchronizationTracker } from "@haptic/k8s-watcher";
+ * import { TrackerConfigError } from "@haptic/k8s-watcher/indextracker";
+ * import assert from "node:assert/strict";
+ *
+ * assert.throws(
+ *   () => new IndexSynchronizationTracker(["ingresses"], { singal: AbortSignal.timeout(10) } as never),
+ *   (e) => e instanceof TrackerConfigError && e.field === "singal",
+ * );
+ * ```
+ */
+export class TrackerConfigError extends TypeError {
+  /** What was wrong: `resourceNames` or an option, e.g. `meter`. */
+  readonly field: string;
+
+  /**
+   * Creates the error; the message names the field.
+   *
+   * @example The message
+   * ```ts
+   * import { TrackerConfigError } from "@haptic/k8s-watcher/indextracker";
+   * import assert from "node:assert/strict";
+   *
+   * const error = new TrackerConfigError("resourceNames", 'must be non-empty strings, got ""');
+   * assert.equal(
+   *   error.message,
+   *   'Invalid IndexSynchronizationTracker config: resourceNames: must be non-empty strings, got ""',
+   * );
+   * assert.ok(error instanceof TypeError);
+   * ```
+   *
+   * @param field What was wrong: `resourceNames` or the option's name.
+   * @param message Why.
+   */
+  constructor(field: string, message: string) {
+    super(`Invalid IndexSynchronizationTracker config: ${field}: ${message}`);
+    this.name = "TrackerConfigError";
+    this.field = field;
+  }
+}
+
+/**
  * A resource name the {@linkcode IndexSynchronizationTracker} was not
  * constructed with. The message lists the names it tracks, so a typo
  * (`"ingress"` for `"ingresses"`) is easy to spot.

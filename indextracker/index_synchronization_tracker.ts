@@ -5,13 +5,14 @@ import type {
 } from "../metrics/meter.ts";
 import { instrumentsOf, meterProblem, PREFIX } from "../_metrics.ts";
 import { failureFields } from "../_context_logger.ts";
-import { assertOptionNames } from "../_option_names.ts";
+import { optionNamesProblem } from "../_option_names.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import {
   InvalidResourceCountError,
   ResourceNotSyncedError,
   SyncAbortedError,
+  TrackerConfigError,
   UnknownResourceError,
 } from "./errors.ts";
 
@@ -214,29 +215,28 @@ export class IndexSynchronizationTracker {
    *
    * @param resourceNames The resources that must sync.
    * @param options Logger, abort signal and completion callback.
-   * @throws {TypeError} When a name is not a non-empty string, or
-   * `options` has a name it does not take.
+   * @throws {TrackerConfigError} When a name is not a non-empty string,
+   * `meter` is not a `Meter`, or `options` has a name it does not take.
    */
   constructor(
     resourceNames: readonly string[],
     options?: IndexSynchronizationTrackerOptions,
   ) {
-    assertOptionNames(
-      "IndexSynchronizationTracker options",
-      TRACKER_NAMES,
-      options,
-      "IndexSynchronizationTrackerOptions",
-    );
+    const names = optionNamesProblem({
+      known: TRACKER_NAMES,
+      value: options,
+      type: "IndexSynchronizationTrackerOptions",
+    });
+    if (names) throw new TrackerConfigError(names.field, names.message);
     this.#logger = options?.logger ?? consoleLogger();
     this.#signal = options?.signal;
     this.#onSynchronized = options?.onSynchronized;
     const expected = new Set<string>();
     for (const name of resourceNames) {
       if (typeof name !== "string" || name === "") {
-        throw new TypeError(
-          `Resource names must be non-empty strings, got ${
-            JSON.stringify(name)
-          }`,
+        throw new TrackerConfigError(
+          "resourceNames",
+          `must be non-empty strings, got ${JSON.stringify(name)}`,
         );
       }
       if (expected.has(name)) {
@@ -251,9 +251,7 @@ export class IndexSynchronizationTracker {
     if (options?.meter !== undefined) {
       const problem = meterProblem(options.meter);
       if (problem !== undefined) {
-        throw new TypeError(
-          `IndexSynchronizationTracker option meter ${problem}`,
-        );
+        throw new TrackerConfigError("meter", problem);
       }
       this.#resources = instrumentsOf(
         options.meter,

@@ -7,6 +7,7 @@ import {
   InvalidResourceCountError,
   ResourceNotSyncedError,
   SyncAbortedError,
+  TrackerConfigError,
   UnknownResourceError,
 } from "./errors.ts";
 import {
@@ -206,11 +207,38 @@ Deno.test("IndexSynchronizationTracker collapses duplicate names with a warning"
   assert.equal((await tracker.synchronized).size, 2);
 });
 
-Deno.test("IndexSynchronizationTracker rejects names that are not non-empty strings", () => {
-  assert.throws(() => new IndexSynchronizationTracker([""]), TypeError);
-  assert.throws(
+Deno.test("IndexSynchronizationTracker refuses bad names and options with a TrackerConfigError naming them", () => {
+  const refused = (make: () => unknown, field: string, message: string) =>
+    assert.throws(make, (e: unknown) => {
+      assert.ok(e instanceof TrackerConfigError, String(e));
+      assert.ok(e instanceof TypeError, "a TypeError, as before");
+      assert.equal(e.name, "TrackerConfigError");
+      assert.equal(e.field, field);
+      assert.equal(
+        e.message,
+        `Invalid IndexSynchronizationTracker config: ${field}: ${message}`,
+      );
+      return true;
+    });
+  refused(
+    () => new IndexSynchronizationTracker([""]),
+    "resourceNames",
+    'must be non-empty strings, got ""',
+  );
+  refused(
     () => new IndexSynchronizationTracker([42 as unknown as string]),
-    (e: unknown) => e instanceof TypeError && e.message.includes("42"),
+    "resourceNames",
+    "must be non-empty strings, got 42",
+  );
+  refused(
+    () => new IndexSynchronizationTracker(["a"], { meter: 42 as never }),
+    "meter",
+    "must be a Meter (an object with createCounter, createUpDownCounter, createHistogram, createObservableGauge), got 42",
+  );
+  refused(
+    () => new IndexSynchronizationTracker(["a"], { singal: 1 } as never),
+    "singal",
+    "is not an IndexSynchronizationTrackerOptions option (did you mean signal?)",
   );
 });
 

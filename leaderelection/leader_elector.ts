@@ -21,7 +21,7 @@ import {
 import { monotonicClock } from "../_monotonic_clock.ts";
 import { ElectorMetrics } from "./_elector_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
-import { meterProblem } from "../_metrics.ts";
+import { clientMeter, meterProblem } from "../_metrics.ts";
 import {
   JITTER_FACTOR,
   validateCallback,
@@ -142,6 +142,8 @@ export interface LeaderElectorOptions {
    * Where the elector's metrics go (see `@haptic/k8s-watcher/metrics`):
    * `leader_election_master_status` (client-go's name), transitions and
    * renew failures, labelled with the Lease's name and namespace.
+   *
+   * @default {the client's `meter` (`RestClient.meter`), if it has one}
    */
   meter?: Meter;
 }
@@ -394,11 +396,15 @@ export class LeaderElector {
     );
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;
-    if (options.meter !== undefined) {
-      const problem = meterProblem(options.meter);
-      if (problem) throw new LeaderElectionConfigError("meter", problem);
+    // Its own, else its client's: one set on the client reaches it.
+    const [meter, field] = options.meter !== undefined
+      ? [options.meter, "meter"]
+      : [clientMeter(client), "client.meter"];
+    if (meter !== undefined) {
+      const problem = meterProblem(meter);
+      if (problem) throw new LeaderElectionConfigError(field, problem);
       this.#metrics = new ElectorMetrics(
-        options.meter,
+        meter as Meter,
         config.lease,
         () => this.isLeader(),
       );

@@ -5,7 +5,8 @@
  * @module
  */
 import { optionNamesProblem } from "../_option_names.ts";
-import { meterProblem } from "../_metrics.ts";
+import { clientMeter, meterProblem } from "../_metrics.ts";
+import type { Meter } from "../metrics/meter.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import {
   validateDuration,
@@ -52,6 +53,20 @@ export function checkListWatchOptions(options: ListWatchOptions): void {
     const problem = meterProblem(options.meter);
     if (problem !== undefined) throw new WatcherConfigError("meter", problem);
   }
+}
+
+/**
+ * The client's meter (`RestClient.meter`), for a loop given none of its
+ * own; a `WatcherConfigError` naming `client.meter` when it is not a Meter.
+ */
+export function checkedClientMeter(client: unknown): Meter | undefined {
+  const meter = clientMeter(client);
+  if (meter === undefined) return undefined;
+  const problem = meterProblem(meter);
+  if (problem !== undefined) {
+    throw new WatcherConfigError("client.meter", problem);
+  }
+  return meter as Meter;
 }
 
 /** The names `ListWatchOptions` takes (a record over its keys). */

@@ -47,7 +47,10 @@ import {
 } from "./_log_lines.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { wrapConfigError } from "../_validate.ts";
-import { checkListWatchOptions } from "./_list_watch_checks.ts";
+import {
+  checkedClientMeter,
+  checkListWatchOptions,
+} from "./_list_watch_checks.ts";
 
 /** A decoded watch line, as far as counting bookmarks reads it. */
 interface WatchLine {
@@ -121,6 +124,8 @@ export class ListWatch {
   #backoff: Backoff;
   #idleTimeoutMs: number;
   #firstByteTimeoutMs: number;
+  /** The client's `server`, when it has one. */
+  readonly #server: string | undefined;
   #deadlineMs: number;
   #maxLineBytes: number | undefined;
   /** `Accept` of LIST and WATCH requests; undefined: the client's default. */
@@ -172,13 +177,18 @@ export class ListWatch {
     }
 
     this.#client = client;
+    // Named where a request got no answer: which server is silent.
+    const server: unknown = client?.server;
+    this.#server = typeof server === "string" ? server : undefined;
     this.#sink = sink;
     this.#path = collectionPath(gvr, options.namespace);
     const clock = this.#clock = options.clock ?? monotonicClock;
+    // Its own, else its client's: one set on the client reaches it.
+    const meter = options.meter ?? checkedClientMeter(client);
     this.#stats = new LoopStats(
       clock,
-      options.meter === undefined ? undefined : {
-        meter: options.meter,
+      meter === undefined ? undefined : {
+        meter,
         gvr,
         namespace: options.namespace ?? "",
         name: options.name,
@@ -388,7 +398,9 @@ export class ListWatch {
     } catch (error) {
       if (this.#signal.aborted) return undefined;
       const failure = timers.noAnswerMs !== undefined
-        ? new FirstByteTimeoutError(this.#path, timers.noAnswerMs)
+        ? new FirstByteTimeoutError(this.#path, timers.noAnswerMs, {
+          server: this.#server,
+        })
         : timers.interrupt === undefined
         ? error
         : new ListTimeoutError(this.#path, this.#idleTimeoutMs);
@@ -529,7 +541,9 @@ export class ListWatch {
   #watchStopped(timers: RequestTimers, error: unknown): Next {
     if (this.#signal.aborted) return undefined;
     if (timers.noAnswerMs !== undefined) {
-      error = new FirstByteTimeoutError(this.#path, timers.noAnswerMs);
+      error = new FirstByteTimeoutError(this.#path, timers.noAnswerMs, {
+        server: this.#server,
+      });
     }
     return this.#feed(timers.interrupt ?? { type: "watchFailed", error });
   }

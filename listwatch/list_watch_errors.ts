@@ -121,16 +121,24 @@ export class ListTimeoutError extends Error {
 /**
  * A request of the loop that got no answer (no status, no headers) within
  * `firstByteTimeoutMs`: the server accepted the connection and said
- * nothing. Retried with backoff; what `lastError()` reports meanwhile.
+ * nothing. Retried with backoff; what `lastError()` reports meanwhile. The
+ * message names the server when the client knows it
+ * (`RestClient.server`, as `FetchClient` does), since a silent server is
+ * what to look at.
  *
  * @example A LIST nobody answered
  * ```ts
  * import { FirstByteTimeoutError } from "@haptic/k8s-watcher/listwatch";
  * import assert from "node:assert/strict";
  *
- * const err = new FirstByteTimeoutError("/api/v1/pods", 30_000);
+ * const err = new FirstByteTimeoutError("/api/v1/pods", 30_000, {
+ *   server: "https://10.0.0.1:6443",
+ * });
  * assert.equal(err.name, "FirstByteTimeoutError");
- * assert.equal(err.message, "No answer from /api/v1/pods within 30000 ms (firstByteTimeoutMs)");
+ * assert.equal(
+ *   err.message,
+ *   "No answer from https://10.0.0.1:6443/api/v1/pods within 30000 ms (firstByteTimeoutMs)",
+ * );
  * ```
  */
 export class FirstByteTimeoutError extends Error {
@@ -138,27 +146,40 @@ export class FirstByteTimeoutError extends Error {
   readonly path: string;
   /** The deadline that passed, in milliseconds. */
   readonly timeoutMs: number;
+  /** The API server's base URL, when the client knows it. */
+  readonly server: string | undefined;
 
   /**
    * Creates the error.
    *
-   * @example
+   * @example Without a server, the path alone
    * ```ts
    * import { FirstByteTimeoutError } from "@haptic/k8s-watcher/listwatch";
    * import assert from "node:assert/strict";
    *
-   * assert.equal(new FirstByteTimeoutError("/api/v1/pods", 5).timeoutMs, 5);
+   * const err = new FirstByteTimeoutError("/api/v1/pods", 5);
+   * assert.equal(err.timeoutMs, 5);
+   * assert.equal(err.message, "No answer from /api/v1/pods within 5 ms (firstByteTimeoutMs)");
    * ```
    *
    * @param path The collection path requested.
    * @param timeoutMs The deadline that passed, in milliseconds.
+   * @param options The `server` the request went to, when known.
    */
-  constructor(path: string, timeoutMs: number) {
+  constructor(
+    path: string,
+    timeoutMs: number,
+    options?: { readonly server?: string | undefined },
+  ) {
+    const server = options?.server;
     super(
-      `No answer from ${path} within ${timeoutMs} ms (firstByteTimeoutMs)`,
+      `No answer from ${
+        server ?? ""
+      }${path} within ${timeoutMs} ms (firstByteTimeoutMs)`,
     );
     this.name = "FirstByteTimeoutError";
     this.path = path;
     this.timeoutMs = timeoutMs;
+    this.server = server;
   }
 }

@@ -244,7 +244,10 @@ export interface ListWatchOptions {
    * Where the loop's metrics go (see `@haptic/k8s-watcher/metrics`): lists,
    * pages, watches, events, bookmarks, failures, backoffs, the
    * resourceVersion and the seconds since the server was last heard from.
-   * Without one, the loop measures nothing beyond its `stats`.
+   * Without one (here or on the client), the loop measures nothing beyond
+   * its `stats`.
+   *
+   * @default {the client's `meter` (`RestClient.meter`), if it has one}
    */
   meter?: Meter;
   /**

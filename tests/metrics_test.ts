@@ -504,6 +504,6 @@ Deno.test("metrics: a meter that is not one is refused, naming it", () => {
       new IndexSynchronizationTracker([], {
         meter: 42 as unknown as Meter,
       }),
-    /IndexSynchronizationTracker option meter must be a Meter/,
+    /Invalid IndexSynchronizationTracker config: meter: must be a Meter/,
   );
 });

@@ -19,6 +19,7 @@ import { consoleLogger } from "../logger.ts";
 import { Backoff, ListWatch } from "../listwatch/mod.ts";
 import { LeaderElectionConfigError } from "../leaderelection/mod.ts";
 import { Debouncer } from "../watcher/mod.ts";
+import { TrackerConfigError } from "../indextracker/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import { ProcessMetrics } from "../health/mod.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
@@ -87,20 +88,20 @@ const cases: [
         onChange() {},
         intervalMs: 1,
       } as never),
-    TypeError,
-    "Invalid DebounceGroup options: intervalMs: is not a DebounceGroupOptions option (did you mean interval?)",
+    WatcherConfigError,
+    "Invalid watcher config: intervalMs: is not a DebounceGroupOptions option (did you mean interval?)",
   ],
   [
     "Debouncer",
     () => new Debouncer({ interval: 1, onChange() {}, clok: 1 } as never),
-    TypeError,
-    "Invalid Debouncer options: clok: is not a DebouncerOptions option (did you mean clock?)",
+    WatcherConfigError,
+    "Invalid watcher config: clok: is not a DebouncerOptions option (did you mean clock?)",
   ],
   [
     "IndexSynchronizationTracker",
     () => new IndexSynchronizationTracker(["a"], { onSynced() {} } as never),
-    TypeError,
-    "Invalid IndexSynchronizationTracker options: onSynced: is not an IndexSynchronizationTrackerOptions option",
+    TrackerConfigError,
+    "Invalid IndexSynchronizationTracker config: onSynced: is not an IndexSynchronizationTrackerOptions option",
   ],
   [
     "CachedStore",

@@ -7,6 +7,7 @@
  */
 import type { ChangeStats } from "../types.ts";
 import { line, type LogLine } from "../_log_line.ts";
+import { JsonPath } from "../indexer/jsonpath.ts";
 
 export { write } from "../_log_line.ts";
 
@@ -39,12 +40,6 @@ export type WriterNote =
     kind: "selectorPathAbsent";
     path: string;
     listed: number;
-  }
-  | {
-    /** At construction: `metadataOnly` leaves nothing at this path. */
-    kind: "pathNeverPresent";
-    option: "fieldSelector" | "indexBy";
-    path: string;
   };
 
 /**
@@ -88,7 +83,9 @@ export function writerLine(note: WriterNote, resource: string): LogLine {
       return line(
         "warn",
         note.skipped === note.listed
-          ? `indexBy path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; none could be indexed (is the path right?)`
+          ? `indexBy path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; none could be indexed (${
+            pathHint(note.path)
+          })`
           : `indexBy path ${note.path} is absent on ${note.skipped} of ${note.listed} listed objects of ${resource}; they were skipped`,
         {
           resource,
@@ -97,20 +94,12 @@ export function writerLine(note: WriterNote, resource: string): LogLine {
           listed: note.listed,
         },
       );
-    case "pathNeverPresent":
-      return line(
-        "warn",
-        `${note.option} path ${note.path} of ${resource} can never be present: metadataOnly keeps only apiVersion, kind and metadata${
-          note.option === "indexBy"
-            ? ", so no object can be indexed"
-            : ", so the selector matches by missing fields only"
-        }`,
-        { resource, option: note.option, path: note.path },
-      );
     case "selectorPathAbsent":
       return line(
         "warn",
-        `fieldSelector path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; the selector matches by missing fields only (is the path right?)`,
+        `fieldSelector path ${note.path} is absent on all ${note.listed} listed objects of ${resource}; the selector matches by missing fields only (${
+          pathHint(note.path)
+        })`,
         { resource, path: note.path, listed: note.listed },
       );
     case "eventWithoutName":
@@ -153,6 +142,51 @@ export function namespacedObjectSkippedLine(
     `Skipped ${resource} ${namespace}/${name}: the watcher has no namespace, so it watches a cluster-scoped object of that name; set namespace to watch this one`,
     { resource, namespace, name },
   );
+}
+
+/**
+ * Maps whose keys often hold dots (`app.kubernetes.io/name`): written as a
+ * path, such a key reads as nested fields and is never found.
+ */
+const DOTTED_KEY_MAPS = new Set([
+  "labels",
+  "annotations",
+  "matchLabels",
+  "nodeSelector",
+]);
+
+/**
+ * What to check about a path no listed object has: for a label or
+ * annotation key written with its dots as a path
+ * (`metadata.labels.app.kubernetes.io/name`), its bracketed form
+ * (`metadata.labels["app.kubernetes.io/name"]`); else whether it is right.
+ */
+function pathHint(path: string): string {
+  let segments: JsonPath["segments"];
+  try {
+    segments = new JsonPath(path).segments;
+  } catch {
+    return "is the path right?";
+  }
+  const at = segments.findIndex((s) =>
+    s.kind === "key" && DOTTED_KEY_MAPS.has(s.key)
+  );
+  const rest = segments.slice(at + 1);
+  // Their values are strings: a path going two keys deeper split one key.
+  if (at < 0 || rest.length < 2 || rest.some((s) => s.kind !== "key")) {
+    return "is the path right?";
+  }
+  const head = segments.slice(0, at + 1).map((s, i) =>
+    s.kind === "index"
+      ? `[${s.index}]`
+      : s.kind === "wildcard"
+      ? "[*]"
+      : /^[A-Za-z_][\w-]*$/.test(s.key)
+      ? `${i === 0 ? "" : "."}${s.key}`
+      : `[${JSON.stringify(s.key)}]`
+  ).join("");
+  const key = rest.map((s) => (s as { key: string }).key).join(".");
+  return `a key with dots needs brackets: ${head}[${JSON.stringify(key)}]`;
 }
 
 function identity(namespace: string | undefined, name: string | undefined) {

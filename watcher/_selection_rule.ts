@@ -22,7 +22,7 @@
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
 import { mayCover } from "../indexer/_prune.ts";
-import type { WriterNote } from "./_log_lines.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 /**
  * Whether `selector` may answer differently on a stored copy than on the
@@ -71,45 +71,52 @@ function mixesKeyAndIndex(
 const METADATA_ONLY_FIELDS = new Set(["apiVersion", "kind", "metadata"]);
 
 /**
- * The configured paths that can never be present, so never match or key
- * anything: with `metadataOnly`, a selector path outside the metadata-only
- * form (selection reads that form), and an `indexBy` path outside it when
- * no `transform` may add it. Warned about at construction.
+ * Refuses the configured paths that can never be present, so never match
+ * or key anything: with `metadataOnly`, a selector path outside the
+ * metadata-only form (selection reads that form), and an `indexBy` path
+ * outside it when no `transform` may add it. Refused rather than warned
+ * about: the constructor sees the mistake, and a warning after a list of
+ * objects that all lack the path comes too late, once the watcher runs
+ * with a store that can never fill.
+ *
+ * @throws {WatcherConfigError} Naming `fieldSelector` or `indexBy`.
  */
-export function pathsNeverPresent(
+export function checkPathsPresent(
   options: {
     selector: FieldSelector | undefined;
     indexBy: readonly string[];
     metadataOnly: boolean;
     transform: unknown;
   },
-): WriterNote[] {
-  if (!options.metadataOnly) return [];
+): void {
+  if (!options.metadataOnly) return;
   const absent = (path: JsonPath) => {
     const first = path.segments[0];
     return first !== undefined && first.kind === "key" &&
       !METADATA_ONLY_FIELDS.has(first.key);
   };
-  const notes: WriterNote[] = [];
+  const never = (field: string, path: string, instead: string) =>
+    new WatcherConfigError(
+      field,
+      `path ${path} can never match with metadataOnly: a metadata-only object has only apiVersion, kind and metadata (${instead})`,
+    );
   for (const { path } of options.selector?.terms ?? []) {
     if (absent(path)) {
-      notes.push({
-        kind: "pathNeverPresent",
-        option: "fieldSelector",
-        path: path.expression,
-      });
+      throw never(
+        "fieldSelector",
+        path.expression,
+        "select on a metadata path, or drop metadataOnly",
+      );
     }
   }
-  if (options.transform === undefined) {
-    for (const expression of options.indexBy) {
-      if (absent(new JsonPath(expression))) {
-        notes.push({
-          kind: "pathNeverPresent",
-          option: "indexBy",
-          path: expression,
-        });
-      }
+  if (options.transform !== undefined) return;
+  for (const expression of options.indexBy) {
+    if (absent(new JsonPath(expression))) {
+      throw never(
+        "indexBy",
+        expression,
+        "index by a metadata path, add the field in a transform, or drop metadataOnly",
+      );
     }
   }
-  return notes;
 }

@@ -1,12 +1,13 @@
 /**
  * The one check of a `settle` option (`DebounceSettle`), for the watchers,
- * the `DebounceGroup` and the `Debouncer`; each words the error its own way
- * (its own error class) around the field and the message.
+ * the `DebounceGroup` and the `Debouncer`, in one wording: each throws a
+ * `WatcherConfigError` with the field and the message.
  *
  * @module
  */
 import { durationProblem } from "../_duration.ts";
-import { invalidOptionsMessage, optionNamesProblem } from "../_option_names.ts";
+import { optionNamesProblem } from "../_option_names.ts";
+import { WatcherConfigError } from "../config_error.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 
 /** What is wrong with a `settle` option. */
@@ -15,12 +16,6 @@ export interface SettleProblem {
   readonly field: string;
   /** Why, worded to follow the field ("must be …"). */
   readonly message: string;
-  /**
-   * `"range"`: a number out of range (a `RangeError` where errors carry no
-   * field); `"names"`: names `DebounceSettle` does not take; `"shape"`:
-   * not an object.
-   */
-  readonly kind: "range" | "names" | "shape";
 }
 
 /** The names `DebounceSettle` takes (a record over its keys). */
@@ -37,7 +32,6 @@ export function settleProblem(value: unknown): SettleProblem | undefined {
       message: `must be an object { quietMs, maxWaitMs }, got ${
         Array.isArray(value) ? "an array" : String(value)
       }`,
-      kind: "shape",
     };
   }
   const names = optionNamesProblem({
@@ -46,12 +40,12 @@ export function settleProblem(value: unknown): SettleProblem | undefined {
     type: "DebounceSettle",
     prefix: "settle.",
   });
-  if (names !== undefined) return { ...names, kind: "names" };
+  if (names !== undefined) return names;
   const { quietMs, maxWaitMs } = value as DebounceSettle;
   for (const [name, ms] of [["quietMs", quietMs], ["maxWaitMs", maxWaitMs]]) {
     const problem = durationProblem(ms);
     if (problem !== undefined) {
-      return { field: `settle.${name}`, message: problem, kind: "range" };
+      return { field: `settle.${name}`, message: problem };
     }
   }
   if (quietMs > maxWaitMs) {
@@ -59,7 +53,6 @@ export function settleProblem(value: unknown): SettleProblem | undefined {
       field: "settle.maxWaitMs",
       message:
         `must be at least settle.quietMs (${quietMs} ms), got ${maxWaitMs}`,
-      kind: "range",
     };
   }
   return undefined;
@@ -74,37 +67,31 @@ export interface DebounceTiming {
 }
 
 /**
- * Checks `interval` xor `settle` of a `Debouncer` or `DebounceGroup`
- * (`what`), in their words: `Debouncer option settle.quietMs must be …`.
+ * Checks `interval` xor `settle` of a `Debouncer` or `DebounceGroup`, in
+ * the watchers' words: `Invalid watcher config: settle.quietMs: must be …`.
  *
- * @throws {RangeError} For a duration out of range.
- * @throws {TypeError} For both given, or a `settle` of the wrong shape.
+ * @throws {WatcherConfigError} Naming the option.
  */
 export function debounceTiming(
-  what: string,
   options: { readonly interval?: number; readonly settle?: DebounceSettle },
 ): DebounceTiming {
   const { interval, settle } = options;
   if (settle === undefined) {
     const problem = durationProblem(interval);
     if (problem !== undefined) {
-      throw new RangeError(`${what} option interval ${problem}`);
+      throw new WatcherConfigError("interval", problem);
     }
     return { interval: interval!, settle: undefined };
   }
   if (interval !== undefined) {
-    throw new TypeError(
-      `${what} option interval is not allowed with settle: settle's quietMs and maxWaitMs time the calls`,
+    throw new WatcherConfigError(
+      "interval",
+      "is not allowed with settle: settle's quietMs and maxWaitMs time the calls",
     );
   }
   const problem = settleProblem(settle);
-  if (problem === undefined) return { interval: 0, settle };
-  if (problem.kind === "names") {
-    // In the words of every options object's unknown names.
-    throw new TypeError(invalidOptionsMessage(`${what} options`, problem));
+  if (problem !== undefined) {
+    throw new WatcherConfigError(problem.field, problem.message);
   }
-  const message = `${what} option ${problem.field} ${problem.message}`;
-  throw problem.kind === "range"
-    ? new RangeError(message)
-    : new TypeError(message);
+  return { interval: 0, settle };
 }

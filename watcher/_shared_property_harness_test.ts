@@ -479,6 +479,13 @@ export function makePlan(seed: number, steps = 26): Plan {
       removed &&
       index.paths.some((p) => p === removed || p.startsWith(`${removed}.`))
     ) index = INDEXES[0];
+    // metadataOnly refuses paths a metadata-only object never has
+    // (`_selection_rule.ts`): an index a transform may fill is kept.
+    if (form.metadataOnly) {
+      const outside = (p: string) => !/^(metadata|apiVersion|kind)\b/.test(p);
+      if (selector?.paths.some(outside)) selector = undefined;
+      if (!form.transform && index.paths.some(outside)) index = INDEXES[0];
+    }
     const syncBehaviour: Behaviour = chance(P.slowSync)
       ? { kind: "slow", ms: oneOf([700, 1_900]) }
       : behaviour();

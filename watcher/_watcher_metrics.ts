@@ -217,11 +217,17 @@ export class WatcherMetrics extends CallbackTimer {
   }
 }
 
-/** `meter`, checked to be a `Meter` (or absent). */
-export function checkedMeter(meter: unknown): Meter | undefined {
+/**
+ * `meter`, checked to be a `Meter` (or absent); a problem names `field`
+ * (`client.meter` for a client's).
+ */
+export function checkedMeter(
+  meter: unknown,
+  field = "meter",
+): Meter | undefined {
   if (meter === undefined) return undefined;
   const problem = meterProblem(meter);
-  if (problem !== undefined) throw new WatcherConfigError("meter", problem);
+  if (problem !== undefined) throw new WatcherConfigError(field, problem);
   return meter as Meter;
 }
 
@@ -262,13 +268,3 @@ const GROUP_ATTRIBUTES: MetricAttributes = resourceAttributes(
   "",
   undefined,
 );
-
-/** A `DebounceGroup`'s `meter`, checked (its errors are `TypeError`s). */
-export function checkedGroupMeter(meter: unknown): Meter | undefined {
-  if (meter === undefined) return undefined;
-  const problem = meterProblem(meter);
-  if (problem !== undefined) {
-    throw new TypeError(`DebounceGroup option meter ${problem}`);
-  }
-  return meter as Meter;
-}

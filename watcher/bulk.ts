@@ -33,13 +33,14 @@ import {
 import { formKey, identity, type SourceForm } from "./_source_form.ts";
 import { acquireSource, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
-import { write, writerLine } from "./_log_lines.ts";
+import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { runAsCallbackOf } from "./_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
+import { clientMeter } from "../_metrics.ts";
+import { groupMeterOf, offerMeter } from "./_group_meter.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import {
   DEFAULT_DEBOUNCE_INTERVAL,
@@ -222,7 +223,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
     const logger = watcherLogger(options, own);
     const streamLogger = watcherLogger(options, stream);
     const metadataOnly = config.metadataOnly === true;
-    const meter = checkedMeter(options.meter);
+    // Its own, else its group's, else its client's: one set on the client
+    // reaches every watcher built on it.
+    const meter = checkedMeter(options.meter) ?? groupMeterOf(config.group) ??
+      checkedMeter(clientMeter(client), "client.meter");
     const indexer = wrapConfigError("indexBy", () =>
       new Indexer({
         indexBy: config.indexBy,
@@ -262,14 +266,12 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           ...(sharable ? {} : { watcher: config.name }),
         });
         Object.assign(own, stream, { watcher: config.name });
-        for (
-          const note of pathsNeverPresent({
-            selector: fieldSelector,
-            indexBy: indexer.indexBy,
-            metadataOnly,
-            transform: config.transform,
-          })
-        ) write(logger, writerLine(note, what));
+        checkPathsPresent({
+          selector: fieldSelector,
+          indexBy: indexer.indexBy,
+          metadataOnly,
+          transform: config.transform,
+        });
         preparer = new ObjectPreparer<T>({
           indexer,
           transform: config.transform,
@@ -385,6 +387,8 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         clock: options.clock,
         logger,
       });
+    // A group without a meter of its own reports where its members do.
+    offerMeter(config.group, meter);
     // deno-lint-ignore no-this-alias
     const self = this;
     this.#consumer = {
@@ -716,7 +720,11 @@ function checkCallbacks<T extends KubeObjectLike>(
 ): void {
   if (config.group === undefined) {
     if (typeof config.onChange !== "function") {
-      throw new WatcherConfigError("onChange", "must be a function");
+      // Either delivers: say so, or a group's user hears only of onChange.
+      throw new WatcherConfigError(
+        "onChange",
+        "must be a function, or give group (a DebounceGroup member) for the group's onChange to receive the batches",
+      );
     }
   } else {
     if (config.onChange !== undefined) {

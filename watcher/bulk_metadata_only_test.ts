@@ -9,6 +9,7 @@ import { silentLogger } from "../logger.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
 import { SingleWatcher } from "./single.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 const PODS = { group: "", version: "v1", resource: "pods" };
 
@@ -109,14 +110,15 @@ Deno.test("Watcher metadataOnly: the field selector sees the metadata-only form,
       gvr: PODS,
       indexBy: ["metadata.name"],
       metadataOnly: true,
-      fieldSelector: "spec.nodeName=node-1",
+      // The full object the client fetched is a Pod; its form is not.
+      fieldSelector: "kind=PartialObjectMetadata",
       onChange: () => {},
     },
     client,
     { clock, logger: silentLogger },
   );
   const running = watcher.start();
-  assert.equal(await watcher.waitForSync(), 0, "no spec to select on");
+  assert.equal(await watcher.waitForSync(), 1, "selected in its reduced form");
   await watcher.stop();
   await running;
 });
@@ -208,10 +210,10 @@ Deno.test("Watcher metadataOnly with a client that cannot send Accept (KubectlRa
   await running;
 });
 
-Deno.test("Watcher with metadataOnly warns at construction about paths a metadata-only object never has", () => {
+Deno.test("Watcher with metadataOnly refuses at construction a path a metadata-only object never has", () => {
   const client = { performRequest: () => Promise.reject(new Error("unused")) };
   const gvr = { group: "", version: "v1", resource: "configmaps" };
-  const warnings = (config: Record<string, unknown>) => {
+  const build = (config: Record<string, unknown>) => {
     const logger = new RecordingLogger();
     new Watcher(
       {
@@ -224,31 +226,54 @@ Deno.test("Watcher with metadataOnly warns at construction about paths a metadat
       client,
       { logger },
     );
-    return logger.records.filter((r) => r.level === "warn").map((r) =>
-      r.message
-    );
+    return logger.at("warn");
   };
+  const refused = (config: Record<string, unknown>) => {
+    try {
+      build(config);
+    } catch (error) {
+      assert.ok(error instanceof WatcherConfigError, String(error));
+      return [error.field, error.message];
+    }
+    assert.fail(`${JSON.stringify(config)} was accepted`);
+  };
+  assert.deepEqual(refused({ fieldSelector: "data.tier=web" }), [
+    "fieldSelector",
+    "Invalid watcher config: fieldSelector: path data.tier can never match with metadataOnly: a metadata-only object has only apiVersion, kind and metadata (select on a metadata path, or drop metadataOnly)",
+  ]);
+  assert.deepEqual(refused({ fieldSelector: "spec.nodeName!=" }), [
+    "fieldSelector",
+    "Invalid watcher config: fieldSelector: path spec.nodeName can never match with metadataOnly: a metadata-only object has only apiVersion, kind and metadata (select on a metadata path, or drop metadataOnly)",
+  ]);
+  assert.deepEqual(refused({ indexBy: ["metadata.namespace", "spec.class"] }), [
+    "indexBy",
+    "Invalid watcher config: indexBy: path spec.class can never match with metadataOnly: a metadata-only object has only apiVersion, kind and metadata (index by a metadata path, add the field in a transform, or drop metadataOnly)",
+  ]);
+  // Metadata paths are there; a transform may add what it indexes by;
+  // without metadataOnly the object has every field. Nothing to warn of.
   assert.deepEqual(
-    warnings({ fieldSelector: "data.tier=web", indexBy: ["spec.class"] }),
-    [
-      "fieldSelector path data.tier of configmaps can never be present: metadataOnly keeps only apiVersion, kind and metadata, so the selector matches by missing fields only",
-      "indexBy path spec.class of configmaps can never be present: metadataOnly keeps only apiVersion, kind and metadata, so no object can be indexed",
-    ],
-  );
-  // Metadata paths are there; a transform may add what it indexes by.
-  assert.deepEqual(
-    warnings({ fieldSelector: "metadata.labels.tier=web" }),
+    build({
+      fieldSelector: "metadata.labels.tier=web,kind=ConfigMap",
+      indexBy: [
+        "metadata.namespace",
+        "metadata.labels['app.kubernetes.io/name']",
+      ],
+    }),
     [],
   );
   assert.deepEqual(
-    warnings({
+    build({
       indexBy: ["spec.class"],
       transform: (o: KubeObject) => ({ ...o, spec: { class: "x" } }),
     }),
     [],
   );
   assert.deepEqual(
-    warnings({ metadataOnly: false, fieldSelector: "data.tier=web" }),
+    build({
+      metadataOnly: false,
+      fieldSelector: "data.tier=web",
+      indexBy: ["spec.class"],
+    }),
     [],
   );
 });

@@ -1,11 +1,12 @@
 import { failureFields } from "../_context_logger.ts";
 import type { Meter } from "../metrics/meter.ts";
 import {
-  checkedGroupMeter,
+  checkedMeter,
   type GroupMetrics,
   groupMetrics,
 } from "./_watcher_metrics.ts";
-import { assertOptionNames } from "../_option_names.ts";
+import { optionNamesProblem } from "../_option_names.ts";
+import { WatcherConfigError } from "../config_error.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
@@ -15,6 +16,7 @@ import {
   type GroupSource,
   registerMember,
 } from "./_group_link.ts";
+import { registerGroupMeter } from "./_group_meter.ts";
 import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import { debounceTiming } from "./_settle_problem.ts";
@@ -216,7 +218,12 @@ export interface DebounceGroupOptions<T> {
   /**
    * Where the group's metrics go (see `@haptic/k8s-watcher/metrics`):
    * `k8s_watcher_group_batches_total`, and the duration and failures of
-   * `onChange` as `callback="DebounceGroup.onChange"`.
+   * `onChange` as `callback="DebounceGroup.onChange"`. It is also the
+   * meter of every watcher feeding the group that has no `meter` of its
+   * own, before its client's.
+   *
+   * @default {the meter of the first watcher feeding the group (its own,
+   * else its client's `meter`); none without one}
    */
   meter?: Meter;
 }
@@ -338,6 +345,8 @@ export interface DebounceGroupMember<T> {
  */
 export class DebounceGroup<T> implements AsyncDisposable {
   readonly #onChange: DebounceGroupOptions<T>["onChange"];
+  /** The `meter` option: what member watchers without one report on. */
+  readonly #meter: Meter | undefined;
   #metrics: GroupMetrics | undefined;
   readonly #logger: Logger;
   readonly #clock: Clock;
@@ -364,13 +373,13 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * ```
    *
    * @param options Interval or settle, merge, callback, clock and logger.
-   * @throws {RangeError} When `interval`, `settle.quietMs` or
+   * @throws {WatcherConfigError} Naming the option (as the watchers'
+   * options are named), when `interval`, `settle.quietMs` or
    * `settle.maxWaitMs` is not a positive number of milliseconds, or is above
-   * 2³¹−1 (longer than a timer can wait), or `settle.quietMs` is above
-   * `settle.maxWaitMs`.
-   * @throws {TypeError} When `merge` or `onChange` is not a function, both
-   * `interval` and `settle` are given, `settle` is not an object, or
-   * `options` or `settle` has a name it does not take.
+   * 2³¹−1 (longer than a timer can wait), `settle.quietMs` is above
+   * `settle.maxWaitMs`, `merge` or `onChange` is not a function, both
+   * `interval` and `settle` are given, `settle` is not an object, `meter`
+   * is not a `Meter`, or `options` or `settle` has a name it does not take.
    */
   constructor(
     options: DebounceGroupOptions<T> & {
@@ -400,32 +409,32 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * ```
    *
    * @param options Interval or settle, merge, callback, clock and logger.
-   * @throws {RangeError} When `interval`, `settle.quietMs` or
+   * @throws {WatcherConfigError} Naming the option (as the watchers'
+   * options are named), when `interval`, `settle.quietMs` or
    * `settle.maxWaitMs` is not a positive number of milliseconds, or is above
-   * 2³¹−1 (longer than a timer can wait), or `settle.quietMs` is above
-   * `settle.maxWaitMs`.
-   * @throws {TypeError} When `merge` or `onChange` is not a function, both
-   * `interval` and `settle` are given, `settle` is not an object, or
-   * `options` or `settle` has a name it does not take.
+   * 2³¹−1 (longer than a timer can wait), `settle.quietMs` is above
+   * `settle.maxWaitMs`, `merge` or `onChange` is not a function, both
+   * `interval` and `settle` are given, `settle` is not an object, `meter`
+   * is not a `Meter`, or `options` or `settle` has a name it does not take.
    */
   constructor(options: DebounceGroupOptions<T>);
   constructor(options: DebounceGroupOptions<T>) {
-    assertOptionNames(
-      "DebounceGroup options",
-      GROUP_NAMES,
-      options,
-      "DebounceGroupOptions",
-    );
+    const names = optionNamesProblem({
+      known: GROUP_NAMES,
+      value: options,
+      type: "DebounceGroupOptions",
+    });
+    if (names) throw new WatcherConfigError(names.field, names.message);
     for (const key of ["merge", "onChange"] as const) {
       if (typeof options[key] !== "function") {
-        throw new TypeError(`DebounceGroup option ${key} must be a function`);
+        throw new WatcherConfigError(key, "must be a function");
       }
     }
     this.#onChange = options.onChange;
     this.#logger = options.logger ?? consoleLogger();
-    const meter = checkedGroupMeter(options.meter);
+    const meter = this.#meter = checkedMeter(options.meter);
     this.#pending = new MemberBatches(options.merge);
-    const { interval, settle } = debounceTiming("DebounceGroup", options);
+    const { interval, settle } = debounceTiming(options);
     // The scheduler decides when to fire; the batches wait in #pending.
     this.#clock = options.clock ?? systemClock;
     if (meter !== undefined) this.#metrics = groupMetrics(meter, this.#clock);
@@ -462,21 +471,23 @@ export class DebounceGroup<T> implements AsyncDisposable {
    *
    * @param name The name its batches are delivered under; unique in the group.
    * @returns The member.
-   * @throws {TypeError} When `name` is not a non-empty string.
-   * @throws {Error} When the group already has a member named `name`.
+   * @throws {WatcherConfigError} Naming `member`, when `name` is not a
+   * non-empty string or the group already has a member named `name`.
    */
   member<K extends keyof DebounceGroupMembers<T> & string>(
     name: K,
   ): DebounceGroupMember<DebounceGroupMembers<T>[K]> {
     if (typeof name !== "string" || name === "") {
-      throw new TypeError(
-        `Debounce group member names must be non-empty strings, got ${
-          JSON.stringify(name)
-        }`,
+      throw new WatcherConfigError(
+        "member",
+        `must be a non-empty string, got ${JSON.stringify(name)}`,
       );
     }
     if (this.#pending.names.includes(name)) {
-      throw new Error(`"${name}" is already a member of this debounce group`);
+      throw new WatcherConfigError(
+        "member",
+        `"${name}" is already a member of this debounce group`,
+      );
     }
     this.#pending.names.push(name);
     const member: DebounceGroupMember<DebounceGroupMembers<T>[K]> = {
@@ -487,6 +498,12 @@ export class DebounceGroup<T> implements AsyncDisposable {
       member,
       (source) => this.#attach(name, source),
     );
+    registerGroupMeter(member, {
+      own: this.#meter,
+      adopt: (meter) => {
+        this.#metrics ??= groupMetrics(meter, this.#clock);
+      },
+    });
     return member;
   }
 

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { FakeClock, settle } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { DebounceGroup, type DebounceGroupOptions } from "./debounce_group.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 const INTERVAL = 1_000;
 
@@ -321,42 +322,70 @@ Deno.test("DebounceGroup logs a throwing or rejecting onChange and goes on", asy
   await group.stop();
 });
 
-Deno.test("DebounceGroup rejects bad options and member names", async () => {
+Deno.test("DebounceGroup rejects bad options and member names with a WatcherConfigError naming them", async () => {
   const merge = (a: number, b: number) => a + b;
   const onChange = () => {};
+  const refused = (make: () => unknown, field: string, message: string) =>
+    assert.throws(make, (e: unknown) => {
+      assert.ok(e instanceof WatcherConfigError, String(e));
+      assert.equal(e.field, field);
+      assert.equal(e.message, `Invalid watcher config: ${field}: ${message}`);
+      return true;
+    });
   for (const interval of [0, -1, NaN, Infinity]) {
-    assert.throws(
+    refused(
       () => new DebounceGroup({ interval, merge, onChange }),
-      (e: unknown) => e instanceof RangeError && /interval/.test(e.message),
+      "interval",
+      `must be a positive number of milliseconds, got ${interval}`,
     );
   }
-  assert.throws(
+  refused(
     () =>
       new DebounceGroup<number>({
         interval: 10,
         merge: undefined as unknown as typeof merge,
         onChange,
       }),
-    (e: unknown) =>
-      e instanceof TypeError &&
-      e.message === "DebounceGroup option merge must be a function",
+    "merge",
+    "must be a function",
   );
-  assert.throws(
+  refused(
     () =>
       new DebounceGroup<number>({
         interval: 10,
         merge,
         onChange: "log" as unknown as typeof onChange,
       }),
-    /option onChange must be a function/,
+    "onChange",
+    "must be a function",
+  );
+  refused(
+    () =>
+      new DebounceGroup<number>({
+        interval: 10,
+        merge,
+        onChange,
+        meter: 42 as never,
+      }),
+    "meter",
+    "must be a Meter (an object with createCounter, createUpDownCounter, createHistogram, createObservableGauge), got 42",
   );
   const group = new DebounceGroup({ interval: 10, merge, onChange });
-  assert.throws(() => group.member(""), TypeError);
-  assert.throws(() => group.member(7 as unknown as string), /got 7/);
+  refused(
+    () => group.member(""),
+    "member",
+    'must be a non-empty string, got ""',
+  );
+  refused(
+    () => group.member(7 as unknown as string),
+    "member",
+    "must be a non-empty string, got 7",
+  );
   group.member("ingresses");
-  assert.throws(
+  refused(
     () => group.member("ingresses"),
-    { message: '"ingresses" is already a member of this debounce group' },
+    "member",
+    '"ingresses" is already a member of this debounce group',
   );
   assert.deepEqual(group.names, ["ingresses"]);
   await group.stop();
@@ -369,9 +398,9 @@ Deno.test("DebounceGroup rejects an interval longer than a timer can wait (2³¹
   assert.throws(
     () => new DebounceGroup({ interval: 2 ** 31, merge, onChange }),
     (e: unknown) =>
-      e instanceof RangeError &&
+      e instanceof WatcherConfigError &&
       e.message ===
-        "DebounceGroup option interval must be at most 2147483647 ms (2³¹−1), got 2147483648",
+        "Invalid watcher config: interval: must be at most 2147483647 ms (2³¹−1), got 2147483648",
   );
   await new DebounceGroup({ interval: 2 ** 31 - 1, merge, onChange }).stop();
 });

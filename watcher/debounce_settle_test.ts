@@ -9,6 +9,8 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Debouncer, type DebouncerOptions } from "./debouncer.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
+import { Watcher } from "./bulk.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 const SETTLE: DebounceSettle = { quietMs: 100, maxWaitMs: 500 };
 
@@ -209,86 +211,98 @@ Deno.test("settle: DebounceGroup waits for quiet across all members, then one ca
   assert.equal(clock.pendingTimers, 0);
 });
 
-Deno.test("settle: Debouncer and DebounceGroup refuse a bad settle, or one beside interval", async () => {
+Deno.test("settle: Debouncer, DebounceGroup and Watcher refuse a bad settle with one class, in one wording", async () => {
   const onChange = () => {};
   const merge = (a: number, b: number) => a + b;
-  const cases: [settle: unknown, type: typeof Error, message: string][] = [
+  const cases: [settle: unknown, field: string, message: string][] = [
     [
       { quietMs: 0, maxWaitMs: 500 },
-      RangeError,
-      "option settle.quietMs must be a positive number of milliseconds, got 0",
+      "settle.quietMs",
+      "must be a positive number of milliseconds, got 0",
     ],
     [
       { quietMs: 100 },
-      RangeError,
-      "option settle.maxWaitMs must be a positive number of milliseconds, got undefined",
+      "settle.maxWaitMs",
+      "must be a positive number of milliseconds, got undefined",
     ],
     [
       { quietMs: 100, maxWaitMs: 2 ** 31 },
-      RangeError,
-      "option settle.maxWaitMs must be at most 2147483647 ms (2³¹−1), got 2147483648",
+      "settle.maxWaitMs",
+      "must be at most 2147483647 ms (2³¹−1), got 2147483648",
     ],
     [
       { quietMs: 500, maxWaitMs: 200 },
-      RangeError,
-      "option settle.maxWaitMs must be at least settle.quietMs (500 ms), got 200",
+      "settle.maxWaitMs",
+      "must be at least settle.quietMs (500 ms), got 200",
     ],
     [
       300,
-      TypeError,
-      "option settle must be an object { quietMs, maxWaitMs }, got 300",
+      "settle",
+      "must be an object { quietMs, maxWaitMs }, got 300",
+    ],
+    [
+      { quietMS: 100, maxWaitMs: 500 },
+      "settle.quietMS",
+      "is not a DebounceSettle option (did you mean quietMs?)",
     ],
   ];
-  for (const [settle, type, message] of cases) {
-    assert.throws(
-      () => new Debouncer({ settle: settle as DebounceSettle, onChange }),
-      (e: unknown) => e instanceof type && e.message === `Debouncer ${message}`,
-      JSON.stringify(settle),
-    );
-    assert.throws(
-      () =>
+  const client = { performRequest: () => Promise.reject(new Error("unused")) };
+  const gvr = { group: "", version: "v1", resource: "configmaps" };
+  for (const [settle, field, message] of cases) {
+    const makers = {
+      Debouncer: () =>
+        new Debouncer({ settle: settle as DebounceSettle, onChange }),
+      DebounceGroup: () =>
         new DebounceGroup({
           settle: settle as DebounceSettle,
           merge,
           onChange,
         }),
+      Watcher: () =>
+        new Watcher({
+          gvr,
+          indexBy: ["metadata.name"],
+          settle: settle as DebounceSettle,
+          onChange,
+        }, client),
+    };
+    for (const [what, make] of Object.entries(makers)) {
+      assert.throws(
+        make,
+        (e: unknown) => {
+          assert.ok(e instanceof WatcherConfigError, `${what}: ${e}`);
+          assert.equal(e.field, field);
+          assert.equal(
+            e.message,
+            `Invalid watcher config: ${field}: ${message}`,
+          );
+          return true;
+        },
+        `${what} ${JSON.stringify(settle)}`,
+      );
+    }
+  }
+  for (
+    const make of [
+      () => new Debouncer({ interval: 1_000, settle: SETTLE, onChange }),
+      () =>
+        new DebounceGroup({ interval: 1_000, settle: SETTLE, merge, onChange }),
+    ]
+  ) {
+    assert.throws(
+      make,
       (e: unknown) =>
-        e instanceof type && e.message === `DebounceGroup ${message}`,
-      JSON.stringify(settle),
+        e instanceof WatcherConfigError && e.field === "interval" &&
+        e.message ===
+          "Invalid watcher config: interval: is not allowed with settle: settle's quietMs and maxWaitMs time the calls",
     );
   }
   assert.throws(
-    () =>
-      new Debouncer({
-        settle: { quietMS: 100, maxWaitMs: 500 } as unknown as DebounceSettle,
-        onChange,
-      }),
-    (e: unknown) =>
-      e instanceof TypeError &&
-      e.message ===
-        "Invalid Debouncer options: settle.quietMS: is not a DebounceSettle option (did you mean quietMs?)",
-  );
-  assert.throws(
-    () => new Debouncer({ interval: 1_000, settle: SETTLE, onChange }),
-    (e: unknown) =>
-      e instanceof TypeError &&
-      e.message ===
-        "Debouncer option interval is not allowed with settle: settle's quietMs and maxWaitMs time the calls",
-  );
-  assert.throws(
-    () =>
-      new DebounceGroup({ interval: 1_000, settle: SETTLE, merge, onChange }),
-    (e: unknown) =>
-      e instanceof TypeError &&
-      e.message ===
-        "DebounceGroup option interval is not allowed with settle: settle's quietMs and maxWaitMs time the calls",
-  );
-  assert.throws(
     () => new Debouncer({ onChange }),
     (e: unknown) =>
-      e instanceof RangeError &&
+      e instanceof WatcherConfigError && e.field === "interval" &&
       e.message ===
-        "Debouncer option interval must be a positive number of milliseconds, got undefined",
+        "Invalid watcher config: interval: must be a positive number of milliseconds, got undefined",
   );
   await new Debouncer({ settle: SETTLE, onChange }).stop();
   await new DebounceGroup({ settle: SETTLE, merge, onChange }).stop();

@@ -1,5 +1,6 @@
 import { failureFields } from "../_context_logger.ts";
-import { assertOptionNames } from "../_option_names.ts";
+import { optionNamesProblem } from "../_option_names.ts";
+import { WatcherConfigError } from "../config_error.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
@@ -173,25 +174,25 @@ export class Debouncer {
    *
    * @param options Interval or settle, callback, sync behaviour, clock and
    * logger.
-   * @throws {RangeError} When `interval`, `settle.quietMs` or
+   * @throws {WatcherConfigError} Naming the option (as the watchers'
+   * options are named), when `interval`, `settle.quietMs` or
    * `settle.maxWaitMs` is not a positive number of milliseconds, or is above
-   * 2³¹−1 (longer than a timer can wait), or `settle.quietMs` is above
-   * `settle.maxWaitMs`.
-   * @throws {TypeError} When `onChange` is not a function, both `interval`
-   * and `settle` are given, `settle` is not an object, or `options` or
-   * `settle` has a name it does not take.
+   * 2³¹−1 (longer than a timer can wait), `settle.quietMs` is above
+   * `settle.maxWaitMs`, `onChange` is not a function, both `interval` and
+   * `settle` are given, `settle` is not an object, or `options` or `settle`
+   * has a name it does not take.
    */
   constructor(options: DebouncerOptions) {
-    assertOptionNames(
-      "Debouncer options",
-      DEBOUNCER_NAMES,
-      options,
-      "DebouncerOptions",
-    );
+    const names = optionNamesProblem({
+      known: DEBOUNCER_NAMES,
+      value: options,
+      type: "DebouncerOptions",
+    });
+    if (names) throw new WatcherConfigError(names.field, names.message);
     const { onChange } = options;
-    const { interval, settle } = debounceTiming("Debouncer", options);
+    const { interval, settle } = debounceTiming(options);
     if (typeof onChange !== "function") {
-      throw new TypeError("Debouncer option onChange must be a function");
+      throw new WatcherConfigError("onChange", "must be a function");
     }
     this.#logger = options.logger ?? consoleLogger();
     this.#scheduler = new DebounceScheduler({

@@ -3,6 +3,7 @@ import type { ChangeStats } from "../types.ts";
 import { FakeClock, settle } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Debouncer, type DebouncerOptions } from "./debouncer.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 const INTERVAL = 1_000;
 
@@ -561,7 +562,10 @@ Deno.test("Debouncer rejects bad options and counts", () => {
   for (const interval of [0, -5, NaN, Infinity]) {
     assert.throws(
       () => new Debouncer({ interval, onChange }),
-      (e: unknown) => e instanceof RangeError && e.message.includes("interval"),
+      (e: unknown) =>
+        e instanceof WatcherConfigError && e.field === "interval" &&
+        e.message ===
+          `Invalid watcher config: interval: must be a positive number of milliseconds, got ${interval}`,
     );
   }
   assert.throws(
@@ -570,7 +574,9 @@ Deno.test("Debouncer rejects bad options and counts", () => {
         interval: 10,
         onChange: undefined as unknown as () => void,
       }),
-    TypeError,
+    (e: unknown) =>
+      e instanceof WatcherConfigError &&
+      e.message === "Invalid watcher config: onChange: must be a function",
   );
   const debouncer = new Debouncer({ interval: 10, onChange });
   assert.throws(() => debouncer.recordCreate(-1), RangeError);
@@ -584,9 +590,9 @@ Deno.test("Debouncer rejects an interval longer than a timer can wait (2³¹−1
   assert.throws(
     () => new Debouncer({ interval: 2 ** 31, onChange }),
     (e: unknown) =>
-      e instanceof RangeError &&
+      e instanceof WatcherConfigError &&
       e.message ===
-        "Debouncer option interval must be at most 2147483647 ms (2³¹−1), got 2147483648",
+        "Invalid watcher config: interval: must be at most 2147483647 ms (2³¹−1), got 2147483648",
   );
   await new Debouncer({ interval: 2 ** 31 - 1, onChange }).stop();
 });

@@ -17,6 +17,7 @@ function silentFor(
 ): RestClient & { readonly unanswered: number } {
   let unanswered = 0;
   return {
+    server: inner.server,
     get unanswered() {
       return unanswered;
     },
@@ -63,11 +64,13 @@ Deno.test("A LIST nobody answers is logged with its URL after firstByteTimeoutMs
   assert.equal(line.level, "warn");
   assert.match(
     line.message,
-    /^List of \/api\/v1\/configmaps\?limit=500 failed: No answer from \/api\/v1\/configmaps within 30000 ms \(firstByteTimeoutMs\) \(retrying in \d+ ms\)$/,
+    /^List of \/api\/v1\/configmaps\?limit=500 failed: No answer from http:\/\/k8s\.fake\/api\/v1\/configmaps within 30000 ms \(firstByteTimeoutMs\) \(retrying in \d+ ms\)$/,
   );
   const error = watcher.lastError()?.error;
   assert.ok(error instanceof FirstByteTimeoutError);
   assert.equal(error.timeoutMs, 30_000);
+  assert.equal(error.server, "http://k8s.fake");
+  assert.equal(error.path, "/api/v1/configmaps");
   // Answered again: it syncs.
   silent = false;
   await h.clock.tick(2_000);
@@ -98,7 +101,7 @@ Deno.test("A watch nobody answers is retried after firstByteTimeoutMs, which is 
   await waitFor(() => noAnswerLines(h.logger).length === 1);
   assert.match(
     noAnswerLines(h.logger)[0].message,
-    /^Watch of \/api\/v1\/configmaps failed: No answer from \/api\/v1\/configmaps within 5000 ms \(firstByteTimeoutMs\); re-watching from resourceVersion \d+/,
+    /^Watch of \/api\/v1\/configmaps failed: No answer from http:\/\/k8s\.fake\/api\/v1\/configmaps within 5000 ms \(firstByteTimeoutMs\); re-watching from resourceVersion \d+/,
   );
   assert.ok(watcher.lastError()?.error instanceof FirstByteTimeoutError);
   await watcher.stop();
@@ -135,7 +138,9 @@ Deno.test("A server that accepts the connection and never answers is reported af
     });
     assert.match(
       noAnswerLines(logger)[0].message,
-      /^List of \/api\/v1\/namespaces\/shop\/configmaps\?limit=500&fieldSelector=metadata.name%3Da failed: No answer from \/api\/v1\/namespaces\/shop\/configmaps within 30000 ms/,
+      new RegExp(
+        `^List of /api/v1/namespaces/shop/configmaps\\?limit=500&fieldSelector=metadata.name%3Da failed: No answer from http://127\\.0\\.0\\.1:${listener.addr.port}/api/v1/namespaces/shop/configmaps within 30000 ms`,
+      ),
     );
     assert.ok(watcher.lastError()?.error instanceof FirstByteTimeoutError);
   } finally {

@@ -19,6 +19,7 @@ import { validateSingleNamespace, validateSkip } from "./_validate.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
+import { clientMeter } from "../_metrics.ts";
 import {
   type SingleWatcherConfig,
   WatcherConfigError,
@@ -152,7 +153,9 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     // Who speaks, on every line: the object; the resource once gvr is checked.
     const context: Record<string, unknown> = {};
     const logger = watcherLogger(options, context);
-    const meter = checkedMeter(options.meter);
+    // Its own, else its client's: one set on the client reaches it.
+    const meter = checkedMeter(options.meter) ??
+      checkedMeter(clientMeter(client), "client.meter");
     const clock = options.clock ?? systemClock;
     this.#clock = clock;
     this.#core = new WatcherCore(

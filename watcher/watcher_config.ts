@@ -410,10 +410,12 @@ export interface WatcherOptions {
    * (`metrics.getMeter("k8s-watcher")`) or a `MetricsRegistry` from
    * `@haptic/k8s-watcher/metrics`. Series are labelled with the gvr, the
    * namespace (`""` for all) and `watcher`: the config's `name` (`""`
-   * without one; a `SingleWatcher`'s is always `""`, its `name` being an
-   * object's). With a meter, watchers share a stream only with watchers of
-   * the same `name` and meter, so that a stream's series carry one name.
-   * Without one, nothing is measured beyond `health()`.
+   * without one; a `SingleWatcher`'s is its object's name). With a meter,
+   * watchers share a stream only with watchers of the same `name` and
+   * meter, so that a stream's series carry one name. Without one here, in
+   * the `group` or on the client, nothing is measured beyond `health()`.
+   *
+   * @default {the `group`'s meter, else the client's (`RestClient.meter`)}
    */
   meter?: Meter;
 }
