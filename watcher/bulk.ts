@@ -466,8 +466,10 @@ export class Watcher<
   }
 
   /**
-   * The indexed store. Reads may return Promises with a store that fetches
-   * (`store: cachedStore()`).
+   * The indexed store, with the named `indexes` (`byIndex`). Reads answer
+   * as the backend's type says: at once with `memoryStore()` (the default),
+   * with promises with a store that fetches (`store: cachedStore()`). The
+   * objects are typed read-only ({@linkcode ReadonlyFields}).
    *
    * @example Reading by index keys
    * ```ts
