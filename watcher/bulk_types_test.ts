@@ -23,6 +23,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
+import { SingleWatcher } from "./single.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { WatcherConfigError, type WatcherOptions } from "./watcher_config.ts";
 import { CONFIGMAPS } from "./_bulk_harness_test.ts";
@@ -407,5 +408,45 @@ Deno.test("Watcher on a shareable backend that answers with promises answers wit
     assert.ok(second.store.list() instanceof Promise);
   } finally {
     await first.stop();
+  }
+});
+
+Deno.test("freezeObjects freezes what a cached store fetches and a SingleWatcher's object", async () => {
+  const clock = new FakeClock();
+  await using c = cluster(clock);
+  const frozen = { ...options(clock), freezeObjects: true };
+  const cached = new Watcher(
+    {
+      gvr: CONFIGMAPS,
+      indexBy: ["metadata.namespace", "metadata.name"],
+      store: cachedStore(),
+      onChange: () => {},
+    },
+    c.client,
+    frozen,
+  );
+  const single = new SingleWatcher<ConfigMap>(
+    {
+      gvr: CONFIGMAPS,
+      namespace: "shop",
+      name: "a",
+      onChange: () => {},
+    },
+    c.client,
+    frozen,
+  );
+  cached.start();
+  single.start();
+  await Promise.all([cached.waitForSync(), single.waitForSync()]);
+  try {
+    const [fetched] = await cached.store.get("shop", "a");
+    assert.ok(Object.isFrozen(fetched.metadata));
+    const current = single.current!;
+    assert.throws(() => {
+      // @ts-expect-error: a SingleWatcher's object is read-only too
+      current.metadata.name = "renamed";
+    }, TypeError);
+  } finally {
+    await Promise.all([cached.stop(), single.stop()]);
   }
 });
