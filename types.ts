@@ -127,6 +127,116 @@ export interface PartialObjectMetadata extends KubeObject {
 export type Awaitable<T> = T | Promise<T>;
 
 /**
+ * How a store answers reads: `"sync"` at once (`MemoryStore`), `"async"`
+ * with a promise (`CachedStore`, which may need a GET). A store typed with
+ * both (the default) may answer either way, so that its reads need `await`.
+ *
+ * @example A function for stores that answer at once
+ * ```ts
+ * import { MemoryStore } from "@haptic/k8s-watcher";
+ * import type { ReadableStore, StoreReads } from "@haptic/k8s-watcher/types";
+ *
+ * type Named = { metadata: { name: string } };
+ * function count(store: ReadableStore<Named, "sync">): number {
+ *   return store.list().length; // no await
+ * }
+ * const reads: StoreReads = "sync";
+ * console.log(reads, count(new MemoryStore<Named>()));
+ * ```
+ */
+export type StoreReads = "sync" | "async";
+
+/**
+ * What a read of a store answering `R` returns: `X` for `"sync"`, a promise
+ * of it for `"async"`, either (`Awaitable`) for both.
+ *
+ * @example The three answers
+ * ```ts
+ * import type { Awaitable, StoreAnswer } from "@haptic/k8s-watcher/types";
+ *
+ * const now: StoreAnswer<"sync", number> = 1;
+ * const later: StoreAnswer<"async", number> = Promise.resolve(1);
+ * const either: StoreAnswer<"sync" | "async", number> = 1 as Awaitable<number>;
+ * console.log(now, later, either);
+ * ```
+ *
+ * @typeParam R How the store answers.
+ * @typeParam X The answer.
+ */
+export type StoreAnswer<R extends StoreReads, X> = [R] extends ["sync"] ? X
+  : [R] extends ["async"] ? Promise<X>
+  : Awaitable<X>;
+
+/**
+ * The keys `get` takes on a store indexed by `N` keys: none up to `N` (a
+ * prefix, or all of them). With `N` a literal (a literal `indexBy`, or a
+ * literal `keyCount`), more keys do not compile; with `number`, any count
+ * does and the store checks it at run time.
+ *
+ * @example Up to two keys
+ * ```ts
+ * import type { IndexKeys } from "@haptic/k8s-watcher/types";
+ *
+ * const all: IndexKeys<2> = ["shop", "web"];
+ * const prefix: IndexKeys<2> = ["shop"];
+ * // @ts-expect-error: three keys for a two-key index
+ * const tooMany: IndexKeys<2> = ["shop", "web", "x"];
+ * console.log(all, prefix, tooMany);
+ * ```
+ *
+ * @typeParam N How many keys the store is indexed by.
+ * @typeParam Prefix The keys counted so far (leave it out).
+ */
+export type IndexKeys<N extends number, Prefix extends string[] = []> =
+  number extends N ? string[]
+    : Prefix["length"] extends N ? Prefix
+    : Prefix | IndexKeys<N, [...Prefix, string]>;
+
+/**
+ * How a watcher hands out the objects it stores: `T` with every field
+ * read-only, at every depth, so that assigning to a field of a stored object
+ * does not compile (it would change the object under every other reader and
+ * under the store's index). Arrays keep their type, with read-only
+ * elements: a read object stays assignable to `T` itself (a function taking
+ * a `V1Ingress` takes it), which a read-only array would not be. Functions,
+ * `Date` and `RegExp` are left as they are.
+ *
+ * Types only: at run time the objects are as stored. The `freezeObjects`
+ * watcher option freezes them too, so that a mutation in code the compiler
+ * does not see (an array's `push` or `sort`, a cast) throws in tests.
+ *
+ * @example Reading, not writing
+ * ```ts
+ * import type { ReadonlyFields } from "@haptic/k8s-watcher/types";
+ *
+ * interface Pod { metadata: { name: string; labels?: Record<string, string> } }
+ * function label(pod: ReadonlyFields<Pod>): string | undefined {
+ *   // @ts-expect-error: a stored object's fields are read-only
+ *   pod.metadata.labels = {};
+ *   const model: Pod = pod; // still a Pod where one is taken
+ *   return model.metadata.labels?.app;
+ * }
+ * console.log(label({ metadata: { name: "web" } }));
+ * ```
+ *
+ * @typeParam T The object type.
+ */
+export type ReadonlyFields<T> = unknown extends T ? T
+  : T extends
+    | ((...args: never[]) => unknown)
+    | Date
+    | RegExp
+    | string
+    | number
+    | boolean
+    | bigint
+    | symbol
+    | null
+    | undefined ? T
+  : T extends readonly (infer E)[] ? ReadonlyFields<E>[]
+  : { readonly [K in keyof T]: ReadonlyFields<T[K]> };
+
+/**
  * What changed in one debounced batch.
  *
  * @example Describing a batch's counts
@@ -155,9 +265,11 @@ export interface ChangeStats {
 }
 
 /**
- * The read side of a store, as handed to callbacks. `T` is the type of the
- * stored objects (a user-defined type such as `Ingress`; `KubeObject` when
- * not given).
+ * The read side of a store. `T` is the type of the stored objects (a
+ * user-defined type such as `Ingress`; `KubeObject` when not given), `R` how
+ * the store answers ({@linkcode StoreReads}: a `MemoryStore` at once, a
+ * `CachedStore` with promises; either when not given), `N` how many index
+ * keys it has (`number` when not known to the compiler).
  *
  * `get(...keys)` with every index key is an exact match; with fewer keys it
  * is a prefix match. Results come ordered by namespace, then name.
@@ -172,8 +284,14 @@ export interface ChangeStats {
  * ```
  *
  * @typeParam T The stored objects.
+ * @typeParam R How reads answer: at once, with a promise, or either.
+ * @typeParam N How many index keys `get` takes at most.
  */
-export interface ReadableStore<T extends KubeObjectLike = KubeObject> {
+export interface ReadableStore<
+  T extends KubeObjectLike = KubeObject,
+  R extends StoreReads = StoreReads,
+  N extends number = number,
+> {
   /**
    * Objects whose index keys equal (all keys) or start with (fewer keys) `keys`.
    *
@@ -197,7 +315,7 @@ export interface ReadableStore<T extends KubeObjectLike = KubeObject> {
    * @returns The matching objects, shared with the store: do not mutate them.
    * @throws {StoreKeyError} More keys than the store is indexed by.
    */
-  get(...keys: string[]): Awaitable<T[]>;
+  get(...keys: IndexKeys<N>): StoreAnswer<R, T[]>;
   /**
    * Every object, ordered by namespace, then name.
    *
@@ -216,9 +334,91 @@ export interface ReadableStore<T extends KubeObjectLike = KubeObject> {
    * assert.deepEqual(names, ["blog/web", "shop/api", "shop/web"]);
    * ```
    */
-  list(): Awaitable<T[]>;
+  list(): StoreAnswer<R, T[]>;
   /** Number of objects held. */
   readonly size: number;
+}
+
+/**
+ * The keys of an object in one named index of a store (the `indexes`
+ * option of `MemoryStore` and `CachedStore`), or `undefined` when it has
+ * none: it is then in none of that index's answers, and stays in the
+ * store. As many keys for every object of one index.
+ *
+ * @example Pods by node; unscheduled ones in no node's answers
+ * ```ts
+ * import type { IndexKeyFunction } from "@haptic/k8s-watcher/types";
+ *
+ * interface Pod { metadata: { name: string }; spec: { nodeName?: string } }
+ * const byNode: IndexKeyFunction<Pod> = (pod) =>
+ *   pod.spec.nodeName === undefined ? undefined : [pod.spec.nodeName];
+ * console.log(byNode({ metadata: { name: "web" }, spec: { nodeName: "n1" } }));
+ * ```
+ *
+ * @typeParam T The stored objects.
+ */
+export type IndexKeyFunction<T> = (obj: T) => readonly string[] | undefined;
+
+/**
+ * A {@linkcode ReadableStore} with named indexes besides the one `get`
+ * reads, as a `Watcher` hands its store out (its `indexes` option) and the
+ * stores are with their `indexes` option: each named index keys every
+ * object again, by other fields (the node of a Pod, say), and is queried by
+ * its name.
+ *
+ * @example Pods by node, beside the index by namespace and name
+ * ```ts
+ * import { MemoryStore } from "@haptic/k8s-watcher";
+ * import type { IndexedStore } from "@haptic/k8s-watcher/types";
+ * import assert from "node:assert/strict";
+ *
+ * interface Pod { metadata: { namespace: string; name: string }; spec: { nodeName?: string } }
+ * const memory = new MemoryStore<Pod>({
+ *   keyCount: 2,
+ *   indexes: { byNode: (pod) => pod.spec.nodeName === undefined ? undefined : [pod.spec.nodeName] },
+ * });
+ * memory.add({ metadata: { namespace: "shop", name: "web" }, spec: { nodeName: "n1" } }, ["shop", "web"]);
+ * memory.add({ metadata: { namespace: "shop", name: "new" }, spec: {} }, ["shop", "new"]);
+ * const store: IndexedStore<Pod, "sync"> = memory;
+ * assert.deepEqual(store.byIndex("byNode", "n1").map((p) => p.metadata.name), ["web"]);
+ * assert.equal(store.get("shop").length, 2); // unscheduled: in no node's index
+ * ```
+ *
+ * @typeParam T The stored objects.
+ * @typeParam R How reads answer: at once, with a promise, or either.
+ * @typeParam N How many index keys `get` takes at most.
+ */
+export interface IndexedStore<
+  T extends KubeObjectLike = KubeObject,
+  R extends StoreReads = StoreReads,
+  N extends number = number,
+> extends ReadableStore<T, R, N> {
+  /**
+   * Objects whose keys in the index `name` equal (all keys) or start with
+   * (fewer keys) `keys`, ordered by namespace, then name, as `get` answers.
+   * An object without keys in that index is in none of its answers.
+   *
+   * @example Exact keys, a prefix, or everything in the index
+   * ```ts
+   * import { MemoryStore } from "@haptic/k8s-watcher";
+   * import assert from "node:assert/strict";
+   *
+   * const store = new MemoryStore({
+   *   indexes: { byZone: (o) => [String(o.metadata.labels?.zone), String(o.metadata.labels?.rack)] },
+   * });
+   * store.add({ metadata: { namespace: "a", name: "x", labels: { zone: "z1", rack: "r1" } } }, ["a"]);
+   * store.add({ metadata: { namespace: "a", name: "y", labels: { zone: "z1", rack: "r2" } } }, ["a"]);
+   * assert.equal(store.byIndex("byZone", "z1", "r2").length, 1);
+   * assert.equal(store.byIndex("byZone", "z1").length, 2);
+   * assert.equal(store.byIndex("byZone").length, 2);
+   * ```
+   *
+   * @param name The index, as named in the `indexes` option.
+   * @param keys Leading keys of that index; none matches every object in it.
+   * @returns The matching objects, shared with the store: do not mutate them.
+   * @throws {StoreKeyError} No index of that name, or more keys than it has.
+   */
+  byIndex(name: string, ...keys: string[]): StoreAnswer<R, T[]>;
 }
 
 /**
@@ -238,9 +438,14 @@ export interface ReadableStore<T extends KubeObjectLike = KubeObject> {
  * ```
  *
  * @typeParam T The stored objects.
+ * @typeParam R How reads answer: at once, with a promise, or either.
+ * @typeParam N How many index keys `get` takes at most.
  */
-export interface Store<T extends KubeObjectLike = KubeObject>
-  extends ReadableStore<T> {
+export interface Store<
+  T extends KubeObjectLike = KubeObject,
+  R extends StoreReads = StoreReads,
+  N extends number = number,
+> extends ReadableStore<T, R, N> {
   /**
    * Adds an object under `keys` (replaces an object of the same identity).
    *

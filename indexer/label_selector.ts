@@ -63,11 +63,39 @@ export interface LabelRequirement {
 export interface LabelSelectorRequirement {
   /** The label key. */
   key: string;
-  /** The comparison. */
-  operator: "In" | "NotIn" | "Exists" | "DoesNotExist";
+  /**
+   * The comparison: `In`, `NotIn`, `Exists` or `DoesNotExist`. Typed as
+   * any string, as Kubernetes' own types (`V1LabelSelectorRequirement` of
+   * `@kubernetes/client-node`) have it, so that their selectors fit as they
+   * are; another operator is refused when the selector is built (a
+   * `LabelSelectorError`; a `WatcherConfigError` naming `labelSelector`
+   * from a watcher).
+   */
+  operator: LabelSelectorOperator;
   /** Values for `In`/`NotIn` (at least one); none for `Exists`/`DoesNotExist`. */
-  values?: string[];
+  values?: readonly string[];
 }
+
+/**
+ * The operators of a `matchExpressions` entry, with any other string
+ * accepted by the type (and refused at run time), so that an editor still
+ * offers the four.
+ *
+ * @example An operator read from a spec
+ * ```ts
+ * import type { LabelSelectorOperator } from "@haptic/k8s-watcher/indexer";
+ *
+ * const known: LabelSelectorOperator = "NotIn";
+ * const fromSpec: LabelSelectorOperator = String("Exists");
+ * console.log(known, fromSpec);
+ * ```
+ */
+export type LabelSelectorOperator =
+  | "In"
+  | "NotIn"
+  | "Exists"
+  | "DoesNotExist"
+  | (string & Record<never, never>);
 
 /**
  * The `metav1.LabelSelector` shape used in Kubernetes specs; every part must
@@ -87,7 +115,7 @@ export interface LabelSelectorObject {
   /** Labels that must be present with exactly these values. */
   matchLabels?: Record<string, string>;
   /** Further requirements. */
-  matchExpressions?: LabelSelectorRequirement[];
+  matchExpressions?: readonly LabelSelectorRequirement[];
 }
 
 /**

@@ -156,7 +156,8 @@ export class KeyIndex<V> {
     value: V,
     keys: readonly string[],
   ): Slot<V> {
-    this.#checkKeys(keys);
+    this.checkKeys(keys);
+    this.#keyCount = keys.length;
     let names = this.#byNamespace.get(namespace);
     let slot = names?.get(name);
     if (slot) {
@@ -197,12 +198,12 @@ export class KeyIndex<V> {
    * everything), sorted by namespace, then name. The array belongs to the
    * index and changes with the next write: copy what you need at once.
    */
-  select(keys: readonly string[]): readonly Slot<V>[] {
+  select(keys: readonly string[], caller = "get()"): readonly Slot<V>[] {
     const keyCount = this.#keyCount;
     if (keyCount === undefined) return NO_SLOTS;
     if (keys.length > keyCount) {
       throw new StoreKeyError(
-        `The store is indexed by ${keyCount} keys but get() was given ${keys.length}`,
+        `The store is indexed by ${keyCount} keys but ${caller} was given ${keys.length}`,
         { expected: keyCount, actual: keys.length },
       );
     }
@@ -235,7 +236,13 @@ export class KeyIndex<V> {
     this.#root = new TrieNode<V>(undefined, "", undefined);
   }
 
-  #checkKeys(keys: readonly string[]): void {
+  /**
+   * Checks keys as `set` does, changing nothing: a non-empty array of
+   * strings, as many as every other entry has.
+   *
+   * @throws {StoreKeyError} When they are not.
+   */
+  checkKeys(keys: readonly string[]): void {
     if (!Array.isArray(keys) || keys.length === 0) {
       throw new StoreKeyError("Index keys must be a non-empty array", {
         expected: this.#keyCount,
@@ -256,7 +263,6 @@ export class KeyIndex<V> {
         );
       }
     }
-    this.#keyCount = keys.length;
   }
 
   #attach(slot: SlotImpl<V>, keys: readonly string[]): void {

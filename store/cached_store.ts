@@ -1,6 +1,9 @@
 import { assertOptionNames } from "../_option_names.ts";
 import type {
   Gvr,
+  IndexedStore,
+  IndexKeyFunction,
+  IndexKeys,
   KubeObject,
   KubeObjectLike,
   Logger,
@@ -15,6 +18,7 @@ import { StoreFetchError } from "./errors.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
 import { LruCache } from "./_lru.ts";
+import { NamedIndexes } from "./_named_indexes.ts";
 import type { StoreContext, StoreFactory } from "./store_factory.ts";
 
 /**
@@ -34,8 +38,14 @@ import type { StoreContext, StoreFactory } from "./store_factory.ts";
  *   };
  * }
  * ```
+ *
+ * @typeParam T The stored objects.
+ * @typeParam N The key count, as the compiler sees it.
  */
-export interface CachedStoreOptions<T extends KubeObjectLike = KubeObject> {
+export interface CachedStoreOptions<
+  T extends KubeObjectLike = KubeObject,
+  N extends number = number,
+> {
   /** Client used to GET objects on a cache miss. It is never closed. */
   client: RestClient;
   /** The resource the stored references belong to. */
@@ -67,9 +77,18 @@ export interface CachedStoreOptions<T extends KubeObjectLike = KubeObject> {
   concurrency?: number;
   /**
    * How many index keys every reference has. When omitted, the first write
-   * decides.
+   * decides. A literal here types `get`'s key count too.
    */
-  keyCount?: number;
+  keyCount?: N;
+  /**
+   * Named indexes besides the one `add`'s keys make, as `MemoryStore`'s
+   * `indexes`: the key functions read the object written (the watcher's
+   * stored copy), and the index keeps its reference; `byIndex` fetches as
+   * `get` does.
+   *
+   * @default {{}}
+   */
+  indexes?: Readonly<Record<string, IndexKeyFunction<T>>>;
   /**
    * Source of time for expiry.
    *
@@ -153,9 +172,12 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(gets, ["/api/v1/namespaces/default/secrets/tls"]);
  * ```
  */
-export class CachedStore<T extends KubeObjectLike = KubeObject>
-  implements Store<T> {
+export class CachedStore<
+  T extends KubeObjectLike = KubeObject,
+  N extends number = number,
+> implements Store<T, "async", N>, IndexedStore<T, "async", N> {
   #index: KeyIndex<Ref>;
+  #named: NamedIndexes<Ref, T>;
   #cache: LruCache<string, CachedObject<T>>;
   #inFlight = new Map<string, InFlight<T>>();
   #client: RestClient;
@@ -183,7 +205,7 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
    * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
    * @throws {TypeError} When `options` has a name it does not take.
    */
-  constructor(options: CachedStoreOptions<T>) {
+  constructor(options: CachedStoreOptions<T, N>) {
     assertOptionNames(
       "CachedStore options",
       CACHED_NAMES,
@@ -197,6 +219,7 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
       );
     }
     this.#index = new KeyIndex<Ref>(options.keyCount);
+    this.#named = new NamedIndexes<Ref, T>(options.indexes, "CachedStore");
     this.#cache = new LruCache({
       maxEntries: options.maxEntries ?? 256,
       ttl: options.ttl ?? 130_000,
@@ -233,6 +256,7 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
   delete(namespace: string, name: string): boolean {
     const slot = this.#index.delete(namespace, name);
     if (slot === undefined) return false;
+    if (!this.#named.empty) this.#named.delete(namespace, name);
     this.#cache.delete(slot.id);
     this.#modifications++;
     return true;
@@ -244,9 +268,24 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
    *
    * @throws {StoreFetchError} A GET failed other than with 404.
    */
-  get(...keys: string[]): Promise<T[]> {
+  get(...keys: IndexKeys<N>): Promise<T[]> {
     try {
       return this.#resolve(this.#index.select(keys));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  /**
+   * Objects under `keys` in the named index, each fetched unless cached, as
+   * `get` does.
+   *
+   * @throws {StoreKeyError} No index of that name, or too many keys.
+   * @throws {StoreFetchError} A GET failed other than with 404.
+   */
+  byIndex(name: string, ...keys: string[]): Promise<T[]> {
+    try {
+      return this.#resolve(this.#named.select(name, keys));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -289,13 +328,18 @@ export class CachedStore<T extends KubeObjectLike = KubeObject>
     this.#cache.clear();
     if (this.#index.size === 0) return;
     this.#index.clear();
+    this.#named.clear();
     this.#modifications++;
   }
 
   #put(obj: T, keys: string[]): void {
     const [namespace, name] = identityOf(obj);
     const ref: Ref = { resourceVersion: obj.metadata?.resourceVersion ?? "" };
+    const named = this.#named;
+    // Every index's keys are checked before anything changes.
+    const own = named.empty ? undefined : named.keysOf(obj);
     const slot = this.#index.set(namespace, name, ref, keys);
+    if (own !== undefined) named.set(namespace, name, ref, own);
     this.#cache.delete(slot.id);
     this.#modifications++;
   }
@@ -432,11 +476,12 @@ export type CachedStoreTuning = Pick<
  * ```
  *
  * @param tuning Cache TTL, size and GET concurrency; all optional.
- * @returns A factory making one cached store per watcher.
+ * @returns A factory making one cached store per watcher, whose reads
+ * answer with promises.
  * @throws {TypeError} When `tuning` has a name it does not take.
  * @throws {RangeError} `ttl`, `maxEntries` or `concurrency` out of range.
  */
-export function cachedStore(tuning?: CachedStoreTuning): StoreFactory {
+export function cachedStore(tuning?: CachedStoreTuning): StoreFactory<"async"> {
   assertOptionNames(
     "cachedStore tuning",
     TUNING_NAMES,
@@ -448,6 +493,7 @@ export function cachedStore(tuning?: CachedStoreTuning): StoreFactory {
   return Object.freeze({
     name: "cached",
     shareable: false,
+    reads: "async",
     create: <T extends KubeObjectLike>(context: StoreContext<T>) =>
       new CachedStore<T>({
         ...tuning,
@@ -455,6 +501,7 @@ export function cachedStore(tuning?: CachedStoreTuning): StoreFactory {
         gvr: context.gvr,
         filter: (obj) => context.prepare(obj),
         keyCount: context.keyCount,
+        indexes: context.indexes,
         clock: context.clock,
         logger: context.logger,
       }),
@@ -491,6 +538,7 @@ const CACHED_NAMES: Record<keyof CachedStoreOptions, true> = {
   maxEntries: true,
   concurrency: true,
   keyCount: true,
+  indexes: true,
   clock: true,
   logger: true,
 };

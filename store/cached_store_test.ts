@@ -442,3 +442,41 @@ Deno.test("cachedStore makes a CachedStore of the watcher's client, resource, fi
   await store.list();
   assert.equal(logger.at("warn").length, 1, "the factory's logger");
 });
+
+Deno.test("CachedStore indexes: byIndex keeps references under each named index and fetches as get does", async () => {
+  const { fake, store } = setup({
+    indexes: {
+      byTier: (o) => {
+        const tier = o.metadata.labels?.tier;
+        return tier === undefined ? undefined : [tier];
+      },
+    },
+  });
+  const secret = (name: string, tier?: string, rv = "1"): KubeObject => ({
+    metadata: {
+      namespace: "ns",
+      name,
+      resourceVersion: rv,
+      ...(tier ? { labels: { tier } } : {}),
+    },
+  });
+  for (const name of ["a", "b", "c"]) fake.put("ns", name);
+  store.add(secret("b", "web"), ["ns"]);
+  store.add(secret("a", "web"), ["ns"]);
+  store.add(secret("c"), ["ns"]);
+  assert.deepEqual(names(await store.byIndex("byTier", "web")), ["a", "b"]);
+  assert.deepEqual(fake.gets, [pathOf("ns", "a"), pathOf("ns", "b")]);
+  // Cached: get of the same objects needs no GET, nor does the index again.
+  await store.get("ns");
+  assert.equal(fake.gets.length, 3, "only c was not cached");
+  assert.deepEqual(names(await store.byIndex("byTier")), ["a", "b"]);
+  assert.equal(fake.gets.length, 3);
+  // An update drops the cached copy and moves the reference.
+  store.update(secret("a", "db", "2"), ["ns"]);
+  assert.deepEqual(names(await store.byIndex("byTier", "web")), ["b"]);
+  assert.deepEqual(names(await store.byIndex("byTier", "db")), ["a"]);
+  assert.equal(fake.gets.length, 4);
+  store.delete("ns", "b");
+  assert.deepEqual(await store.byIndex("byTier", "web"), []);
+  await assert.rejects(() => store.byIndex("byHost"), StoreKeyError);
+});

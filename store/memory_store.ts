@@ -1,8 +1,17 @@
 import { assertOptionNames } from "../_option_names.ts";
-import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
+import { deepFreeze } from "../_deep_freeze.ts";
+import type {
+  IndexedStore,
+  IndexKeyFunction,
+  IndexKeys,
+  KubeObject,
+  KubeObjectLike,
+  Store,
+} from "../types.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";
-import type { StoreFactory } from "./store_factory.ts";
+import { NamedIndexes } from "./_named_indexes.ts";
+import type { StoreContext, StoreFactory } from "./store_factory.ts";
 
 /**
  * Options for {@linkcode MemoryStore}.
@@ -13,14 +22,30 @@ import type { StoreFactory } from "./store_factory.ts";
  *
  * const options: MemoryStoreOptions = { keyCount: 2, freeze: true };
  * ```
+ *
+ * @typeParam T The stored objects.
+ * @typeParam N The key count, as the compiler sees it.
  */
-export interface MemoryStoreOptions {
+export interface MemoryStoreOptions<
+  T extends KubeObjectLike = KubeObject,
+  N extends number = number,
+> {
   /**
    * How many index keys every object has (the length of the watcher's
    * `indexBy`). When omitted, the first write decides; fixing it up front
-   * lets `get` reject too many keys before anything is stored.
+   * lets `get` reject too many keys before anything is stored. A literal
+   * here types `get`'s key count too.
    */
-  keyCount?: number;
+  keyCount?: N;
+  /**
+   * Named indexes besides the one `add`'s keys make: each name with the
+   * function giving an object's keys in it (`undefined`: in none of that
+   * index's answers). Queried with `byIndex(name, ...keys)`. Each costs a
+   * call and an index update per write (bench/ANALYSIS.md).
+   *
+   * @default {{}}
+   */
+  indexes?: Readonly<Record<string, IndexKeyFunction<T>>>;
   /**
    * Deep-freeze every object when it is stored, so that a caller mutating a
    * shared object fails loudly. Costs a walk of each object: a debug aid.
@@ -73,9 +98,12 @@ const NO_KEYS: readonly string[] = [];
  * assert.deepEqual(store.get("web", "haproxy").map((o) => o.metadata.name), ["b"]);
  * ```
  */
-export class MemoryStore<T extends KubeObjectLike = KubeObject>
-  implements Store<T> {
+export class MemoryStore<
+  T extends KubeObjectLike = KubeObject,
+  N extends number = number,
+> implements Store<T, "sync", N>, IndexedStore<T, "sync", N> {
   #index: KeyIndex<T>;
+  #named: NamedIndexes<T, T>;
   #freeze: boolean;
   #modifications = 0;
 
@@ -93,10 +121,12 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
    * assert.throws(() => { web.spec.port = 8080; }, TypeError);
    * ```
    *
-   * @param options Key count and the debug `freeze` switch; all optional.
-   * @throws {TypeError} When `options` has a name it does not take.
+   * @param options Key count, named indexes and the debug `freeze` switch;
+   * all optional.
+   * @throws {TypeError} When `options` has a name it does not take, or an
+   * index that is not a function.
    */
-  constructor(options?: MemoryStoreOptions) {
+  constructor(options?: MemoryStoreOptions<T, N>) {
     assertOptionNames(
       "MemoryStore options",
       MEMORY_NAMES,
@@ -104,6 +134,7 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
       "MemoryStoreOptions",
     );
     this.#index = new KeyIndex<T>(options?.keyCount);
+    this.#named = new NamedIndexes<T, T>(options?.indexes, "MemoryStore");
     this.#freeze = options?.freeze ?? false;
   }
 
@@ -130,13 +161,19 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
   /** Removes exactly the object with this namespace/name; whether it was there. */
   delete(namespace: string, name: string): boolean {
     if (this.#index.delete(namespace, name) === undefined) return false;
+    if (!this.#named.empty) this.#named.delete(namespace, name);
     this.#modifications++;
     return true;
   }
 
   /** Objects under `keys` (all: exact, fewer: a prefix), synchronously, shared with the store. */
-  get(...keys: string[]): T[] {
+  get(...keys: IndexKeys<N>): T[] {
     return values(this.#index.select(keys));
+  }
+
+  /** Objects under `keys` in the named index, synchronously, shared with the store. */
+  byIndex(name: string, ...keys: string[]): T[] {
+    return values(this.#named.select(name, keys));
   }
 
   /** Every object, synchronously, by namespace, then name, shared with the store. */
@@ -165,23 +202,36 @@ export class MemoryStore<T extends KubeObjectLike = KubeObject>
   clear(): void {
     if (this.#index.size === 0) return;
     this.#index.clear();
+    this.#named.clear();
     this.#modifications++;
   }
 
   #put(obj: T, keys: string[]): void {
     const [namespace, name] = identityOf(obj);
-    this.#index.set(namespace, name, obj, keys);
+    const named = this.#named;
+    if (named.empty) this.#index.set(namespace, name, obj, keys);
+    else {
+      const own = named.keysOf(obj);
+      this.#index.set(namespace, name, obj, keys);
+      named.set(namespace, name, obj, own);
+    }
     if (this.#freeze) deepFreeze(obj);
     this.#modifications++;
   }
 }
 
 /** The one memory factory: watchers of one form share its stores (see `memoryStore`). */
-const MEMORY_FACTORY: StoreFactory = Object.freeze({
+const MEMORY_FACTORY: StoreFactory<"sync"> = Object.freeze({
   name: "memory",
   shareable: true,
-  create: <T extends KubeObjectLike>(context: { keyCount: number }) =>
-    new MemoryStore<T>({ keyCount: context.keyCount }),
+  reads: "sync",
+  create: <T extends KubeObjectLike>(
+    context: Pick<StoreContext<T>, "keyCount" | "indexes">,
+  ) =>
+    new MemoryStore<T>({
+      keyCount: context.keyCount,
+      indexes: context.indexes,
+    }),
 });
 
 /**
@@ -203,9 +253,9 @@ const MEMORY_FACTORY: StoreFactory = Object.freeze({
  * }, client);
  * ```
  *
- * @returns The memory store factory.
+ * @returns The memory store factory, whose stores answer at once.
  */
-export function memoryStore(): StoreFactory {
+export function memoryStore(): StoreFactory<"sync"> {
   return MEMORY_FACTORY;
 }
 
@@ -217,16 +267,9 @@ function values<T>(slots: readonly Slot<T>[]): T[] {
   return out;
 }
 
-function deepFreeze(value: unknown): void {
-  if (value === null || typeof value !== "object" || Object.isFrozen(value)) {
-    return;
-  }
-  Object.freeze(value);
-  for (const child of Object.values(value)) deepFreeze(child);
-}
-
 /** The names `MemoryStoreOptions` takes (a record over its keys). */
 const MEMORY_NAMES: Record<keyof MemoryStoreOptions, true> = {
   keyCount: true,
+  indexes: true,
   freeze: true,
 };

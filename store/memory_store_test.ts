@@ -180,6 +180,7 @@ Deno.test("MemoryStore key-count errors leave the store as it was", () => {
 Deno.test("MemoryStore keyCount option checks get before the first write", () => {
   const store = new MemoryStore({ keyCount: 1 });
   assert.deepEqual(store.get("x"), []);
+  // @ts-expect-error: a literal keyCount types the key count too
   assert.throws(() => store.get("x", "y"), StoreKeyError);
   assert.throws(() => store.add(obj("ns", "a"), ["x", "y"]), StoreKeyError);
   assert.throws(() => new MemoryStore({ keyCount: 0 }), StoreKeyError);
@@ -269,4 +270,139 @@ Deno.test("memoryStore is one shareable factory of memory stores with the watche
   const store = factory.create<KubeObject>({ keyCount: 2 } as never);
   assert.ok(store instanceof MemoryStore);
   assert.throws(() => store.add(obj("shop", "a"), ["shop"]), StoreKeyError);
+});
+
+/** A Pod-like object on a node (none: not scheduled), with an app label. */
+function pod(name: string, node: string | undefined, app = "web"): KubeObject {
+  return {
+    metadata: {
+      namespace: "shop",
+      name,
+      resourceVersion: "1",
+      labels: { app },
+    },
+    spec: node === undefined ? {} : { nodeName: node },
+  };
+}
+const nodeOf = (o: KubeObject) => {
+  const node = (o.spec as { nodeName?: string }).nodeName;
+  return node === undefined ? undefined : [node];
+};
+
+Deno.test("MemoryStore indexes: each named index answers byIndex, kept through updates, deletes and clear", () => {
+  const store = new MemoryStore({
+    keyCount: 2,
+    indexes: {
+      byNode: nodeOf,
+      byAppNode: (o) => [o.metadata.labels!.app, nodeOf(o)?.[0] ?? "-"],
+    },
+  });
+  store.add(pod("b", "n1"), ["shop", "b"]);
+  store.add(pod("a", "n1", "api"), ["shop", "a"]);
+  store.add(pod("c", "n2"), ["shop", "c"]);
+  store.add(pod("pending", undefined), ["shop", "pending"]);
+  assert.deepEqual(ids(store.byIndex("byNode", "n1")), ["shop/a", "shop/b"]);
+  assert.deepEqual(ids(store.byIndex("byNode")), [
+    "shop/a",
+    "shop/b",
+    "shop/c",
+  ]);
+  assert.deepEqual(ids(store.byIndex("byAppNode", "web")), [
+    "shop/b",
+    "shop/c",
+    "shop/pending",
+  ]);
+  assert.deepEqual(ids(store.byIndex("byAppNode", "api", "n1")), ["shop/a"]);
+  // The object itself, as get answers it.
+  assert.equal(store.byIndex("byNode", "n2")[0], store.get("shop", "c")[0]);
+
+  // Scheduled: it joins the node's answers; moved: it leaves the old one's.
+  store.update(pod("pending", "n2"), ["shop", "pending"]);
+  store.update(pod("b", "n2"), ["shop", "b"]);
+  assert.deepEqual(ids(store.byIndex("byNode", "n1")), ["shop/a"]);
+  assert.deepEqual(ids(store.byIndex("byNode", "n2")), [
+    "shop/b",
+    "shop/c",
+    "shop/pending",
+  ]);
+  // Unscheduled again: in none of the index's answers, still stored.
+  store.update(pod("c", undefined), ["shop", "c"]);
+  assert.deepEqual(ids(store.byIndex("byNode", "n2")), [
+    "shop/b",
+    "shop/pending",
+  ]);
+  assert.equal(store.size, 4);
+
+  assert.equal(store.delete("shop", "b"), true);
+  assert.deepEqual(ids(store.byIndex("byNode", "n2")), ["shop/pending"]);
+  assert.deepEqual(ids(store.byIndex("byAppNode", "web")), [
+    "shop/c",
+    "shop/pending",
+  ]);
+  store.clear();
+  assert.deepEqual(store.byIndex("byNode"), []);
+  assert.deepEqual(store.byIndex("byAppNode", "web"), []);
+});
+
+Deno.test("MemoryStore byIndex refuses an unknown name and too many keys with a StoreKeyError", () => {
+  const store = new MemoryStore({ indexes: { byNode: nodeOf } });
+  store.add(pod("a", "n1"), ["shop"]);
+  assert.throws(
+    () => store.byIndex("byHost", "x"),
+    (e: unknown) =>
+      e instanceof StoreKeyError &&
+      e.message === 'The store has no index named "byHost" (it has "byNode")',
+  );
+  assert.throws(
+    () => store.byIndex("byNode", "n1", "extra"),
+    (e: unknown) =>
+      e instanceof StoreKeyError &&
+      e.message ===
+        'The store is indexed by 1 keys but byIndex("byNode") was given 2',
+  );
+  assert.throws(
+    () => new MemoryStore().byIndex("byNode"),
+    (e: unknown) => e instanceof StoreKeyError && /it has none/.test(e.message),
+  );
+  assert.throws(
+    () => new MemoryStore({ indexes: { byNode: "spec.nodeName" as never } }),
+    (e: unknown) =>
+      e instanceof TypeError &&
+      e.message ===
+        "MemoryStore option indexes.byNode must be a function returning the object's keys in that index",
+  );
+});
+
+Deno.test("MemoryStore indexes: a key function that throws or gives bad keys leaves every index as it was", () => {
+  const store = new MemoryStore({
+    indexes: {
+      byNode: nodeOf,
+      picky: (o) => {
+        if (o.metadata.name === "boom") throw new Error("No keys for boom");
+        return o.metadata.name === "bad" ? [] : [o.metadata.name!];
+      },
+    },
+  });
+  store.add(pod("a", "n1"), ["shop"]);
+  assert.throws(
+    () => store.add(pod("boom", "n1"), ["shop"]),
+    /No keys for boom/,
+  );
+  assert.throws(() => store.add(pod("bad", "n1"), ["shop"]), StoreKeyError);
+  assert.throws(
+    () => store.update(pod("a", "n9"), ["shop", "x"]),
+    StoreKeyError,
+  );
+  assert.equal(store.size, 1);
+  assert.deepEqual(ids(store.byIndex("byNode")), ["shop/a"]);
+  assert.deepEqual(ids(store.byIndex("byNode", "n1")), ["shop/a"]);
+  assert.deepEqual(ids(store.byIndex("picky")), ["shop/a"]);
+});
+
+Deno.test("memoryStore gives its stores the watcher's named indexes", () => {
+  const store = memoryStore().create<KubeObject>(
+    { keyCount: 1, indexes: { byNode: nodeOf } } as never,
+  ) as MemoryStore;
+  store.add(pod("a", "n1"), ["shop"]);
+  assert.deepEqual(ids(store.byIndex("byNode", "n1")), ["shop/a"]);
 });

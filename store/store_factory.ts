@@ -1,9 +1,11 @@
 import type {
   Gvr,
+  IndexKeyFunction,
   KubeObject,
   KubeObjectLike,
   Logger,
   Store,
+  StoreReads,
 } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
@@ -35,6 +37,14 @@ export interface StoreContext<T extends KubeObjectLike = KubeObject> {
   readonly indexBy: readonly string[];
   /** How many index keys every object is stored under (`indexBy.length`). */
   readonly keyCount: number;
+  /**
+   * The watcher's named indexes (its `indexes` option), each as the
+   * function giving an object's keys in it; empty without. A store keeping
+   * them (as `MemoryStore` and `CachedStore` do with their `indexes`
+   * option) answers `byIndex(name, ...keys)`; a watcher with named indexes
+   * refuses a store without `byIndex`. Absent in a context made by hand.
+   */
+  readonly indexes?: Readonly<Record<string, IndexKeyFunction<T>>>;
   /**
    * What the watcher makes of an object before it stores it (`metadataOnly`,
    * `ignoreFields`, `transform`), for objects a store fetches itself;
@@ -79,8 +89,12 @@ export interface StoreContext<T extends KubeObjectLike = KubeObject> {
  *   onChange: () => console.log(`${adds} adds so far`),
  * }, client); // nothing is requested until start()
  * ```
+ *
+ * @typeParam R How its stores answer reads (see `StoreReads`): a watcher's
+ * `store` is typed by it, so that `memoryStore()`'s reads need no `await`.
+ * Either, when not given.
  */
-export interface StoreFactory {
+export interface StoreFactory<R extends StoreReads = StoreReads> {
   /**
    * Names the backend: `health().notShared` is `store: <name>` for a watcher
    * whose factory is not `shareable`.
@@ -96,6 +110,13 @@ export interface StoreFactory {
    */
   readonly shareable: boolean;
   /**
+   * How its stores answer reads, when it says: `"sync"` for
+   * `memoryStore()`, `"async"` for `cachedStore()`. A watcher whose
+   * backend answers `"async"` answers with promises from the copy of its
+   * store it keeps after leaving a shared stream too.
+   */
+  readonly reads?: R;
+  /**
    * Makes a watcher's store, once, when the watcher is constructed. Watchers
    * sharing a stream share a store only when they have the same `indexBy`,
    * field selector and factory value.
@@ -103,5 +124,5 @@ export interface StoreFactory {
    * @param context What the watcher watches and how it keys objects.
    * @returns An empty store.
    */
-  create<T extends KubeObjectLike>(context: StoreContext<T>): Store<T>;
+  create<T extends KubeObjectLike>(context: StoreContext<T>): Store<T, R>;
 }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { ChangeStats, KubeObject, ReadableStore } from "../types.ts";
+import type { ChangeStats, KubeObject, StoreReads } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import {
@@ -19,6 +19,13 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import type { RequestRecord } from "../testing/request_record.ts";
 import { Watcher } from "./bulk.ts";
 import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
+
+/** A config for any store backend (the tests switch backends freely). */
+export type AnyWatcherConfig = WatcherConfig<KubeObject, StoreReads>;
+/** A watcher of any store backend. */
+export type AnyWatcher = Watcher<KubeObject, StoreReads>;
+/** What a watcher's callbacks receive as their store. */
+type WatcherStore = Parameters<NonNullable<AnyWatcherConfig["onChange"]>>[0];
 
 /** The resource most tests watch. */
 export const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps" };
@@ -71,7 +78,7 @@ export interface Recorded {
 /** Options of {@linkcode startHarness}. */
 export interface HarnessOptions {
   /** Overrides of the watcher configuration (callbacks are wrapped). */
-  config?: Partial<WatcherConfig>;
+  config?: Partial<AnyWatcherConfig>;
   /** Options of the fake server (the clock is added). */
   server?: Omit<FakeApiServerOptions, "clock">;
   /** Watcher options (clock, logger and random are added unless given). */
@@ -93,7 +100,7 @@ export class Harness implements AsyncDisposable {
   readonly client: FetchClient;
   readonly logger: RecordingLogger = new RecordingLogger();
   readonly recorded: Recorded = { batches: [], full: [], syncs: [] };
-  readonly watcher: Watcher;
+  readonly watcher: AnyWatcher;
   /** The promise `start()` returned. */
   running: Promise<void> | undefined;
   #fetch: Disposable;
@@ -110,18 +117,18 @@ export class Harness implements AsyncDisposable {
       });
       const recorded = this.recorded;
       const user = options.config ?? {};
-      const config: WatcherConfig = {
+      const config: AnyWatcherConfig = {
         gvr: CONFIGMAPS,
         indexBy: BY_IDENTITY,
         debounceInterval: 1_000,
         ...user,
-        onChange: (store: ReadableStore, batch: ChangeBatch) => {
+        onChange: (store: WatcherStore, batch: ChangeBatch) => {
           const { objects: _, ...counts } = batch;
           recorded.batches.push(counts);
           recorded.full.push(batch);
           return user.onChange?.(store, batch);
         },
-        onSyncComplete: (store: ReadableStore, count: number) => {
+        onSyncComplete: (store: WatcherStore, count: number) => {
           recorded.syncs.push(count);
           return user.onSyncComplete?.(store, count);
         },

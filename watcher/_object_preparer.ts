@@ -11,6 +11,7 @@ import type { KubeObject, KubeObjectLike, Logger } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import { assertKubeObject } from "../indexer/_kube_object.ts";
 import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
+import { deepFreeze } from "../_deep_freeze.ts";
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 
 /**
@@ -37,6 +38,8 @@ export interface ObjectPreparerOptions<T> {
    * server's `PartialObjectMetadata` has, whatever the client fetched.
    */
   metadataOnly?: boolean;
+  /** Deep-freeze every object prepared (`freezeObjects`). */
+  freeze?: boolean;
 }
 
 /**
@@ -49,11 +52,13 @@ export class ObjectPreparer<T extends KubeObjectLike> {
   #logger: Logger;
   #resource: string;
   #metadataOnly: boolean;
+  #freeze: boolean;
   /** The namespace string of the last object prepared. */
   #namespace: string | undefined;
 
   constructor(options: ObjectPreparerOptions<T>) {
     this.#metadataOnly = options.metadataOnly === true;
+    this.#freeze = options.freeze === true;
     this.#indexer = options.indexer;
     this.#transform = options.transform;
     this.#logger = options.logger;
@@ -64,7 +69,7 @@ export class ObjectPreparer<T extends KubeObjectLike> {
    * The object to store; `undefined` when it is not storable (invalid, or
    * dropped by `transform`): a stored version leaves the store. `SKIPPED`
    * when `transform` threw (or changed the object's identity): the stored
-   * version, if any, stays.
+   * version, if any, stays. With `freeze`, what it returns is deep-frozen.
    */
   prepare(raw: KubeObject): T | undefined | typeof SKIPPED {
     try {
@@ -80,7 +85,10 @@ export class ObjectPreparer<T extends KubeObjectLike> {
     );
     this.#shareNamespace(filtered.metadata);
     const transform = this.#transform;
-    if (transform === undefined) return filtered as unknown as T;
+    if (transform === undefined) {
+      if (this.#freeze) deepFreeze(filtered);
+      return filtered as unknown as T;
+    }
     const { namespace, name } = raw.metadata;
     try {
       const out = transform(filtered);
@@ -94,6 +102,7 @@ export class ObjectPreparer<T extends KubeObjectLike> {
           "transform must return undefined or an object with the same metadata.namespace and metadata.name",
         );
       }
+      if (this.#freeze) deepFreeze(out);
       return out;
     } catch (error) {
       this.#note({ kind: "transformFailed", namespace, name, error });

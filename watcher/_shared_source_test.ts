@@ -48,6 +48,7 @@ function setUp(sharable: boolean) {
       metadataOnly: false,
       ignoreFields: [],
       transform: undefined,
+      freezeObjects: false,
       pageSize: undefined,
       initialList: undefined,
       idleTimeoutMs: undefined,

@@ -31,6 +31,8 @@ export interface SourceForm {
   readonly transform:
     | ((obj: KubeObject) => KubeObjectLike | undefined)
     | undefined;
+  /** The stored copies are deep-frozen (`freezeObjects`). */
+  readonly freezeObjects: boolean;
   readonly pageSize: number | undefined;
   readonly initialList: InitialListMode | undefined;
   readonly idleTimeoutMs: number | undefined;
@@ -70,6 +72,7 @@ export const FORM_FIELDS: {
   metadataOnly: byValue,
   ignoreFields: sorted,
   transform: identity,
+  freezeObjects: byValue,
   pageSize: byValue,
   initialList: (mode) => mode ?? "list",
   idleTimeoutMs: byValue,

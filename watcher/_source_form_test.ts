@@ -8,13 +8,15 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
-import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
+import type { WatcherOptions } from "./watcher_config.ts";
 import {
   formKey,
   SOURCE_FORM_FIELDS,
   type SourceForm,
 } from "./_source_form.ts";
 import {
+  type AnyWatcher,
+  type AnyWatcherConfig,
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
@@ -23,7 +25,7 @@ import {
 
 /** One watcher's part of a pair: what it sets beside the fixture's. */
 interface Setup {
-  config?: Partial<WatcherConfig>;
+  config?: Partial<AnyWatcherConfig>;
   options?: WatcherOptions;
   client?: RestClient;
 }
@@ -40,7 +42,7 @@ class Fixture implements AsyncDisposable {
   #fetch = mockFetch(this.server);
   // Made after mockFetch, which it captures.
   readonly client = new FetchClient({ server: this.server.url });
-  readonly watchers: Watcher[] = [];
+  readonly watchers: AnyWatcher[] = [];
 
   constructor() {
     for (const ns of ["a", "b"]) {
@@ -50,14 +52,14 @@ class Fixture implements AsyncDisposable {
   }
 
   /** A started watcher of `setup`, synced. */
-  async watcher(setup: Setup = {}): Promise<Watcher> {
+  async watcher(setup: Setup = {}): Promise<AnyWatcher> {
     const watcher = new Watcher(
       {
         gvr: CONFIGMAPS,
         indexBy: BY_IDENTITY,
         onChange: () => {},
         ...setup.config,
-      } as WatcherConfig,
+      } as AnyWatcherConfig,
       setup.client ?? this.client,
       { ...this.options, ...setup.options },
     );
@@ -101,6 +103,7 @@ const DIFFERING: {
   clock: () => ({ b: { options: { clock: new FakeClock() } } }),
   logger: () => ({ b: { options: { logger: new RecordingLogger() } } }),
   random: () => ({ b: { options: { random: seeded(2) } } }),
+  freezeObjects: () => ({ b: { options: { freezeObjects: true } } }),
   // With a transform, the field selector is part of the form.
   preselect: () => ({
     a: { config: { transform: keep, fieldSelector: "metadata.name=cm-0" } },
@@ -150,6 +153,7 @@ Deno.test("formKey compares plain data by value and objects by identity", () => 
     metadataOnly: false,
     ignoreFields: ["data", "metadata.managedFields"],
     transform: keep,
+    freezeObjects: false,
     pageSize: undefined,
     initialList: undefined,
     idleTimeoutMs: undefined,

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import type { KubeObjectLike } from "../types.ts";
+import type { KubeObjectLike, StoreReads } from "../types.ts";
 import { memoryStore } from "../store/memory_store.ts";
 import { cachedStore } from "../store/cached_store.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
@@ -19,8 +19,12 @@ export interface StoreChoice {
 }
 
 /** The backend `config` asks for; a `WatcherConfigError` naming a bad one. */
-export function chooseStore<T extends KubeObjectLike>(
-  config: WatcherConfig<T>,
+export function chooseStore<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
 ): StoreChoice {
   const { store, storeType } = config;
   if (store !== undefined) {

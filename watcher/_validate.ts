@@ -90,6 +90,7 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   gvr: true,
   name: true,
   indexBy: true,
+  indexes: true,
   ignoreFields: true,
   transform: true,
   fieldSelector: true,
@@ -128,6 +129,7 @@ const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
   idleTimeoutMs: true,
   firstByteTimeoutMs: true,
   meter: true,
+  freezeObjects: true,
 };
 
 /**

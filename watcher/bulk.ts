@@ -1,11 +1,15 @@
 import type {
-  Awaitable,
   Gvr,
+  IndexedStore,
+  IndexKeyFunction,
+  IndexKeys,
   KubeObject,
   KubeObjectLike,
   PartialObjectMetadata,
-  ReadableStore,
+  ReadonlyFields,
   Store,
+  StoreAnswer,
+  StoreReads,
 } from "../types.ts";
 import { systemClock } from "../clock.ts";
 import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
@@ -16,6 +20,7 @@ import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
 import { formatLabelSelector } from "../indexer/label_selector.ts";
 import { MemoryStore } from "../store/memory_store.ts";
+import { StoreKeyError } from "../store/errors.ts";
 import { chooseStore } from "./_store_choice.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { WatcherBase } from "./watcher_base.ts";
@@ -50,6 +55,7 @@ import {
   wrapConfigError,
 } from "./_validate.ts";
 import {
+  type PathCount,
   type WatcherConfig,
   WatcherConfigError,
   type WatcherOptions,
@@ -93,7 +99,9 @@ import {
  *   (`WatcherConfig.shared`); `namespaces` runs one loop per namespace;
  *   `metadataOnly` fetches and keeps metadata only.
  *
- * Stored objects are shared with the callbacks: do not mutate them.
+ * Stored objects are shared with the callbacks: do not mutate them. They
+ * are typed read-only ({@linkcode ReadonlyFields}), and frozen with the
+ * `freezeObjects` option (for tests).
  *
  * @example Stored objects and the objects of each batch
  * ```ts
@@ -126,13 +134,20 @@ import {
  *
  * @typeParam T The stored objects: a user-defined type, or what
  * `transform` returns.
+ * @typeParam R How `store` answers reads: from the `store` backend,
+ * `"sync"` (the default, `memoryStore()`) or `"async"` (`cachedStore()`).
+ * @typeParam I The `indexBy` paths: a literal list types the number of
+ * keys `store.get` takes.
  */
-export class Watcher<T extends KubeObjectLike = KubeObject>
-  extends WatcherBase<number> {
-  #config: WatcherConfig<T>;
+export class Watcher<
+  T extends KubeObjectLike = KubeObject,
+  R extends StoreReads = "sync",
+  const I extends readonly string[] = readonly string[],
+> extends WatcherBase<number> {
+  #config: WatcherConfig<T, R, I>;
   #core: WatcherCore<number>;
   /** What `store` reads: this watcher's view, once it joined one. */
-  #store: StoreHandle<T>;
+  #store: StoreHandle<T, R, PathCount<I>>;
   #outlet: BatchOutlet;
   #source: SharedSource<T> | undefined;
   #consumer: SourceConsumer<T>;
@@ -147,6 +162,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   #frozen: Store<T> | undefined;
   #indexer: Indexer;
   #keyCount: number;
+  #named: NamedIndexPaths;
   /** Why the stream cannot be shared, as `health().notShared` says it. */
   #notShared: WatcherHealth["notShared"];
   /** The loop's idle timeout, for the health of a watcher not yet started. */
@@ -188,7 +204,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
    * or in the wrong argument.
    */
   constructor(
-    config: WatcherConfig<T> & StoredForm<T>,
+    config: WatcherConfig<T, R, I> & StoredForm<T>,
     client: RestClient,
     options?: WatcherOptions,
   ) {
@@ -232,6 +248,9 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         indexBy: config.indexBy,
         ignoreFields: config.ignoreFields,
       }));
+    const named = namedIndexes(config.indexes, config.ignoreFields);
+    checkBoolean("freezeObjects", options.freezeObjects);
+    const freezeObjects = options.freezeObjects === true;
     const fieldSelector = config.fieldSelector
       ? wrapConfigError(
         "fieldSelector",
@@ -278,6 +297,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           logger: streamLogger,
           resource: what,
           metadataOnly,
+          freeze: freezeObjects,
         });
         // What the source fetches, stores, and how its loops run: two
         // watchers share exactly when theirs are equal (`formKey`).
@@ -289,6 +309,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
           metadataOnly,
           ignoreFields: indexer.ignoreFields,
           transform: config.transform,
+          freezeObjects,
           pageSize: config.pageSize,
           initialList: config.initialList,
           idleTimeoutMs: options.idleTimeoutMs,
@@ -335,6 +356,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         client,
         indexBy: indexer.indexBy,
         keyCount,
+        indexes: named.keyFunctions,
         prepare: (obj) => {
           const out = preparer.prepare(obj);
           return out === SKIPPED ? undefined : out;
@@ -342,11 +364,26 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         clock: options.clock ?? systemClock,
         logger,
       }));
-    const store = this.#store = new StoreHandle(ownStore);
+    if (
+      named.names.length > 0 &&
+      typeof (ownStore as Partial<IndexedStore<T>>).byIndex !== "function"
+    ) {
+      throw new WatcherConfigError(
+        "indexes",
+        `needs a store that keeps named indexes, and the ${
+          JSON.stringify(choice.factory.name)
+        } backend's has no byIndex (give its store StoreContext.indexes)`,
+      );
+    }
+    const store = this.#store = new StoreHandle<T, R, PathCount<I>>(
+      ownStore,
+      choice.factory.reads === "async",
+    );
     const builder = this.#builder = new BatchBuilder<T>();
     this.#recorder = builder;
     this.#indexer = indexer;
     this.#keyCount = keyCount;
+    this.#named = named;
     const suppressDuringSync = !config.callOnChangeDuringSync;
     // Measured only with a meter: without one, onChange is called as is.
     const metrics = meter === undefined ? undefined : new WatcherMetrics(
@@ -357,7 +394,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       namespaces.join(","),
       config.name,
     );
-    const onChange = config.onChange;
+    // The batch's objects are the stored ones, typed read-only as handed out.
+    const onChange = config.onChange as
+      | ((store: unknown, batch: ChangeBatch<T>) => void | Promise<void>)
+      | undefined;
     const deliver = metrics === undefined
       ? (batch: ChangeBatch<T>) =>
         runAsCallbackOf(this, () => onChange!(store, batch))
@@ -397,6 +437,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         config.indexBy,
         config.fieldSelector ?? "",
         identity(choice.factory),
+        named.key,
       ]),
       viewParts: () => ({
         store: ownStore,
@@ -412,7 +453,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
         store.target = this.#view = view;
       },
       leftShared: (view) => {
-        store.target = this.#frozen ?? copyOf(view, indexer, keyCount);
+        store.copy = this.#frozen ?? copyOf(view, indexer, keyCount, named);
       },
       sourceSynced: (live) =>
         this.#syncing ??= this.#completeSync(live === true),
@@ -429,8 +470,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
   }
 
   /**
-   * The indexed store. Reads may return Promises with a store that fetches
-   * (`store: cachedStore()`).
+   * The indexed store, with the named `indexes` (`byIndex`). Reads answer
+   * as the backend's type says: at once with `memoryStore()` (the default),
+   * with promises with a store that fetches (`store: cachedStore()`). The
+   * objects are typed read-only ({@linkcode ReadonlyFields}).
    *
    * @example Reading by index keys
    * ```ts
@@ -456,7 +499,7 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
    * await watcher.stop();
    * ```
    */
-  get store(): ReadableStore<T> {
+  get store(): IndexedStore<ReadonlyFields<T>, R, PathCount<I>> {
     return this.#store;
   }
 
@@ -606,10 +649,10 @@ export class Watcher<T extends KubeObjectLike = KubeObject>
       // Later changes go straight to the batch.
       this.#recorder = builder;
       source.rewire(this.#consumer);
-      const copy = copyOf(view, indexer, this.#keyCount);
+      const copy = copyOf(view, indexer, this.#keyCount, this.#named);
       undo(copy);
       this.#frozen = copy;
-      if (handle.target === view) handle.target = copy;
+      if (handle.target === view) handle.copy = copy;
     };
     this.#recorder = {
       created(namespace, name, obj) {
@@ -657,8 +700,9 @@ function copyOf<T extends KubeObjectLike>(
   store: Store<T>,
   indexer: Indexer,
   keyCount: number,
+  named: NamedIndexPaths,
 ): Store<T> {
-  const copy = new MemoryStore<T>({ keyCount });
+  const copy = new MemoryStore<T>({ keyCount, indexes: named.keyFunctions });
   // A shared view's backend is shareable: peek answers every object it holds.
   for (const [namespace, name] of store.identities()) {
     const obj = store.peek(namespace, name)!;
@@ -683,26 +727,136 @@ function aborted(signal: AbortSignal): Promise<void> {
 /**
  * What `Watcher.store` is: the store of the view the watcher reads (its
  * own until it joins a source, then its view's, shared with the watchers
- * of the same index and field selector).
+ * of the same index and field selector), or a memory copy of that view
+ * (a watcher that left a shared stream, or waits for its onSyncComplete).
+ * Typed as the watcher hands objects out: read-only, answering as the
+ * backend says (`R`), with the key count of `indexBy` (`N`).
  */
-class StoreHandle<T extends KubeObjectLike> implements ReadableStore<T> {
-  target: Store<T>;
+class StoreHandle<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  N extends number,
+> implements IndexedStore<ReadonlyFields<T>, R, N> {
+  #target: Store<T>;
+  /** The backend answers with promises: so must a memory copy of it. */
+  #promised: boolean;
+  /** The target is a memory copy (it answers at once). */
+  #copy = false;
 
-  constructor(target: Store<T>) {
-    this.target = target;
+  constructor(target: Store<T>, promised: boolean) {
+    this.#target = target;
+    this.#promised = promised;
   }
 
-  get(...keys: string[]): Awaitable<T[]> {
-    return this.target.get(...keys);
+  /** The store read: the backend's own, or a view's. */
+  get target(): Store<T> {
+    return this.#target;
   }
 
-  list(): Awaitable<T[]> {
-    return this.target.list();
+  set target(store: Store<T>) {
+    this.#target = store;
+    this.#copy = false;
+  }
+
+  /** Reads a memory copy from now on. */
+  set copy(store: Store<T>) {
+    this.#target = store;
+    this.#copy = true;
+  }
+
+  get(...keys: IndexKeys<N>): StoreAnswer<R, ReadonlyFields<T>[]> {
+    return this.#answer(this.#target.get(...keys as string[]));
+  }
+
+  list(): StoreAnswer<R, ReadonlyFields<T>[]> {
+    return this.#answer(this.#target.list());
+  }
+
+  byIndex(
+    name: string,
+    ...keys: string[]
+  ): StoreAnswer<R, ReadonlyFields<T>[]> {
+    const target = this.#target as Partial<IndexedStore<T>>;
+    if (typeof target.byIndex !== "function") {
+      // Only without `indexes`: with them, the watcher checked its store.
+      throw new StoreKeyError(
+        `The store has no index named ${JSON.stringify(name)} (it has none)`,
+        { actual: keys.length },
+      );
+    }
+    return this.#answer(target.byIndex(name, ...keys));
   }
 
   get size(): number {
-    return this.target.size;
+    return this.#target.size;
   }
+
+  #answer(
+    answer: ReturnType<Store<T>["get"]>,
+  ): StoreAnswer<R, ReadonlyFields<T>[]> {
+    // The objects are the stored ones, typed read-only as handed out.
+    const out = this.#copy && this.#promised ? Promise.resolve(answer) : answer;
+    return out as StoreAnswer<R, ReadonlyFields<T>[]>;
+  }
+}
+
+/**
+ * The watcher's `indexes`, checked: each name's key function (over the
+ * stored copy, as `indexBy`'s keys are), and a key for the view.
+ */
+interface NamedIndexPaths {
+  readonly names: readonly string[];
+  readonly keyFunctions: Readonly<
+    Record<string, IndexKeyFunction<KubeObjectLike>>
+  >;
+  /** What watchers sharing a store must agree on. */
+  readonly key: [string, readonly string[]][];
+}
+
+function namedIndexes(
+  indexes: unknown,
+  ignoreFields: readonly string[] | undefined,
+): NamedIndexPaths {
+  if (indexes === undefined) return { names: [], keyFunctions: {}, key: [] };
+  if (
+    indexes === null || typeof indexes !== "object" || Array.isArray(indexes)
+  ) {
+    throw new WatcherConfigError(
+      "indexes",
+      "must map index names to lists of JSONPath expressions",
+    );
+  }
+  const keyFunctions: Record<string, IndexKeyFunction<KubeObjectLike>> = {};
+  const key: [string, readonly string[]][] = [];
+  for (const [name, paths] of Object.entries(indexes)) {
+    if (name === "") {
+      throw new WatcherConfigError("indexes", "has an index with no name");
+    }
+    const field = `indexes.${name}`;
+    if (!Array.isArray(paths) || paths.length === 0) {
+      throw new WatcherConfigError(
+        field,
+        "must list at least one JSONPath expression",
+      );
+    }
+    let indexer: Indexer;
+    try {
+      indexer = new Indexer({ indexBy: paths, ignoreFields });
+    } catch (error) {
+      // The indexer words its problems for indexBy; these paths are the
+      // index's own.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new WatcherConfigError(
+        field,
+        message.replaceAll("indexBy", field),
+        { cause: error },
+      );
+    }
+    keyFunctions[name] = (obj) => indexer.extractKeys(obj);
+    key.push([name, indexer.indexBy]);
+  }
+  key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return { names: Object.keys(keyFunctions), keyFunctions, key };
 }
 
 function checkBoolean(field: string, value: unknown): void {
@@ -715,8 +869,12 @@ function checkBoolean(field: string, value: unknown): void {
 }
 
 /** `onChange` xor `group`; no own interval in a group. */
-function checkCallbacks<T extends KubeObjectLike>(
-  config: WatcherConfig<T>,
+function checkCallbacks<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
 ): void {
   if (config.group === undefined) {
     if (typeof config.onChange !== "function") {
@@ -766,8 +924,12 @@ function scopeOf(namespaces: readonly string[]): Record<string, unknown> {
 }
 
 /** The namespaces of the loops: `[""]` for all, else one loop each. */
-function resolveNamespaces<T extends KubeObjectLike>(
-  config: WatcherConfig<T>,
+function resolveNamespaces<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
   client: RestClient,
 ): string[] {
   if (config.namespace !== undefined && typeof config.namespace !== "string") {

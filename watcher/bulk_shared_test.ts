@@ -9,8 +9,10 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
-import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
+import type { WatcherOptions } from "./watcher_config.ts";
 import {
+  type AnyWatcher,
+  type AnyWatcherConfig,
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
@@ -28,7 +30,7 @@ class Fixture implements AsyncDisposable {
     random: seeded(1),
   };
   readonly client: FetchClient;
-  readonly watchers: Watcher[] = [];
+  readonly watchers: AnyWatcher[] = [];
   #fetch = mockFetch(this.server);
 
   constructor() {
@@ -42,7 +44,7 @@ class Fixture implements AsyncDisposable {
 
   /** A watcher recording its batches (without objects) and syncs. */
   watcher(
-    config: Partial<WatcherConfig> = {},
+    config: Partial<AnyWatcherConfig> = {},
     client: FetchClient = this.client,
   ): Consumer {
     const seen: Consumer = { batches: [], full: [], syncs: [] } as never;
@@ -57,7 +59,7 @@ class Fixture implements AsyncDisposable {
         },
         onSyncComplete: (_store, count) => void seen.syncs.push(count),
         ...config,
-      } as WatcherConfig,
+      } as AnyWatcherConfig,
       client,
       this.options,
     );
@@ -84,7 +86,7 @@ class Fixture implements AsyncDisposable {
 }
 
 interface Consumer {
-  watcher: Watcher;
+  watcher: AnyWatcher;
   running: Promise<void> | undefined;
   batches: string[];
   full: ChangeBatch[];

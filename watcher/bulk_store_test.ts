@@ -12,12 +12,10 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
+import { WatcherConfigError, type WatcherOptions } from "./watcher_config.ts";
 import {
-  type WatcherConfig,
-  WatcherConfigError,
-  type WatcherOptions,
-} from "./watcher_config.ts";
-import {
+  type AnyWatcher,
+  type AnyWatcherConfig,
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
@@ -137,7 +135,7 @@ class Fixture implements AsyncDisposable {
     random: seeded(1),
   };
   readonly client = new FetchClient({ server: this.server.url });
-  readonly watchers: Watcher[] = [];
+  readonly watchers: AnyWatcher[] = [];
   #fetch = mockFetch(this.server);
 
   constructor() {
@@ -146,14 +144,14 @@ class Fixture implements AsyncDisposable {
     }
   }
 
-  watcher(config: Partial<WatcherConfig> = {}): Watcher {
+  watcher(config: Partial<AnyWatcherConfig> = {}): AnyWatcher {
     const watcher = new Watcher(
       {
         gvr: CONFIGMAPS,
         indexBy: BY_IDENTITY,
         onChange: () => {},
         ...config,
-      } as WatcherConfig,
+      } as AnyWatcherConfig,
       this.client,
       this.options,
     );
@@ -225,7 +223,7 @@ Deno.test("store: cachedStore({ ttl }) keeps references, GETs on read and does n
 
 Deno.test("store must be a store factory, and replaces storeType and cacheTTL", () => {
   const client = new FetchClient({ server: "http://127.0.0.1:1" });
-  const valid: WatcherConfig = {
+  const valid: AnyWatcherConfig = {
     gvr: CONFIGMAPS,
     indexBy: BY_IDENTITY,
     onChange: () => {},
@@ -237,7 +235,7 @@ Deno.test("store must be a store factory, and replaces storeType and cacheTTL", 
       throw new Error("No disk");
     },
   };
-  const cases: [string, Partial<WatcherConfig>, RegExp][] = [
+  const cases: [string, Partial<AnyWatcherConfig>, RegExp][] = [
     ["store", { store: {} as StoreFactory }, /must be a store factory/],
     ["store", { store: "memory" as never }, /must be a store factory/],
     ["store", { store: throwing }, /No disk/],

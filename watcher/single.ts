@@ -1,4 +1,5 @@
-import type { KubeObject, KubeObjectLike } from "../types.ts";
+import type { KubeObject, KubeObjectLike, ReadonlyFields } from "../types.ts";
+import { deepFreeze } from "../_deep_freeze.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type {
   ListInfo,
@@ -87,14 +88,16 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   extends WatcherBase<number> {
   #config: SingleWatcherConfig<T>;
   #core: WatcherCore<number>;
-  #current: T | null = null;
+  #current: ReadonlyFields<T> | null = null;
   /** The object as found in the list being received. */
-  #listed: T | null = null;
+  #listed: ReadonlyFields<T> | null = null;
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
   /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
   #reduce: boolean;
+  /** `freezeObjects`: deep-freeze the object kept. */
+  #freeze: boolean;
   #clock: Clock;
   /** With a meter: batches (one per call), waits and callback times. */
   #metrics: WatcherMetrics | undefined;
@@ -150,6 +153,13 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       throw new WatcherConfigError("metadataOnly", "must be a boolean");
     }
     this.#reduce = config.metadataOnly === true;
+    if (
+      options.freezeObjects !== undefined &&
+      typeof options.freezeObjects !== "boolean"
+    ) {
+      throw new WatcherConfigError("freezeObjects", "must be a boolean");
+    }
+    this.#freeze = options.freezeObjects === true;
     // Who speaks, on every line: the object; the resource once gvr is checked.
     const context: Record<string, unknown> = {};
     const logger = watcherLogger(options, context);
@@ -253,7 +263,7 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
    * await watcher.stop();
    * ```
    */
-  get current(): T | null {
+  get current(): ReadonlyFields<T> | null {
     return this.#current;
   }
 
@@ -320,12 +330,17 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     return this.#deliver(type === "DELETED" ? null : this.#form(obj));
   }
 
-  /** The object as kept: reduced to its metadata with `metadataOnly`. */
-  #form(obj: KubeObject): T {
-    return (this.#reduce ? asPartialObjectMetadata(obj) : obj) as unknown as T;
+  /**
+   * The object as kept: reduced to its metadata with `metadataOnly`,
+   * frozen with `freezeObjects`; typed read-only as handed out.
+   */
+  #form(obj: KubeObject): ReadonlyFields<T> {
+    const kept = this.#reduce ? asPartialObjectMetadata(obj) : obj;
+    if (this.#freeze) deepFreeze(kept);
+    return kept as unknown as ReadonlyFields<T>;
   }
 
-  #deliver(next: T | null): Promise<void> {
+  #deliver(next: ReadonlyFields<T> | null): Promise<void> {
     const previous = this.#current;
     if (!changed(previous, next, this.#config.skip ?? "statusOnly")) {
       // Keep the newest version even when the user need not hear of it.

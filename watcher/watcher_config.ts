@@ -1,9 +1,11 @@
 import type {
   Gvr,
+  IndexedStore,
   KubeObject,
   KubeObjectLike,
   Logger,
-  ReadableStore,
+  ReadonlyFields,
+  StoreReads,
 } from "../types.ts";
 // deno-lint-ignore no-unused-vars -- linked from the docs
 import type { PartialObjectMetadata } from "../types.ts";
@@ -27,7 +29,11 @@ export { WatcherConfigError } from "../config_error.ts";
  * {@linkcode WatcherConfigError}.
  *
  * `T` is the type of the stored objects: a user-defined type such as
- * `Ingress`, or what `transform` returns.
+ * `Ingress`, or what `transform` returns. `R` is how the store answers
+ * reads, from the `store` backend: at once (`memoryStore()`, the default)
+ * or with promises (`cachedStore()`). `I` is the `indexBy` paths as the
+ * compiler sees them: a literal list types the key count of `store.get`.
+ * The callbacks receive the objects as {@linkcode ReadonlyFields}.
  *
  * @example Typed ingresses, with the objects of each batch
  * ```ts
@@ -51,8 +57,14 @@ export { WatcherConfigError } from "../config_error.ts";
  * ```
  *
  * @typeParam T The stored objects.
+ * @typeParam R How the store answers reads (from `store`).
+ * @typeParam I The `indexBy` paths (a literal list types the key count).
  */
-export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
+export interface WatcherConfig<
+  T extends KubeObjectLike = KubeObject,
+  R extends StoreReads = "sync",
+  I extends readonly string[] = readonly string[],
+> {
   /** The resource to watch. `resource` is required. */
   gvr: Gvr;
   /**
@@ -64,7 +76,34 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    */
   name?: string;
   /** JSONPath expressions whose values form each object's index keys. */
-  indexBy: readonly string[];
+  indexBy: I;
+  /**
+   * Named indexes besides `indexBy`, as client-go's informers take several
+   * indexers: each name with the JSONPath expressions of its keys (read from
+   * the stored copy, as `indexBy`'s are), queried with
+   * `store.byIndex(name, ...keys)` (exact keys or a prefix, as `get`). An
+   * object lacking one of an index's paths is stored, and is in none of
+   * that index's answers. Each index costs a key extraction and an index
+   * update per change (bench/ANALYSIS.md). Watchers share a store only with
+   * the same `indexes`; the store backend must keep them (`memoryStore()`
+   * and `cachedStore()` do).
+   *
+   * @example Pods by namespace and name, and by node
+   * ```ts
+   * import type { WatcherConfig } from "@haptic/k8s-watcher";
+   *
+   * const config: WatcherConfig = {
+   *   gvr: { group: "", version: "v1", resource: "pods" },
+   *   indexBy: ["metadata.namespace", "metadata.name"],
+   *   indexes: { byNode: ["spec.nodeName"] },
+   *   onChange: (store) => console.log(store.byIndex("byNode", "node-1").length),
+   * };
+   * console.log(config.indexes);
+   * ```
+   *
+   * @default {{}}
+   */
+  indexes?: Readonly<Record<string, readonly string[]>>;
   /**
    * JSONPath expressions removed from objects before they are stored.
    *
@@ -131,14 +170,14 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * the namespace(s), `labelSelector`, `metadataOnly`, `ignoreFields`,
    * `transform` (the same function), and what decides how the one loop
    * runs: `pageSize`, `initialList`, and the `WatcherOptions` `clock`,
-   * `logger`, `random` (the same objects), `idleTimeoutMs` and
-   * `firstByteTimeoutMs`, and the field selector when the stored copies
+   * `logger`, `random` (the same objects), `idleTimeoutMs`,
+   * `firstByteTimeoutMs` and `freezeObjects`, and the field selector when the stored copies
    * may not answer it as the objects sent would (with a `transform`, or an
    * `ignoreFields` path above or below a selector path). Each watcher keeps
    * its own field selector, index, debounce or group, and callbacks, and
    * sees what it would see alone: the same batches, `onSyncComplete`
-   * count and store; watchers with the same `indexBy` and field selector
-   * share one store and index. The stream opens with the first watcher's
+   * count and store; watchers with the same `indexBy`, `indexes` and field
+   * selector share one store and index. The stream opens with the first watcher's
    * `start()` and closes with the last one's `stop()`; one started after
    * the stream synced gets the current state as its initial sync, and
    * nothing else until its `onSyncComplete` settles; a stopped watcher
@@ -163,8 +202,8 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * group's `onChange` receives this watcher's batches.
    */
   onChange?: (
-    store: ReadableStore<T>,
-    batch: ChangeBatch<T>,
+    store: IndexedStore<ReadonlyFields<T>, R, PathCount<I>>,
+    batch: ChangeBatch<ReadonlyFields<T>>,
   ) => void | Promise<void>;
   /**
    * Feeds this watcher's batches to a {@linkcode DebounceGroup} instead of
@@ -182,7 +221,7 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * the `onChange` of the initial batch has returned (or settled).
    */
   onSyncComplete?: (
-    store: ReadableStore<T>,
+    store: IndexedStore<ReadonlyFields<T>, R, PathCount<I>>,
     count: number,
   ) => void | Promise<void>;
   /**
@@ -226,18 +265,20 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    * The store backend: `memoryStore()` keeps objects, `cachedStore({ ttl })`
    * keeps references and GETs on read (both from
    * `@haptic/k8s-watcher/store`), or any {@linkcode StoreFactory}. Not
-   * allowed with `storeType` or `cacheTTL`.
+   * allowed with `storeType` or `cacheTTL`. Its type says how the store
+   * answers reads (`R`): `cachedStore()` makes them promises.
    *
    * @default {memoryStore()}
    */
-  store?: StoreFactory;
+  store?: StoreFactory<R>;
   /**
-   * `"memory"` keeps objects; `"cached"` keeps references and GETs on read.
+   * `"memory"` keeps objects; `"cached"` keeps references and GETs on read
+   * (its reads are promises: type the watcher `Watcher<T, "async">`).
    *
    * @deprecated Use `store: memoryStore()` or `store: cachedStore()`.
    * @default {"memory"}
    */
-  storeType?: "memory" | "cached";
+  storeType?: [R] extends ["sync"] ? "memory" : "memory" | "cached";
   /**
    * TTL of a cached object in ms, refreshed on access, with
    * `storeType: "cached"`.
@@ -259,6 +300,25 @@ export interface WatcherConfig<T extends KubeObjectLike = KubeObject> {
    */
   pageSize?: number;
 }
+
+/**
+ * How many keys `indexBy` paths `I` make: the literal length of a literal
+ * list, `number` otherwise.
+ *
+ * @example Two paths, two keys
+ * ```ts
+ * import type { PathCount } from "@haptic/k8s-watcher/watcher";
+ *
+ * const two: PathCount<["metadata.namespace", "metadata.name"]> = 2;
+ * const any: PathCount<string[]> = 7;
+ * console.log(two, any);
+ * ```
+ *
+ * @typeParam I The paths.
+ */
+export type PathCount<I extends readonly string[]> = number extends I["length"]
+  ? number
+  : I["length"];
 
 /**
  * Configuration of a {@linkcode SingleWatcher}: one named object. Its
@@ -307,9 +367,9 @@ export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
    * Called after the initial sync for every add, update and delete, in event
    * order and never overlapping; `null` when the object was deleted.
    */
-  onChange: (obj: T | null) => void | Promise<void>;
+  onChange: (obj: ReadonlyFields<T> | null) => void | Promise<void>;
   /** Called once with the state at the initial sync (`null` when absent). */
-  onSyncComplete?: (obj: T | null) => void | Promise<void>;
+  onSyncComplete?: (obj: ReadonlyFields<T> | null) => void | Promise<void>;
   /**
    * How the first state is loaded.
    *
@@ -418,4 +478,19 @@ export interface WatcherOptions {
    * @default {the `group`'s meter, else the client's (`RestClient.meter`)}
    */
   meter?: Meter;
+  /**
+   * Deep-freeze every object when it is stored (a `Watcher`'s stored
+   * copies, including those its cached store fetches; a `SingleWatcher`'s
+   * current object), so that code mutating an object the watcher hands out
+   * throws a `TypeError` where it would silently change it under every
+   * other reader. Read-only types (`ReadonlyFields`) catch assignments at
+   * compile time; this catches the rest (an array's `push` or `sort`, a
+   * cast) at run time. A debug aid for tests and development: it walks
+   * every stored object once (about 3 µs more per 3 KB Pod than making its
+   * stored copy, bench/freeze_bench.ts), so it is off unless asked for.
+   * Watchers share a stream only with watchers that freeze alike.
+   *
+   * @default {false}
+   */
+  freezeObjects?: boolean;
 }

@@ -223,7 +223,10 @@ Deno.test("Watchers reject a duration longer than a timer can wait (2³¹−1 ms
     [
       "cacheTTL",
       (ms) =>
-        new Watcher({ ...bulk, storeType: "cached", cacheTTL: ms }, client),
+        new Watcher<KubeObject, "async">(
+          { ...bulk, storeType: "cached", cacheTTL: ms },
+          client,
+        ),
     ],
     [
       "idleTimeoutMs",

@@ -12,6 +12,8 @@
 import type {
   V1ConfigMap,
   V1Ingress,
+  V1LabelSelector,
+  V1Pod,
   V1Service,
 } from "npm:@kubernetes/client-node@2.0.1";
 import type {
@@ -32,6 +34,8 @@ import {
   type Store,
   Watcher,
 } from "../../mod.ts";
+import type { ReadonlyFields } from "../../types.ts";
+import { cachedStore } from "../../store/mod.ts";
 
 /** True exactly when `A` and `B` are the same type. */
 type Same<A, B> = (<X>() => X extends A ? 1 : 2) extends
@@ -63,27 +67,35 @@ function everyGeneric<T extends V1Ingress | IIngress | IngressModel | Mine>(
     ignoreFields,
     namespaces,
     onChange(store, batch) {
-      check<Same<Stored<typeof store>, T>>();
-      check<Same<InBatch<typeof batch>, T>>();
-      check<Same<typeof batch.objects.created[number], T>>();
-      check<Same<typeof batch.objects.modified[number]["previous"], T>>();
-      check<Same<typeof batch.objects.deleted[number], T>>();
+      // What a watcher hands out is read-only (see `ReadonlyFields`).
+      check<Same<Stored<typeof store>, ReadonlyFields<T>>>();
+      check<Same<InBatch<typeof batch>, ReadonlyFields<T>>>();
+      check<Same<typeof batch.objects.created[number], ReadonlyFields<T>>>();
+      check<
+        Same<
+          typeof batch.objects.modified[number]["previous"],
+          ReadonlyFields<T>
+        >
+      >();
+      check<Same<typeof batch.objects.deleted[number], ReadonlyFields<T>>>();
     },
     onSyncComplete(store) {
-      check<Same<Stored<typeof store>, T>>();
+      check<Same<Stored<typeof store>, ReadonlyFields<T>>>();
     },
   }, client);
-  check<Same<Stored<typeof watcher.store>, T>>();
+  check<Same<Stored<typeof watcher.store>, ReadonlyFields<T>>>();
+  // The default memory store answers at once: no await.
+  check<Same<ReturnType<typeof watcher.store.list>, ReadonlyFields<T>[]>>();
 
   const single = new SingleWatcher<T>({
     gvr: ingresses,
     namespace: "shop",
     name: "web",
     onChange(obj) {
-      check<Same<typeof obj, T | null>>();
+      check<Same<typeof obj, ReadonlyFields<T> | null>>();
     },
   }, client);
-  check<Same<typeof single.current, T | null>>();
+  check<Same<typeof single.current, ReadonlyFields<T> | null>>();
 
   const memory = new MemoryStore<T>();
   const store: Store<T> = memory;
@@ -166,7 +178,86 @@ export function typedFields(client: RestClient): void {
     indexBy: ["metadata.name"],
     onChange: () => {},
   }, client);
-  check<Same<Stored<typeof plain.store>, KubeObject>>();
+  check<Same<Stored<typeof plain.store>, ReadonlyFields<KubeObject>>>();
+}
+
+/**
+ * Read objects are still the models: they pass where a model is taken and
+ * compare as models, but their fields cannot be assigned.
+ */
+export function readOnly(client: RestClient): void {
+  const render = (ingress: V1Ingress): string[] =>
+    ingress.spec?.rules?.map((r) => r.host ?? "") ?? [];
+  const watcher = new Watcher<V1Ingress>({
+    gvr: ingresses,
+    indexBy,
+    onChange(store, batch) {
+      for (const ingress of batch.objects.created) console.log(render(ingress));
+      for (const ingress of store.get("shop")) {
+        const created: Date | undefined = ingress.metadata?.creationTimestamp;
+        console.log(created?.getTime());
+        // @ts-expect-error: a stored object's fields are read-only
+        ingress.spec!.ingressClassName = "other";
+        // @ts-expect-error: at every depth
+        ingress.metadata!.labels!["tier"] = "web";
+      }
+    },
+  }, client);
+  const ro: ReadonlyFields<V1Ingress>[] = watcher.store.list();
+  const models: V1Ingress[] = ro;
+  // A callback typed with the model itself still fits (it gives up the
+  // read-only check), as README's quick start writes it.
+  new Watcher<V1Ingress>({
+    gvr: ingresses,
+    indexBy,
+    onChange: (
+      store: ReadableStore<V1Ingress>,
+      batch: ChangeBatch<V1Ingress>,
+    ) => console.log(store.size, batch.total),
+  }, client);
+  console.log(models);
+}
+
+/** The store's type follows its backend; key counts follow a literal indexBy. */
+export function storeTypes(client: RestClient): void {
+  const secrets = new Watcher<V1ConfigMap, "async">({
+    gvr: { group: "", version: "v1", resource: "secrets" },
+    indexBy: ["metadata.namespace"],
+    store: cachedStore(),
+    onChange: async (store) => console.log((await store.get("shop")).length),
+  }, client);
+  check<
+    Same<
+      ReturnType<typeof secrets.store.get>,
+      Promise<ReadonlyFields<V1ConfigMap>[]>
+    >
+  >();
+  const pods = new Watcher({
+    gvr: { group: "", version: "v1", resource: "pods" },
+    indexBy: ["metadata.namespace", "metadata.name"],
+    indexes: { byNode: ["spec.nodeName"] },
+    transform: (obj) => obj as unknown as V1Pod,
+    onChange(store) {
+      const onNode: ReadonlyFields<V1Pod>[] = store.byIndex("byNode", "n1");
+      console.log(onNode.length, store.get("shop", "web").length);
+      // @ts-expect-error: two keys at most
+      store.get("shop", "web", "x");
+    },
+  }, client);
+  console.log(pods.store.size);
+}
+
+/** client-node's label selector is a `labelSelector` as it is. */
+export function labelSelectors(
+  client: RestClient,
+  selector: V1LabelSelector,
+): void {
+  new Watcher({
+    gvr: ingresses,
+    indexBy,
+    labelSelector: selector,
+    onChange() {},
+  }, client);
 }
 
 /** A group typed per member, with the ecosystem's models. */
