@@ -36,7 +36,7 @@ import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { pathsNeverPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { write, writerLine } from "./_log_lines.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
-import { runAsCallbackOf } from "./_callback_context.ts";
+import { runAsCallbackOf } from "../_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";

@@ -15,7 +15,7 @@ import {
   type GroupSource,
   registerMember,
 } from "./_group_link.ts";
-import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
+import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import { debounceTiming } from "./_settle_problem.ts";
 
