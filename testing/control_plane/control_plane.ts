@@ -221,10 +221,10 @@ interface Settings {
  * SIGTERM to the host stop it (both programs killed, the folder removed)
  * and are then raised again, so the host ends as the signal ends it
  * (unless a `process.on` listener of the host's own listens for that
- * signal: then that listener decides); the host's exit (`Deno.exit()`, `process.exit()`, the
- * `unload` or `exit` event) kills both and removes the folder at once; and
- * each program runs under a watchdog that kills it when the host is gone
- * without any of these (`kill -9`, a crash).
+ * signal: then that listener decides); the host's exit (`Deno.exit()`,
+ * `process.exit()`, the `unload` or `exit` event) kills both and removes
+ * the folder at once; and each program runs under a watchdog that kills it
+ * when the host is gone without any of these (`kill -9`, a crash).
  *
  * Without a controller manager, nothing acts on objects: namespaces stay
  * `Terminating` once deleted, owner references are not collected, status

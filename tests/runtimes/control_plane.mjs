@@ -10,10 +10,11 @@
 // of its own and ends: by SIGINT, by SIGINT to its whole process group (as
 // Ctrl-C in a terminal sends it, to the programs too), by SIGTERM, by
 // `process.exit(3)` without a stop, and by SIGTERM to a host with a
-// listener of its own that stops the plane and exits with code 7. Each time, the moment the host is gone,
-// no etcd or kube-apiserver of its plane runs and its folder is gone, and
-// the host ended as the signal ends a process (or with its own code). It
-// exits non-zero on any failure.
+// listener of its own that stops the plane and exits with code 7. Each
+// time, the moment the host is gone, no etcd or kube-apiserver of its plane
+// runs and its folder is gone, and the host ended as the signal ends a
+// process (or with its own code). It exits non-zero on any failure.
+// Linux only: it reads /proc.
 // The modules are the package as a user of that runtime gets it: the
 // TypeScript sources on Deno, the npm package imported by name on Node and
 // Bun (`@haptic/k8s-watcher` and `@haptic/k8s-watcher/testing/control-plane`,
