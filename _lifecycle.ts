@@ -11,7 +11,7 @@ export interface InsideCallback {
 
 const done: Promise<void> = Promise.resolve();
 
-/** For an owner whose callbacks do not call its `stop()` (the elector's). */
+/** For an owner with no callbacks that could call its `stop()`. */
 const neverInside: InsideCallback = { now: () => false, silence() {} };
 
 /** Where a watcher is in its one life. */

@@ -10,6 +10,7 @@ import { delay } from "../_delay.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { runGuarded } from "../_run_guarded.ts";
+import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
 import {
   LEASES,
   microTime,
@@ -236,7 +237,11 @@ class AttemptTimeoutError extends Error {
  * - `leaseTransitions` grows by one whenever the holder changes.
  * - Callbacks run one at a time, in order, and never after `stop()` has
  *   resolved. One that throws or rejects is logged; the election goes on.
- *   Do not await `stop()` inside a callback: it waits for the callbacks.
+ * - `await stop()` inside a callback resolves at once (it cannot wait for
+ *   the callback it is called from): leadership ends, no `onNewLeader`
+ *   starts after it, and the rest of the stop (the term's
+ *   `onStoppedLeading`, the release, `start()`'s promise) follows once
+ *   that callback returns.
  *
  * Each attempt (a read, and a write when due) gets at most half of
  * `renewDeadlineMs`; a stalled request is aborted then.
@@ -301,6 +306,8 @@ export class LeaderElector {
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
+  /** Set by a `stop()` from inside a callback: no news is delivered after it. */
+  #silenced = false;
 
   /**
    * Checks the configuration; nothing is requested until
@@ -427,6 +434,11 @@ export class LeaderElector {
         new Error(
           `LeaderElector for Lease ${namespace}/${name} was stopped and cannot be restarted; create a new one`,
         ),
+      // A stop() from one of the callbacks, which it would wait for.
+      {
+        now: () => insideCallbackOf(this),
+        silence: () => void (this.#silenced = true),
+      },
     );
   }
 
@@ -470,7 +482,9 @@ export class LeaderElector {
    * Leaves the election: stops leading (aborting the leader's signal,
    * waiting for `onStartedLeading` to settle, then calling
    * `onStoppedLeading`), releases the Lease when `releaseOnStop` is set,
-   * and resolves when nothing more will happen. Idempotent.
+   * and resolves when nothing more will happen. Idempotent. Called from
+   * inside one of the elector's callbacks, it resolves at once, and the
+   * rest follows when that callback returns.
    *
    * @example Handing over on shutdown
    * ```ts
@@ -831,7 +845,12 @@ export class LeaderElector {
         leader: holder,
       });
       const onNewLeader = this.#config.onNewLeader;
-      if (onNewLeader) this.#enqueue(() => onNewLeader(holder), "onNewLeader");
+      if (onNewLeader) {
+        this.#enqueue(
+          () => this.#silenced ? undefined : onNewLeader(holder),
+          "onNewLeader",
+        );
+      }
     }
   }
 
@@ -871,7 +890,10 @@ export class LeaderElector {
 
   #enqueue(callback: () => unknown, what: string): void {
     this.#callbacks = this.#callbacks.then(() =>
-      runGuarded(callback, this.#logger, `${what} failed`)
+      runAsCallbackOf(
+        this,
+        () => runGuarded(callback, this.#logger, `${what} failed`),
+      )
     );
   }
 

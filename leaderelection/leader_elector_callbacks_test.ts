@@ -157,3 +157,128 @@ Deno.test("LeaderElector: start(signal) stops on abort; stop() before start() re
   assert.equal(cluster.spec().holderIdentity, "");
   assert.deepEqual(a.calls, ["leader:a", "started", "stopped"]);
 });
+
+Deno.test("LeaderElector: await stop() inside each callback resolves at once; the rest of the stop follows when the callback returns", async (t) => {
+  for (
+    const inside of ["onNewLeader", "onStartedLeading", "onStoppedLeading"]
+  ) {
+    await t.step(inside, async () => {
+      await using cluster = new Cluster();
+      const log: string[] = [];
+      const stopHere = async (what: string) => {
+        log.push(`${what} begins`);
+        await cluster.clock.tick(0); // an await before the stop, as real work has
+        await a.elector.stop();
+        log.push(`${what}: stop resolved, leading: ${a.elector.isLeader()}`);
+      };
+      let lost = false;
+      const a = cluster.replica({
+        identity: "a",
+        onNewLeader: (id) => {
+          log.push(`leader ${id}`);
+          if (inside === "onNewLeader") return stopHere("onNewLeader");
+        },
+        onStartedLeading: async (signal) => {
+          if (inside === "onStartedLeading") {
+            await stopHere("onStartedLeading");
+            log.push(`signal aborted: ${signal.aborted}`);
+            return;
+          }
+          log.push("onStartedLeading begins");
+          await new Promise((resolve) =>
+            signal.addEventListener("abort", resolve)
+          );
+        },
+        onStoppedLeading: () => {
+          if (inside === "onStoppedLeading") {
+            return stopHere("onStoppedLeading");
+          }
+          log.push("onStoppedLeading");
+        },
+      });
+      let done = false;
+      a.done.then(() => done = true);
+      if (inside === "onStoppedLeading") {
+        await cluster.until(() => log.includes("onStartedLeading begins"), {
+          maxMs: 1_000,
+          what: "a leads",
+        });
+        // Lose the term (renewals fail) so onStoppedLeading runs on its own.
+        a.link.state = "503";
+        lost = true;
+      }
+      await cluster.until(() => log.some((l) => l.includes("stop resolved")), {
+        maxMs: 20_000,
+        what: `stop() resolving inside ${inside}`,
+      });
+      a.link.state = "up";
+      await cluster.until(() => done, { maxMs: 10_000, what: "start() ends" });
+      assert.equal(a.elector.isLeader(), false);
+      const expected: Record<string, string[]> = {
+        onNewLeader: [
+          "leader a",
+          "onNewLeader begins",
+          "onNewLeader: stop resolved, leading: false",
+        ],
+        onStartedLeading: [
+          "leader a",
+          "onStartedLeading begins",
+          "onStartedLeading: stop resolved, leading: false",
+          "signal aborted: true",
+          "onStoppedLeading",
+        ],
+        onStoppedLeading: [
+          "leader a",
+          "onStartedLeading begins",
+          "onStoppedLeading begins",
+          "onStoppedLeading: stop resolved, leading: false",
+        ],
+      };
+      assert.deepEqual(log, expected[inside]);
+      // Released when a still held the Lease as last seen (not once it lost it).
+      if (!lost) assert.equal(cluster.spec().holderIdentity, "");
+      // A stop() from outside, later, is the same finished stop.
+      await a.elector.stop();
+    });
+  }
+});
+
+Deno.test("LeaderElector: after a stop() from inside a callback, the news queued behind it is dropped and the term's onStoppedLeading still runs", async () => {
+  await using cluster = new Cluster();
+  const log: string[] = [];
+  let heardOfB = () => {};
+  const b: { seen: Promise<void> } = {
+    seen: new Promise((resolve) => heardOfB = resolve),
+  };
+  const a = cluster.replica({
+    identity: "a",
+    onNewLeader: (id) => void log.push(`leader ${id}`),
+    onStartedLeading: async (signal) => {
+      await new Promise((resolve) => signal.addEventListener("abort", resolve));
+      // Wind down until a has read b in the Lease (its news waits behind us).
+      await b.seen;
+      await a.elector.stop();
+      log.push("stop resolved");
+    },
+    onStoppedLeading: () => void log.push("stopped"),
+  });
+  await cluster.until(() => a.elector.isLeader(), { maxMs: 1_000, what: "a" });
+  a.link.state = "503";
+  const other = cluster.replica({ identity: "b" });
+  await cluster.until(() => other.elector.isLeader(), {
+    maxMs: 20_000,
+    what: "b takes over",
+  });
+  a.link.state = "up";
+  await cluster.until(() => a.elector.leader() === "b", {
+    maxMs: 5_000,
+    what: "a reads b",
+  });
+  heardOfB();
+  await cluster.until(() => log.includes("stopped"), {
+    maxMs: 5_000,
+    what: "onStoppedLeading",
+  });
+  await a.done;
+  assert.deepEqual(log, ["leader a", "stop resolved", "stopped"]);
+});

@@ -4,6 +4,7 @@
 // versions its typed consumer compiles with.
 import assert from "node:assert/strict";
 import { packageJson, TYPESCRIPT_VERSION } from "../tools/npm_package.ts";
+import { PROVISIONING_COMMAND } from "../testing/control_plane/errors.ts";
 
 const ROOT = new URL("../", import.meta.url);
 const read = (path: string) => Deno.readTextFile(new URL(path, ROOT));
@@ -90,4 +91,18 @@ Deno.test("the README names every TypeScript the consumer compiles with", () => 
       `the README names TypeScript ${version}`,
     );
   }
+});
+
+Deno.test("the control plane's provisioning command needs no Deno, and is the one the README, the errors and .ci/runtimes use", async () => {
+  assert.match(PROVISIONING_COMMAND, /^bash /);
+  assert.ok(
+    readme.includes(`\`${PROVISIONING_COMMAND}\``),
+    `the README gives \`${PROVISIONING_COMMAND}\``,
+  );
+  // .ci/runtimes provisions as a Node user would, then runs the plane on
+  // Node and Bun from the package.
+  assert.ok(runtimes.includes(PROVISIONING_COMMAND), runtimes);
+  assert.match(runtimes, /tests\/runtimes\/control_plane\.mjs/);
+  const task = JSON.parse(await read("deno.json")).tasks["control-plane"];
+  assert.equal(task, PROVISIONING_COMMAND, "deno task control-plane runs it");
 });

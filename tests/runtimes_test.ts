@@ -16,7 +16,7 @@ import {
 const runtimeMissing = opensslMissing ??
   (kubectlPath
     ? undefined
-    : "kubectl (install it or run `deno task control-plane`)");
+    : "kubectl (install it or run `bash tools/control_plane.sh`)");
 
 Deno.test({
   name:

@@ -25,7 +25,7 @@ import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { runGuarded } from "../_run_guarded.ts";
 import { checkOptionNames, validateClient } from "./_validate.ts";
-import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
+import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
 
 /** The configuration both watchers have. */
 export interface CoreConfig {

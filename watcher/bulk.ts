@@ -40,7 +40,7 @@ import { acquireSource, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
-import { runAsCallbackOf } from "./_callback_context.ts";
+import { runAsCallbackOf } from "../_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";

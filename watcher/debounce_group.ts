@@ -17,7 +17,7 @@ import {
   registerMember,
 } from "./_group_link.ts";
 import { registerGroupMeter } from "./_group_meter.ts";
-import { insideCallbackOf, runAsCallbackOf } from "./_callback_context.ts";
+import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import { debounceTiming } from "./_settle_problem.ts";
 

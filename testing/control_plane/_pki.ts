@@ -1,4 +1,11 @@
 import { ControlPlaneError } from "./errors.ts";
+import {
+  isNotFound,
+  readTextFile,
+  type RunOutput,
+  runToEnd,
+  writeTextFile,
+} from "./_runtime.ts";
 
 /** The files of a control plane's certificates and keys. */
 export interface Pki {
@@ -63,7 +70,7 @@ export async function makePki(dir: string, openssl: string): Promise<Pki> {
     "-subj",
     "/CN=kube-apiserver",
   );
-  await Deno.writeTextFile(
+  await writeTextFile(
     `${dir}/apiserver.ext`,
     [
       "basicConstraints=CA:FALSE",
@@ -109,7 +116,7 @@ export async function makePki(dir: string, openssl: string): Promise<Pki> {
     "service-account.pub",
   );
   return {
-    caPem: await Deno.readTextFile(`${dir}/ca.crt`),
+    caPem: await readTextFile(`${dir}/ca.crt`),
     caFile: `${dir}/ca.crt`,
     certFile: `${dir}/apiserver.crt`,
     keyFile: `${dir}/apiserver.key`,
@@ -123,17 +130,11 @@ async function runOpenssl(
   cwd: string,
   args: string[],
 ): Promise<void> {
-  let output: Deno.CommandOutput;
+  let output: RunOutput;
   try {
-    output = await new Deno.Command(openssl, {
-      args,
-      cwd,
-      stdin: "null",
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
+    output = await runToEnd(openssl, { args, cwd });
   } catch (error) {
-    if (error instanceof Deno.errors.NotFound) {
+    if (isNotFound(error)) {
       throw new ControlPlaneError(
         "openssl",
         `openssl was not found (looked for "${openssl}"): the control plane makes its CA and serving certificate with it; install openssl or pass its path as the openssl option`,
@@ -142,13 +143,11 @@ async function runOpenssl(
     }
     throw error;
   }
-  if (!output.success) {
-    const text = new TextDecoder().decode(output.stderr) +
-      new TextDecoder().decode(output.stdout);
+  if (output.code !== 0) {
     throw new ControlPlaneError(
       "openssl",
       `openssl ${args[0]} exited with code ${output.code}`,
-      lastLines(text, 30),
+      lastLines(output.stderr + output.stdout, 30),
     );
   }
 }

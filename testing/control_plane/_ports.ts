@@ -4,35 +4,22 @@
  * another process can take it in between: the caller retries with other
  * ports when a program reports the address in use.
  */
+import { listenOnce } from "./_runtime.ts";
 
 /** Ports handed out by this process, not to be handed out twice. */
 const handedOut = new Set<number>();
 
-/** Whether 127.0.0.1:`port` can be listened on now. */
-export function portIsFree(port: number): boolean {
-  try {
-    Deno.listen({ hostname: "127.0.0.1", port }).close();
-    return true;
-  } catch (error) {
-    if (error instanceof Deno.errors.AddrInUse) return false;
-    if (error instanceof Deno.errors.PermissionDenied) return false;
-    throw error;
-  }
-}
-
 /** `preferred` when it is free (and not handed out yet), else a free port. */
-export function freePort(preferred?: number): number {
+export async function freePort(preferred?: number): Promise<number> {
   if (preferred !== undefined && !handedOut.has(preferred)) {
-    if (portIsFree(preferred)) {
+    if (await listenOnce(preferred) === preferred) {
       handedOut.add(preferred);
       return preferred;
     }
   }
   for (;;) {
-    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-    const port = listener.addr.port;
-    listener.close();
-    if (!handedOut.has(port)) {
+    const port = await listenOnce(0);
+    if (port !== undefined && !handedOut.has(port)) {
       handedOut.add(port);
       return port;
     }

@@ -1,9 +1,9 @@
-import { requireDeno } from "./_deno.ts";
 import {
   ControlPlaneBinariesNotFoundError,
   type ControlPlaneComponent,
 } from "./errors.ts";
 import { controlPlaneVersions } from "./versions.ts";
+import { hostEnv, isExecutableFile } from "./_runtime.ts";
 
 /** Absolute paths of the three binaries a control plane runs. */
 export interface ControlPlaneBinaries {
@@ -45,8 +45,8 @@ const NAMES: {
 const KUBEBUILDER_DEFAULT_DIR = "/usr/local/kubebuilder/bin";
 
 /**
- * The folder `deno task control-plane` (tools/control_plane.sh) builds the
- * pinned binaries into: `$K8S_WATCHER_TOOLS_DIR`, else
+ * The folder `bash tools/control_plane.sh` (or `deno task control-plane`)
+ * builds the pinned binaries into: `$K8S_WATCHER_TOOLS_DIR`, else
  * `$XDG_CACHE_HOME/k8s-watcher-tools`, else `$HOME/.cache/k8s-watcher-tools`,
  * then `control-plane/kubernetes-<version>-etcd-<version>`.
  *
@@ -67,7 +67,7 @@ const KUBEBUILDER_DEFAULT_DIR = "/usr/local/kubebuilder/bin";
 export function controlPlaneCacheDir(
   env?: Record<string, string | undefined>,
 ): string {
-  const vars = env ?? readEnv();
+  const vars = env ?? hostEnv();
   const tools = vars.K8S_WATCHER_TOOLS_DIR ||
     `${vars.XDG_CACHE_HOME || `${vars.HOME ?? ""}/.cache`}/k8s-watcher-tools`;
   const { kubernetes, etcd } = controlPlaneVersions;
@@ -84,7 +84,8 @@ export function controlPlaneCacheDir(
  * 2. `KUBEBUILDER_ASSETS`: a folder holding `etcd`, `kube-apiserver` and
  *    `kubectl`;
  * 3. the provisioning cache, {@linkcode controlPlaneCacheDir} (filled by
- *    `deno task control-plane` in a clone of this repository);
+ *    `bash tools/control_plane.sh` in a clone of this repository, with Go
+ *    and without Deno);
  * 4. `/usr/local/kubebuilder/bin`, envtest's default.
  *
  * A variable that is set must name an executable file: it is not skipped
@@ -107,7 +108,6 @@ export function controlPlaneCacheDir(
 export async function findControlPlaneBinaries(
   options: FindControlPlaneBinariesOptions = {},
 ): Promise<ControlPlaneBinaries> {
-  requireDeno("findControlPlaneBinaries");
   const { found, missing, searched } = await locateBinaries(options);
   if (missing.length > 0) {
     throw new ControlPlaneBinariesNotFoundError(missing, searched);
@@ -127,7 +127,7 @@ export async function locateBinaries(
   options: FindControlPlaneBinariesOptions,
   skip: Partial<ControlPlaneBinaries> = {},
 ): Promise<LocatedBinaries> {
-  const env = options.env ?? readEnv();
+  const env = options.env ?? hostEnv();
   const cacheDir = options.cacheDir ?? controlPlaneCacheDir(env);
   const found: Partial<ControlPlaneBinaries> = {};
   const missing: ControlPlaneComponent[] = [];
@@ -157,7 +157,7 @@ export async function locateBinaries(
     }
     let path: string | undefined;
     for (const candidate of candidates) {
-      if (await isExecutable(candidate.path)) {
+      if (await isExecutableFile(candidate.path)) {
         path = candidate.path;
         break;
       }
@@ -172,18 +172,4 @@ export async function locateBinaries(
     }
   }
   return { found, missing, searched };
-}
-
-async function isExecutable(path: string): Promise<boolean> {
-  try {
-    const info = await Deno.stat(path);
-    return info.isFile && ((info.mode ?? 0o111) & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
-function readEnv(): Record<string, string> {
-  requireDeno("The control plane");
-  return Deno.env.toObject();
 }

@@ -3,11 +3,20 @@ import {
   FetchClient,
   type FetchClientOptions,
 } from "../../client/fetch_client.ts";
-import { requireDeno } from "./_deno.ts";
 import { etcdCompact, etcdRevision } from "./_etcd.ts";
 import { lastLines, makePki, type Pki, randomHex } from "./_pki.ts";
 import { ADDRESS_IN_USE, freePort, releasePort } from "./_ports.ts";
 import { ComponentProcess } from "./_process.ts";
+import { type HostedPlane, hostPlane, releasePlane } from "./_host_exit.ts";
+import {
+  hostEnv,
+  makeDir,
+  makeTempDir,
+  removeTree,
+  removeTreeSync,
+  runToEnd,
+  writeTextFile,
+} from "./_runtime.ts";
 import { type ControlPlaneBinaries, locateBinaries } from "./binaries.ts";
 import {
   ControlPlaneBinariesNotFoundError,
@@ -206,15 +215,25 @@ interface Settings {
  * {@linkcode FetchClient}s per user, kubectl, `compact()` (etcd
  * compaction), `restartApiServer()` (kill -9 and start again on the same
  * etcd and port) and `stop()` / `await using` (kills both by PID and
- * removes the temporary folder). Each program also runs under a watchdog
- * that kills it when this process exits without stopping it.
+ * removes the temporary folder).
+ *
+ * A control plane does not outlive its host. While one runs, SIGINT and
+ * SIGTERM to the host stop it (both programs killed, the folder removed)
+ * and are then raised again, so the host ends as the signal ends it
+ * (unless a `process.on` listener of the host's own listens for that
+ * signal: then that listener decides); the host's exit (`Deno.exit()`,
+ * `process.exit()`, the `unload` or `exit` event) kills both and removes
+ * the folder at once; and each program runs under a watchdog that kills it
+ * when the host is gone without any of these (`kill -9`, a crash).
  *
  * Without a controller manager, nothing acts on objects: namespaces stay
  * `Terminating` once deleted, owner references are not collected, status
  * is only what a test writes to `/status`.
  *
  * Runs on Deno (with `--allow-run --allow-read --allow-write --allow-net
- * --allow-env`); on Node and Bun, `start()` says it needs Deno.
+ * --allow-env`), on Node (22.18 or later) and on Bun, where the processes
+ * start through `node:child_process`. POSIX only: the programs run under
+ * `/bin/sh`.
  *
  * @example A ConfigMap through the API and kubectl
  * ```ts ignore
@@ -243,7 +262,8 @@ export class ControlPlane implements AsyncDisposable {
   #etcdPorts: number[] = [];
   #etcdUrl = "";
   #apiServerPort = 0;
-  #http: Deno.HttpClient | undefined;
+  /** The admin's client that asks kube-apiserver whether it is ready. */
+  #probeClient: FetchClient | undefined;
   #clients = new Set<FetchClient>();
   #stopping: Promise<void> | undefined;
   /**
@@ -252,6 +272,13 @@ export class ControlPlane implements AsyncDisposable {
    * behind the stop.
    */
   #stopped = false;
+  /** Set once `start()` has made it ready. */
+  #ready = false;
+  /** What the host's signals and exit stop (see `_host_exit.ts`). */
+  #hosted: HostedPlane = {
+    stop: () => this.stop(),
+    stopNow: () => this.#stopNow(),
+  };
 
   private constructor(settings: Settings) {
     this.#settings = settings;
@@ -279,7 +306,6 @@ export class ControlPlane implements AsyncDisposable {
    * whatever was started is stopped first.
    */
   static async start(options: ControlPlaneOptions = {}): Promise<ControlPlane> {
-    requireDeno("ControlPlane.start");
     assertOptionNames(
       "ControlPlane options",
       OPTION_NAMES,
@@ -294,10 +320,10 @@ export class ControlPlane implements AsyncDisposable {
     }
     const users = makeUsers(options.users ?? []);
     const binaries = await resolveBinaries(options);
-    const dir = await Deno.makeTempDir({
-      prefix: "k8s-watcher-control-plane-",
-      dir: options.workDir,
-    });
+    const dir = await makeTempDir(
+      "k8s-watcher-control-plane-",
+      options.workDir,
+    );
     const plane = new ControlPlane({
       binaries,
       dir,
@@ -305,6 +331,8 @@ export class ControlPlane implements AsyncDisposable {
       options,
       users,
     });
+    // From here on, the host's signals and exit stop it too.
+    hostPlane(plane.#hosted);
     try {
       await plane.#start(Date.now() + timeoutMs);
     } catch (error) {
@@ -482,32 +510,17 @@ export class ControlPlane implements AsyncDisposable {
         `--context=${this.#user(options.user ?? ADMIN).name}`,
         ...options.args,
       ];
-    const child = new Deno.Command(this.#settings.binaries.kubectl, {
+    const output = await runToEnd(this.#settings.binaries.kubectl, {
       args,
-      clearEnv: true,
       env: {
         // Its discovery cache goes under HOME, inside the temporary folder.
         HOME: `${this.#settings.dir}/home`,
-        PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+        PATH: hostEnv().PATH ?? "/usr/bin:/bin",
         ...options.env,
       },
-      stdin: options.stdin === undefined ? "null" : "piped",
-      stdout: "piped",
-      stderr: "piped",
-    }).spawn();
-    if (options.stdin !== undefined) {
-      const writer = child.stdin.getWriter();
-      await writer.write(new TextEncoder().encode(options.stdin));
-      await writer.close();
-    }
-    const output = await child.output();
-    const decoder = new TextDecoder();
-    return {
-      success: output.success,
-      code: output.code,
-      stdout: decoder.decode(output.stdout),
-      stderr: decoder.decode(output.stderr),
-    };
+      stdin: options.stdin,
+    });
+    return { success: output.code === 0, ...output };
   }
 
   /**
@@ -630,17 +643,24 @@ export class ControlPlane implements AsyncDisposable {
     for (const process of [this.#apiServer, this.#etcd]) {
       await process?.kill().catch((error) => errors.push(error));
     }
-    this.#http?.close();
-    this.#http = undefined;
+    this.#probeClient?.close();
+    this.#probeClient = undefined;
     for (const port of [this.#apiServerPort, ...this.#etcdPorts]) {
       if (port) releasePort(port);
     }
-    await Deno.remove(this.#settings.dir, { recursive: true }).catch(
-      (error) => {
-        if (!(error instanceof Deno.errors.NotFound)) errors.push(error);
-      },
-    );
+    await removeTree(this.#settings.dir).catch((error) => errors.push(error));
+    releasePlane(this.#hosted);
     if (errors.length > 0) throw errors[0];
+  }
+
+  /**
+   * The stop at the host's exit, where nothing can be awaited: both
+   * programs killed (each waited for, briefly) and the folder removed.
+   */
+  #stopNow(): void {
+    this.#stopped = true;
+    for (const process of [this.#apiServer, this.#etcd]) process?.killNow();
+    removeTreeSync(this.#settings.dir);
   }
 
   #checkRunning(what: string): void {
@@ -650,12 +670,15 @@ export class ControlPlane implements AsyncDisposable {
   }
 
   /**
-   * What a restart under way answers once `stop()` was called (`start()`
-   * hands the plane out only once it is ready, so only a restart waits).
+   * What a restart under way answers once `stop()` was called, and a start
+   * under way once the host's signal stopped the plane (`start()` hands the
+   * plane out only once it is ready, so nothing else can stop it earlier).
    */
-  #stoppedWhileRestarting(): Error {
+  #stoppedMeanwhile(): Error {
     return new Error(
-      "The control plane was stopped while restartApiServer was starting kube-apiserver",
+      this.#ready
+        ? "The control plane was stopped while restartApiServer was starting kube-apiserver"
+        : "The control plane was stopped while it was starting (a signal to the host)",
     );
   }
 
@@ -673,12 +696,11 @@ export class ControlPlane implements AsyncDisposable {
 
   async #start(deadline: number): Promise<void> {
     const { dir, options, users } = this.#settings;
-    await Deno.mkdir(`${dir}/pki`);
-    await Deno.mkdir(`${dir}/home`);
+    await makeDir(`${dir}/pki`);
+    await makeDir(`${dir}/home`);
     this.#pki = await makePki(`${dir}/pki`, options.openssl ?? "openssl");
-    this.#http = Deno.createHttpClient({ caCerts: [this.#pki.caPem] });
     // The static token file: token,user,uid,"group,group".
-    await Deno.writeTextFile(
+    await writeTextFile(
       `${dir}/tokens.csv`,
       users.map((u) =>
         `${u.token},${u.name},${u.name}${
@@ -689,21 +711,25 @@ export class ControlPlane implements AsyncDisposable {
     await this.#startEtcd(deadline);
     await this.#startApiServer(deadline, true);
     await this.#writeKubeconfig();
+    this.#ready = true;
   }
 
   async #startEtcd(deadline: number): Promise<void> {
     const { dir, binaries, options } = this.#settings;
     for (let attempt = 1;; attempt++) {
       const preferred = attempt === 1 ? options.ports : undefined;
-      const client = freePort(preferred?.etcdClient);
-      const peer = freePort(preferred?.etcdPeer);
+      const client = await freePort(preferred?.etcdClient);
+      const peer = await freePort(preferred?.etcdPeer);
       this.#etcdPorts.push(client, peer);
       this.#etcdUrl = `http://127.0.0.1:${client}`;
       const peerUrl = `http://127.0.0.1:${peer}`;
       // A fresh data folder: a failed attempt may have written another
       // peer URL into the one before.
-      await Deno.remove(`${dir}/etcd`, { recursive: true }).catch(() => {});
-      await Deno.remove(`${dir}/etcd.log`).catch(() => {});
+      await removeTree(`${dir}/etcd`);
+      await removeTree(`${dir}/etcd.log`);
+      // A stop meanwhile (the host's signal) has already taken the
+      // processes it kills: start none after it.
+      if (this.#stopped) throw this.#stoppedMeanwhile();
       const etcd = new ComponentProcess({
         component: "etcd",
         command: binaries.etcd,
@@ -741,14 +767,19 @@ export class ControlPlane implements AsyncDisposable {
     for (let attempt = 1;; attempt++) {
       if (firstStart) {
         if (this.#apiServerPort) releasePort(this.#apiServerPort);
-        this.#apiServerPort = freePort(
+        this.#apiServerPort = await freePort(
           attempt === 1 ? this.#settings.options.ports?.apiServer : undefined,
         );
+        this.#probeClient?.close();
+        this.#probeClient = new FetchClient(
+          { server: this.url, token: this.token(ADMIN), caData: this.caPem },
+          { source: "control plane (readiness probe)" },
+        );
       }
-      await Deno.remove(`${dir}/kube-apiserver.log`).catch(() => {});
+      await removeTree(`${dir}/kube-apiserver.log`);
       // Checked right before the spawn, with no await between: a stop
       // called meanwhile has already taken the processes it kills.
-      if (this.#stopped) throw this.#stoppedWhileRestarting();
+      if (this.#stopped) throw this.#stoppedMeanwhile();
       const apiServer = new ComponentProcess({
         component: "kube-apiserver",
         command: binaries.kubeApiServer,
@@ -765,12 +796,12 @@ export class ControlPlane implements AsyncDisposable {
           () => this.#defaultNamespaceExists(),
         );
         // Ready as the stop came: the stop kills it, so it was no restart.
-        if (this.#stopped) throw this.#stoppedWhileRestarting();
+        if (this.#stopped) throw this.#stoppedMeanwhile();
         return;
       } catch (error) {
         await apiServer.kill();
         // The stop killed it: that is why it did not get ready.
-        if (this.#stopped) throw this.#stoppedWhileRestarting();
+        if (this.#stopped) throw this.#stoppedMeanwhile();
         // A restart keeps its port: clients hold the URL.
         if (
           firstStart && attempt < PORT_ATTEMPTS && await portTaken(apiServer)
@@ -826,7 +857,7 @@ export class ControlPlane implements AsyncDisposable {
     let detail = "it did not answer";
     for (;;) {
       // Stopping kills the process: no point in asking it again.
-      if (this.#stopped) throw this.#stoppedWhileRestarting();
+      if (this.#stopped) throw this.#stoppedMeanwhile();
       if (process.status) throw await exitedError(process);
       const answer = await probe();
       if (answer.ready) return;
@@ -856,35 +887,47 @@ export class ControlPlane implements AsyncDisposable {
   }
 
   #apiReady(): Promise<{ ready: boolean; detail: string }> {
-    return probe(
-      `${this.url}/readyz`,
-      { client: this.#http, headers: this.#adminHeaders() },
-      (status, body) => ({
-        ready: status === 200,
-        detail: `/readyz answered ${status}: ${
-          body.split("\n").filter((l) => l.startsWith("[-]")).join("; ") ||
-          body.slice(0, 300)
-        }`,
-      }),
-    );
+    return this.#askApiServer("/readyz", (failure) =>
+      // The checks that failed ("[-]etcd failed: …"), as the body lists them.
+      `/readyz answered ${
+        failure.match(/\[-\][^\\"]*/g)?.join("; ") ?? failure.slice(0, 300)
+      }`);
   }
 
   /** The bootstrap controller creates `default` just after readiness. */
   #defaultNamespaceExists(): Promise<{ ready: boolean; detail: string }> {
-    return probe(
-      `${this.url}/api/v1/namespaces/default`,
-      { client: this.#http, headers: this.#adminHeaders() },
-      (status, body) => ({
-        ready: status === 200,
-        detail: `the default namespace is not there yet (${status}: ${
-          body.slice(0, 200)
-        })`,
-      }),
+    return this.#askApiServer(
+      "/api/v1/namespaces/default",
+      (failure) =>
+        `the default namespace is not there yet (${failure.slice(0, 300)})`,
     );
   }
 
-  #adminHeaders(): Record<string, string> {
-    return { authorization: `Bearer ${this.token(ADMIN)}` };
+  /**
+   * A GET as admin through the probe client (it trusts the plane's CA on
+   * every runtime): ready when it answers 2xx, else the failure in words.
+   */
+  async #askApiServer(
+    path: string,
+    detail: (failure: string) => string,
+  ): Promise<{ ready: boolean; detail: string }> {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), PROBE_TIMEOUT_MS);
+    try {
+      await this.#probeClient!.performRequest({
+        method: "GET",
+        path,
+        abortSignal: controller.signal,
+      });
+      return { ready: true, detail: "" };
+    } catch (error) {
+      return {
+        ready: false,
+        detail: detail(error instanceof Error ? error.message : String(error)),
+      };
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   async #writeKubeconfig(): Promise<void> {
@@ -906,10 +949,10 @@ export class ControlPlane implements AsyncDisposable {
       })),
       "current-context": ADMIN,
     };
-    await Deno.writeTextFile(
+    await writeTextFile(
       this.kubeconfigPath,
       JSON.stringify(kubeconfig, null, 2),
-      { mode: 0o600 },
+      0o600,
     );
   }
 }
@@ -971,7 +1014,7 @@ function childEnv(dir: string): Record<string, string> {
 
 async function probe(
   url: string,
-  init: RequestInit & { client?: Deno.HttpClient },
+  init: RequestInit,
   judge: (status: number, body: string) => { ready: boolean; detail: string },
 ): Promise<{ ready: boolean; detail: string }> {
   const controller = new AbortController();

@@ -5,8 +5,11 @@ export type ControlPlaneComponent =
   | "kubectl"
   | "openssl";
 
-/** The provisioning command of this repository. */
-export const PROVISIONING_COMMAND = "deno task control-plane";
+/**
+ * The provisioning command of this repository: bash and Go, no Deno, so a
+ * Node or Bun user runs it as is (`deno task control-plane` runs the same).
+ */
+export const PROVISIONING_COMMAND = "bash tools/control_plane.sh";
 
 /**
  * The control plane's binaries were not found: none of
@@ -63,7 +66,7 @@ export class ControlPlaneBinariesNotFoundError extends Error {
         missing.join(", ")
       } (looked in ${
         searched.join("; ")
-      }). Set KUBEBUILDER_ASSETS to a folder holding etcd, kube-apiserver and kubectl (setup-envtest's binaries do), or TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER and TEST_ASSET_KUBECTL to each binary, or build them into the cache with \`${PROVISIONING_COMMAND}\` in a clone of @haptic/k8s-watcher`,
+      }). Set KUBEBUILDER_ASSETS to a folder holding etcd, kube-apiserver and kubectl (setup-envtest's binaries do), or TEST_ASSET_ETCD, TEST_ASSET_KUBE_APISERVER and TEST_ASSET_KUBECTL to each binary, or build them into the cache with \`${PROVISIONING_COMMAND}\` (needs Go; \`deno task control-plane\` runs the same) in a clone of @haptic/k8s-watcher`,
     );
     this.name = "ControlPlaneBinariesNotFoundError";
     this.missing = missing;

@@ -6,8 +6,9 @@
  * ports and hands back the URL, the CA, a kubeconfig, clients per user,
  * kubectl, etcd compaction and an API server restart.
  *
- * Runs on Deno. The module loads on Node and Bun too, but `start()` says
- * it needs Deno there.
+ * Runs on Deno, Node (22.18 or later) and Bun. A plane does not outlive
+ * the process that started it: SIGINT, SIGTERM and the process's exit stop
+ * it, and a watchdog kills what a `kill -9` leaves.
  *
  * @example A watcher against a real API server
  * ```ts ignore

@@ -1,6 +1,7 @@
 /**
  * The versions of the control plane's binaries this package is tested
- * with, as `tools/control_plane.sh` (`deno task control-plane`) builds them.
+ * with, as `bash tools/control_plane.sh` (`deno task control-plane`) builds
+ * them.
  * A test checks that the script pins the same ones.
  */
 export interface ControlPlaneVersions {

@@ -1,6 +1,6 @@
 /**
- * Which watchers' (or groups') user callbacks the running code is inside
- * of, across `await`s: a `stop()` called from inside one of its own
+ * Which owners' user callbacks (a watcher's, a group's, an elector's) the
+ * running code is inside of, across `await`s: a `stop()` called from inside one of its own
  * callbacks cannot wait for that callback (it is waiting for the stop), so
  * it must know it is there.
  *
