@@ -4,8 +4,10 @@
  * a resync), but a low-priority key that has waited `agingMs` takes turns
  * with the live ones, so neither kind starves the other.
  *
- * A key is here at most once. Adding a live key that waits as a
- * low-priority one moves it to the live line and keeps its waiting time.
+ * A key is here at most once. A live add of a key that waits as a
+ * low-priority one puts it in the live line too, keeping its waiting time:
+ * whichever line reaches it first hands it out (so the event never makes
+ * it wait longer than it would have), and the other entry is dropped.
  *
  * @module
  */
@@ -15,7 +17,7 @@ export interface ReadyKey<K> {
   readonly key: K;
   /** When it was added (the queue's clock), for the queue-duration metric. */
   readonly since: number;
-  readonly low: boolean;
+  low: boolean;
 }
 
 /**
@@ -57,7 +59,7 @@ export class ReadyKeys<K> {
   readonly #agingMs: number;
   readonly #live = new Line<ReadyKey<K>>();
   readonly #low = new Line<ReadyKey<K>>();
-  /** Each waiting key's entry; an entry in a line that is not here was moved. */
+  /** Each waiting key's entry; an entry in a line that is not here is spent. */
   readonly #entries = new Map<K, ReadyKey<K>>();
   /** The last key handed out was an aged low-priority one: a live one next. */
   #agedTurn = false;
@@ -79,7 +81,10 @@ export class ReadyKeys<K> {
     const waiting = this.#entries.get(key);
     if (waiting !== undefined) {
       if (low || !waiting.low) return;
-      since = waiting.since;
+      // The same entry in both lines: the first to reach it serves it.
+      waiting.low = false;
+      this.#live.push(waiting);
+      return;
     }
     const entry: ReadyKey<K> = { key, since, low };
     this.#entries.set(key, entry);

@@ -4,7 +4,6 @@
  * @module
  */
 import type { TimerHandle } from "../clock.ts";
-import { durationProblem } from "../_duration.ts";
 import { QueueMetrics } from "./_queue_metrics.ts";
 import { ReadyKeys } from "./_ready_keys.ts";
 import { RetryLimiter } from "./_retry_limiter.ts";
@@ -49,7 +48,8 @@ interface Waiter<K> {
  * - `shutDown()` drops the waiting and delayed keys and wakes every worker
  *   with `undefined`; with `{ drain: true }` it resolves when every key
  *   being processed is done. An add after it throws
- *   `WorkQueueShutDownError`.
+ *   `WorkQueueShutDownError`, but for a key a worker still holds: that
+ *   worker's retry or requeue is ignored (its reconcile is ending).
  *
  * Every timer runs on the `clock` option, so a `FakeClock` drives the whole
  * queue. Metrics, with a `meter`: client-go's `workqueue_depth`,
@@ -119,7 +119,8 @@ export class WorkQueue<K = string> implements AsyncDisposable {
     this.#limiter = new RetryLimiter(plan.retry);
     if (plan.meter !== undefined) {
       this.#metrics = new QueueMetrics(plan.meter, plan.name, {
-        depth: () => this.#ready.size,
+        // client-go's depth counts a key queued again behind its worker.
+        depth: () => this.#ready.size + this.#reruns.size,
         startTimes: () => this.#processing.values(),
         now: () => plan.clock.now(),
       });
@@ -200,16 +201,19 @@ export class WorkQueue<K = string> implements AsyncDisposable {
    * @param key The key.
    * @param options Its rank: `{ priority: "low" }` for an initial list's or
    * a resync's keys.
-   * @throws {WorkQueueShutDownError} After `shutDown()`.
+   * @throws {WorkQueueShutDownError} After `shutDown()`, for a key no worker
+   * holds (the held key's own retry is ignored then, so that a worker's
+   * usual `catch` does not throw while the queue drains).
    */
   add(key: K, options?: AddOptions): void {
-    this.#refuseAfterShutDown("add()");
+    if (this.#refuseAfterShutDown(key, "add()")) return;
     this.#add(key, options?.priority === "low");
   }
 
   /**
-   * Queues `key` after `ms` milliseconds (at once when `ms` is 0). Of several
-   * delayed adds of one key, the earliest wins.
+   * Queues `key` after `ms` milliseconds (at once when `ms` is 0 or less, as
+   * a deadline already past gives). Of several delayed adds of one key, the
+   * earliest wins. Counted in `workqueue_retries_total`, as client-go's.
    *
    * @example Check again in five minutes
    * ```ts
@@ -227,18 +231,20 @@ export class WorkQueue<K = string> implements AsyncDisposable {
    * @param key The key.
    * @param ms How long to wait, in milliseconds.
    * @param options Its rank when it is added.
-   * @throws {RangeError} When `ms` is not a non-negative number of
-   * milliseconds a timer can wait.
-   * @throws {WorkQueueShutDownError} After `shutDown()`.
+   * @throws {RangeError} When `ms` is not a finite number.
+   * @throws {WorkQueueShutDownError} After `shutDown()`, for a key no worker
+   * holds (the held key's own requeue is ignored then).
    */
   addAfter(key: K, ms: number, options?: AddOptions): void {
-    this.#refuseAfterShutDown("addAfter()");
-    if (ms !== 0) {
-      const problem = durationProblem(ms);
-      if (problem !== undefined) {
-        throw new RangeError(`addAfter() delay ${problem}`);
-      }
+    if (typeof ms !== "number" || !Number.isFinite(ms)) {
+      throw new RangeError(
+        `addAfter() delay must be a finite number of milliseconds, got ${
+          String(ms)
+        }`,
+      );
     }
+    if (this.#refuseAfterShutDown(key, "addAfter()")) return;
+    this.#metrics?.retried();
     this.#addAfter(key, ms, options?.priority === "low");
   }
 
@@ -264,10 +270,12 @@ export class WorkQueue<K = string> implements AsyncDisposable {
    *
    * @param key The key that failed.
    * @param options Its rank when it is added.
-   * @throws {WorkQueueShutDownError} After `shutDown()`.
+   * @throws {WorkQueueShutDownError} After `shutDown()`, for a key no worker
+   * holds (the held key's own retry is ignored then, so that a worker's
+   * usual `catch` does not throw while the queue drains).
    */
   addRateLimited(key: K, options?: AddOptions): void {
-    this.#refuseAfterShutDown("addRateLimited()");
+    if (this.#refuseAfterShutDown(key, "addRateLimited()")) return;
     const delay = this.#limiter.delay(key, this.#plan.clock.now());
     this.#metrics?.retried();
     this.#addAfter(key, delay, options?.priority === "low");
@@ -450,8 +458,14 @@ export class WorkQueue<K = string> implements AsyncDisposable {
     return this.shutDown({ drain: true });
   }
 
-  #refuseAfterShutDown(call: string): void {
-    if (this.#shutDown) throw new WorkQueueShutDownError(this.#plan.name, call);
+  /**
+   * After shutdown: true (ignore it) for the key a worker is finishing, whose
+   * reconcile may end in its usual retry or requeue; a throw for any other.
+   */
+  #refuseAfterShutDown(key: K, call: string): boolean {
+    if (!this.#shutDown) return false;
+    if (this.#processing.has(key)) return true;
+    throw new WorkQueueShutDownError(this.#plan.name, call);
   }
 
   #add(key: K, low: boolean): void {

@@ -103,17 +103,25 @@ Deno.test("WorkQueue: of several delayed adds of a key, the earliest wins", asyn
   assert.deepEqual(await takeAll(queue), ["a", "b"]);
 });
 
-Deno.test("WorkQueue: addAfter() refuses a delay that is not a duration", async () => {
-  await using queue = new WorkQueue<string>({ clock: new FakeClock() });
-  for (const ms of [-1, Number.NaN, Infinity, 2 ** 31]) {
+Deno.test("WorkQueue: addAfter() adds at once for a past deadline, refuses a delay that is not a number", async () => {
+  const clock = new FakeClock();
+  await using queue = new WorkQueue<string>({ clock });
+  for (const ms of [Number.NaN, Infinity, "5" as unknown as number]) {
     assert.throws(
       () => queue.addAfter("a", ms),
       (error: unknown) =>
         error instanceof RangeError &&
-        /^addAfter\(\) delay must be/.test(error.message),
+        /^addAfter\(\) delay must be a finite number of milliseconds/.test(
+          error.message,
+        ),
       String(ms),
     );
   }
+  queue.addAfter("late", -3); // a deadline 3 ms past
+  assert.equal(queue.length, 1);
+  queue.addAfter("month", 30 * 24 * 3_600_000); // longer than one timer
+  assert.equal(clock.pendingTimers, 1);
+  assert.deepEqual(await takeAll(queue), ["late"]);
 });
 
 Deno.test("WorkQueue: a failing key backs off 5 ms doubling, capped, reset by forget()", async () => {
@@ -352,4 +360,111 @@ Deno.test("WorkQueue: a wrong option is a ControllerConfigError naming it", () =
       JSON.stringify(options),
     );
   }
+});
+
+Deno.test("WorkQueue: a live event for an aged low-priority key does not make it wait longer", async () => {
+  const clock = new FakeClock();
+  await using queue = new WorkQueue<string>({ clock, agingMs: 1000 });
+  queue.add("L", { priority: "low" });
+  await clock.tick(999);
+  for (let i = 0; i < 5; i++) queue.add(`e${i}`);
+  queue.add("L"); // an event for it
+  await clock.tick(1);
+  assert.deepEqual(await takeAll(queue), ["L", "e0", "e1", "e2", "e3", "e4"]);
+});
+
+Deno.test("WorkQueue: a rerun or a delayed add keeps the highest rank it was given", async () => {
+  const clock = new FakeClock();
+  await using queue = new WorkQueue<string>({ clock, agingMs: 60_000 });
+  queue.add("r");
+  const r = (await queue.next())!;
+  queue.add("r", { priority: "low" });
+  queue.add("r"); // live: the rerun is live
+  queue.add("x", { priority: "low" });
+  queue.done(r);
+  queue.addAfter("d", 10, { priority: "low" });
+  queue.addAfter("d", 20); // later: absorbed, but its rank counts
+  await clock.tick(10);
+  queue.addAfter("e", 20);
+  queue.addAfter("e", 10, { priority: "low" }); // earlier: wins, rank kept
+  await clock.tick(10);
+  queue.add("y", { priority: "low" });
+  assert.deepEqual(await takeAll(queue), ["r", "d", "e", "x", "y"]);
+});
+
+Deno.test("WorkQueue: a rerun's wait counts from its add, and depth counts it", async () => {
+  const clock = new FakeClock();
+  const registry = new MetricsRegistry();
+  await using queue = new WorkQueue<string>({
+    clock,
+    meter: registry,
+    name: "rerun",
+  });
+  queue.add("a");
+  const a = (await queue.next())!;
+  queue.add("a");
+  let text = samples(registry.render());
+  assert.equal(text.get('workqueue_depth{name="rerun"}'), 1);
+  await clock.tick(3000);
+  queue.done(a);
+  queue.done((await queue.next())!);
+  text = samples(registry.render());
+  assert.equal(
+    text.get('workqueue_queue_duration_seconds_sum{name="rerun"}'),
+    3,
+  );
+  queue.addAfter("b", 5);
+  queue.addRateLimited("c");
+  text = samples(registry.render());
+  assert.equal(text.get('workqueue_retries_total{name="rerun"}'), 2);
+});
+
+Deno.test("WorkQueue: a held key's retry during a drain is ignored; another key's add throws", async () => {
+  const queue = new WorkQueue<string>({ clock: new FakeClock() });
+  queue.add("a");
+  const a = (await queue.next())!;
+  const stopped = queue.shutDown({ drain: true });
+  queue.addRateLimited(a); // the worker's usual catch: no throw
+  queue.add(a);
+  queue.addAfter(a, 10);
+  assert.throws(() => queue.add("b"), WorkQueueShutDownError);
+  queue.done(a);
+  await stopped;
+  assert.equal(await queue.next(), undefined);
+  assert.throws(() => queue.add(a), WorkQueueShutDownError);
+});
+
+Deno.test("WorkQueue: two running queues of one name on a meter are refused", async () => {
+  const registry = new MetricsRegistry();
+  const first = new WorkQueue<string>({ meter: registry, name: "w" });
+  assert.throws(
+    () => new WorkQueue<string>({ meter: registry, name: "w" }),
+    (error: unknown) =>
+      error instanceof ControllerConfigError && error.field === "name" &&
+      /another WorkQueue that is not shut down reports on this meter as "w"/
+        .test(error.message),
+  );
+  await first.shutDown();
+  await using _again = new WorkQueue<string>({ meter: registry, name: "w" });
+});
+
+Deno.test("WorkQueue: a key handed to a waiting next(signal) leaves no listener on the signal", async () => {
+  await using queue = new WorkQueue<string>({ clock: new FakeClock() });
+  const signal = new AbortController().signal;
+  let listeners = 0;
+  const add = signal.addEventListener.bind(signal);
+  const remove = signal.removeEventListener.bind(signal);
+  signal.addEventListener = ((...args: Parameters<typeof add>) => {
+    listeners++;
+    add(...args);
+  }) as typeof add;
+  signal.removeEventListener = ((...args: Parameters<typeof remove>) => {
+    listeners--;
+    remove(...args);
+  }) as typeof remove;
+  const waiting = queue.next(signal);
+  assert.equal(listeners, 1);
+  queue.add("a");
+  queue.done((await waiting)!);
+  assert.equal(listeners, 0);
 });
