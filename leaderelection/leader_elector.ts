@@ -303,8 +303,8 @@ export class LeaderElector {
   #consecutiveFailures = 0;
   #conflicts = 0;
   #lastError: { time: number; error: unknown } | undefined;
-  /** Callbacks run one after another on this chain. */
-  #callbacks: Promise<void> = Promise.resolve();
+  /** Callbacks run one after another on this chain (whether they succeeded). */
+  #callbacks: Promise<unknown> = Promise.resolve();
   #stopped = false;
   /** Set by a `stop()` from inside a callback: no news is delivered after it. */
   #silenced = false;

@@ -84,7 +84,7 @@ Deno.test("a meter on the FetchClient alone reaches the Watcher, SingleWatcher, 
     assert.equal(ours.get(`k8s_watcher_synced{${labels("grouped")}}`), 1);
     assert.equal(ours.get(`k8s_watcher_synced{${labels("a", "shop")}}`), 1);
     // The group's own series: its one call, the initial sync's.
-    assert.equal(ours.get("k8s_watcher_group_batches_total"), 1);
+    assert.equal(ours.get(`k8s_watcher_group_batches_total{name=""}`), 1);
     assert.equal(
       ours.get(
         `leader_election_master_status{name="shop-leader",namespace="shop"}`,
@@ -166,7 +166,7 @@ Deno.test("a DebounceGroup's meter reaches its member watchers before their clie
     assert.equal(synced(onGroup, "own"), undefined);
     assert.ok(
       samples(onGroup.render()).has(
-        "k8s_watcher_group_batches_total",
+        `k8s_watcher_group_batches_total{name=""}`,
       ),
     );
   } finally {

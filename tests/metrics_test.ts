@@ -216,14 +216,17 @@ const EXPECTED: Record<string, number> = {
   [`k8s_watcher_seconds_since_last_event{${W}}`]: 15,
   [`k8s_watcher_store_objects{${W}}`]: 3,
   [`k8s_watcher_synced{${W}}`]: 1,
-  // The initial batch, the one that threw, a+b, the relist's.
+  // The initial batch, the one that threw (c), c+a+b, the relist's.
   [`k8s_watcher_batches_total{${W}}`]: 4,
   [`k8s_watcher_callback_errors_total{callback="onChange",${W}}`]: 1,
+  // The batch after the one that threw carries c again.
+  [`k8s_watcher_callback_retries_total{callback="onChange",${W}}`]: 1,
   [`k8s_watcher_callback_duration_seconds_count{callback="onChange",${W}}`]: 4,
   [`k8s_watcher_callback_duration_seconds_sum{callback="onChange",${W}}`]: 0,
-  // c at once, a and b after 750 ms, the relist's at the interval's end.
+  // c at once; c again (its call threw) with a and b, 1 s after it came;
+  // the relist's at the interval's end.
   [`k8s_watcher_event_delivery_seconds_count{${W}}`]: 3,
-  [`k8s_watcher_event_delivery_seconds_sum{${W}}`]: 1.75,
+  [`k8s_watcher_event_delivery_seconds_sum{${W}}`]: 2,
   [`k8s_watcher_event_delivery_seconds_bucket{${W},le="0.5"}`]: 1,
   [`k8s_watcher_event_delivery_seconds_bucket{${W},le="1"}`]: 3,
   // client-go's names: every request counted, the two LISTs timed (to the

@@ -19,6 +19,8 @@ import type { PendingBatch } from "./_debounce_scheduler.ts";
  * from anywhere in it at once.
  */
 interface Entry<T> {
+  readonly namespace: string;
+  readonly name: string;
   readonly before: T | undefined;
   after: T | undefined;
   gone: T | undefined;
@@ -64,6 +66,10 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
   #last: Entry<T> | undefined;
   #size = 0;
   #bulk = 0;
+  /** The next batch is an initial sync's, delivered even when empty. */
+  #initialDue = false;
+  /** What the batch taken last held, until its call has ended. */
+  #taken: Taken<T> | undefined;
   #changed: () => void = () => {};
 
   /** Called after every record: schedules a delivery. */
@@ -76,9 +82,23 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
     return this.#size;
   }
 
-  /** Whether nothing waits. */
+  /** Whether nothing waits (an initial batch that is due waits, empty or not). */
   get isEmpty(): boolean {
-    return this.#bulk === 0 && this.#size === 0;
+    return this.#bulk === 0 && this.#size === 0 && !this.#initialDue;
+  }
+
+  /** Whether the batch waiting is an initial sync's (see `initialDue`). */
+  get isInitialDue(): boolean {
+    return this.#initialDue;
+  }
+
+  /**
+   * The initial list is in: the next batch is taken as an initial sync's,
+   * and is due even when the list was empty, so that a caller rendering
+   * from its batches renders once on an empty cluster too.
+   */
+  initialDue(): void {
+    this.#initialDue = true;
   }
 
   created(namespace: string, name: string, obj: T): void {
@@ -117,14 +137,22 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
     this.#changed();
   }
 
-  /** Takes the batch and starts an empty one. */
+  /**
+   * Takes the batch and starts an empty one. What it held is kept until
+   * {@linkcode ended} says whether its call failed.
+   */
   take(isInitialSync: boolean): ChangeBatch<T> {
     const first = this.#first;
     const bulk = this.#bulk;
+    isInitialSync ||= this.#initialDue;
+    this.#initialDue = false;
     this.#byNamespace = new Map();
     this.#first = this.#last = undefined;
     this.#size = 0;
     this.#bulk = 0;
+    this.#taken = first === undefined && bulk === 0 && !isInitialSync
+      ? undefined
+      : { first, bulk, isInitialSync };
     let created: T[] | undefined;
     let modified: ModifiedObject<T>[] | undefined;
     let deleted: T[] | undefined;
@@ -158,6 +186,41 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
     });
   }
 
+  /**
+   * The call of the batch taken last has ended. `retry`: it failed, and its
+   * changes go back into the pending batch before those recorded since,
+   * coalesced with them as one batch would have been, for the next call.
+   * Without `retry` they are let go.
+   */
+  ended(retry: boolean): void {
+    const taken = this.#taken;
+    this.#taken = undefined;
+    if (!retry || taken === undefined) return;
+    const since = this.#first;
+    this.#byNamespace = new Map();
+    this.#first = this.#last = undefined;
+    this.#size = 0;
+    this.#bulk += taken.bulk;
+    if (taken.isInitialSync) this.#initialDue = true;
+    for (let entry = taken.first; entry !== undefined; entry = entry.next) {
+      this.#add(entry.namespace, entry.name, entry.before, entry.after).gone =
+        entry.gone;
+    }
+    for (let entry = since; entry !== undefined; entry = entry.next) {
+      const { namespace, name, after, gone } = entry;
+      const earlier = this.#entry(namespace, name);
+      if (earlier === undefined) {
+        this.#add(namespace, name, entry.before, after).gone = gone;
+      } else if (after === undefined && earlier.before === undefined) {
+        // Created in the failed batch, deleted since: nothing to tell.
+        this.#remove(namespace, name, earlier);
+      } else {
+        earlier.after = after;
+        if (gone !== undefined) earlier.gone = gone;
+      }
+    }
+  }
+
   #entry(namespace: string, name: string): Entry<T> | undefined {
     return this.#byNamespace.get(namespace)?.get(name);
   }
@@ -170,6 +233,8 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
   ): Entry<T> {
     const last = this.#last;
     const entry: Entry<T> = {
+      namespace,
+      name,
       before,
       after,
       gone: undefined,
@@ -200,6 +265,13 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
     else next.prev = prev;
     this.#size--;
   }
+}
+
+/** The entries of a batch taken, kept for its retry. */
+interface Taken<T> {
+  readonly first: Entry<T> | undefined;
+  readonly bulk: number;
+  readonly isInitialSync: boolean;
 }
 
 /** A new incarnation (another uid) under the same name: a delete and a create. */

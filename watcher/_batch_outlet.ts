@@ -2,8 +2,10 @@
  * Where a `Watcher`'s pending batch goes: to its own debounced `onChange`,
  * or to the `DebounceGroup` member it was given. Either way the sync rules
  * are the same: nothing is delivered while the initial list loads (unless
- * `callOnChangeDuringSync`), the initial-sync batch is delivered at once
- * and opens no debounce window, and `stop()` delivers what is pending.
+ * `callOnChangeDuringSync`), the initial-sync batch is delivered once the
+ * list is in, empty or not, and opens no debounce window (in a group, once
+ * no member is loading its list), a failed batch goes out again with the
+ * next, and `stop()` delivers what is pending.
  *
  * @module
  */
@@ -13,6 +15,7 @@ import type { Clock } from "../clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import type { BatchBuilder } from "./_batch_builder.ts";
+import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { DeliveryWatch } from "./_delivery_watch.ts";
 import { monotonicClock } from "../_monotonic_clock.ts";
@@ -29,6 +32,12 @@ export interface BatchOutlet {
   idle(): Promise<void>;
   /** Delivers what is pending when `deliver`, then falls silent. */
   shutdown(deliver: boolean): Promise<void>;
+  /**
+   * The watcher's stop has begun: no retry timer of its own from now on
+   * (`shutdown` delivers a failed batch once more). A group's retries are
+   * the group's.
+   */
+  stopping(): void;
   /**
    * Holds the batch back (it goes on recording) until the returned
    * function is called: while the watcher's `onSyncComplete` runs, as a
@@ -57,6 +66,8 @@ export function ownOutlet<T extends KubeObjectLike>(
     suppressDuringSync: boolean;
     clock: Clock | undefined;
     logger: Logger;
+    /** A call carries again what a failed one did not deliver. */
+    onRetry?: () => void;
   },
 ): BatchOutlet {
   const { logger, onChange } = options;
@@ -72,8 +83,17 @@ export function ownOutlet<T extends KubeObjectLike>(
       get isEmpty() {
         return builder.isEmpty || hold.holds;
       },
+      get holding() {
+        return hold.holds;
+      },
       take: (initial) => hold.taken(builder.take(initial)),
+      ended(retry) {
+        builder.ended(retry);
+        // Its changes wait again, since they came.
+        if (retry) delivery.restored();
+      },
     },
+    onRetry: options.onRetry,
     onChange: (batch) => {
       const since = delivery.taken();
       let result: void | Promise<void>;
@@ -102,10 +122,12 @@ export function ownOutlet<T extends KubeObjectLike>(
   });
   builder.onRecord = () => {
     delivery.recorded(builder.isEmpty);
+    hold.recorded();
     if (!hold.holds) scheduler.changed();
   };
   return {
     setSyncMode: (syncing) => {
+      if (!syncing) builder.initialDue();
       hold.setSyncMode(syncing);
       scheduler.setSyncMode(syncing);
     },
@@ -116,7 +138,13 @@ export function ownOutlet<T extends KubeObjectLike>(
       if (deliver) await scheduler.flushPending();
       await scheduler.stop();
     },
-    hold: () => hold.begin(scheduler.changed),
+    stopping: () => scheduler.endRetries(),
+    // A failed batch alone keeps to its retry's time, as it would had
+    // nothing been held: a watcher alone records nothing meanwhile.
+    hold: () =>
+      hold.begin((recorded) => {
+        if (recorded) scheduler.changed();
+      }),
     silence: () => void scheduler.stop(),
     callbackOwners: [],
     delivery,
@@ -127,11 +155,18 @@ export function ownOutlet<T extends KubeObjectLike>(
 export function groupOutlet<T extends KubeObjectLike>(
   builder: BatchBuilder<T>,
   member: object,
-  suppressDuringSync: boolean,
-  clock: Clock,
+  options: {
+    suppressDuringSync: boolean;
+    clock: Clock;
+    /** The watcher's metrics: it counts the group's calls with its batch. */
+    metrics: WatcherMetrics | undefined;
+  },
 ): BatchOutlet {
+  const { suppressDuringSync, clock, metrics } = options;
   let syncing = false;
-  let batchInitial = false;
+  /** When the oldest change pending was recorded (see `DeliveryWatch`). */
+  let since: number | undefined;
+  let takenSince: number | undefined;
   const hold = new Hold(builder);
   const link: GroupLink = attachSource<ChangeBatch<T>>(member, {
     clock,
@@ -139,28 +174,43 @@ export function groupOutlet<T extends KubeObjectLike>(
       return builder.isEmpty || hold.holds || (syncing && suppressDuringSync);
     },
     get isInitial() {
-      return batchInitial || syncing;
+      return syncing || builder.isInitialDue;
+    },
+    get loading() {
+      return syncing && suppressDuringSync;
+    },
+    get since() {
+      return since;
     },
     take() {
-      const batch = hold.taken(builder.take(batchInitial || syncing));
-      batchInitial = false;
+      const batch = hold.taken(builder.take(syncing));
+      takenSince = since;
+      since = undefined;
+      metrics?.delivering(batch.isInitialSync, takenSince);
       return batch;
+    },
+    ended(retry) {
+      builder.ended(retry);
+      if (retry && takenSince !== undefined) {
+        since = Math.min(since ?? Infinity, takenSince);
+      }
+      takenSince = undefined;
     },
   });
   builder.onRecord = () => {
+    if (builder.isEmpty) since = undefined;
+    else since ??= clock.now();
     if (hold.holds) return;
-    if (syncing) {
-      batchInitial = true;
-      if (suppressDuringSync) return;
-    }
+    if (syncing && suppressDuringSync) return;
     link.changed();
   };
   return {
     setSyncMode(next) {
       if (next === syncing) return;
+      if (!next) builder.initialDue();
       hold.setSyncMode(next);
       syncing = next;
-      if (!next && !builder.isEmpty) void link.deliverNow();
+      if (!next) void link.synced();
     },
     flush: () => link.flush(),
     idle: () => link.idle(),
@@ -169,6 +219,7 @@ export function groupOutlet<T extends KubeObjectLike>(
       if (deliver) await link.flush();
       link.detach();
     },
+    stopping: () => {},
     hold: () => hold.begin(() => link.changed()),
     silence: () => link.detach(),
     callbackOwners: [link.group],
@@ -184,7 +235,9 @@ class Hold {
   #builder: { readonly isEmpty: boolean };
   #held = false;
   #initialDue = false;
-  #onRelease: (() => void) | undefined;
+  /** Something was recorded while held. */
+  #recorded = false;
+  #onRelease: ((recorded: boolean) => void) | undefined;
 
   constructor(builder: { readonly isEmpty: boolean }) {
     this.#builder = builder;
@@ -195,23 +248,36 @@ class Hold {
     return this.#held && !this.#initialDue;
   }
 
-  /** Holds until the returned function runs, which calls `changed`. */
-  begin(changed: () => void): () => void {
+  /**
+   * Holds until the returned function runs, which calls `release` when
+   * something waits: `recorded` says whether it came while held (else it
+   * is a failed batch waiting for its retry).
+   */
+  begin(release: (recorded: boolean) => void): () => void {
     this.#held = true;
-    this.#onRelease = changed;
+    this.#recorded = false;
+    this.#onRelease = release;
     return () => this.release();
+  }
+
+  /** A change was recorded (while held, it waits for the release). */
+  recorded(): void {
+    if (this.holds) this.#recorded = true;
   }
 
   /** Lets changes through again, scheduling what was held. */
   release(): void {
     if (!this.#held) return;
     this.#held = false;
-    const changed = this.#onRelease!;
+    const release = this.#onRelease!;
     this.#onRelease = undefined;
-    if (!this.#builder.isEmpty) changed();
+    if (!this.#builder.isEmpty) release(this.#recorded);
   }
 
-  /** Leaving sync mode: what is pending is the initial batch, let through. */
+  /**
+   * Leaving sync mode: what is pending is the initial batch (due even when
+   * empty), let through.
+   */
   setSyncMode(syncing: boolean): void {
     if (!syncing) this.#initialDue = !this.#builder.isEmpty;
   }

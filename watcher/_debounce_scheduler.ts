@@ -9,6 +9,7 @@
  */
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
+import { CallbackRetry } from "./_callback_retry.ts";
 
 /** What a scheduler delivers: a batch that is taken whole at each call. */
 export interface PendingBatch<B> {
@@ -25,6 +26,24 @@ export interface PendingBatch<B> {
    * it does. A group whose call carries only initial-sync batches says no.
    */
   readonly lastOpensWindow?: boolean;
+  /**
+   * Whether timed calls wait although something is pending: a group
+   * waiting for a member watcher's initial list. A flush delivers anyway;
+   * whoever ends the wait calls `deliverInitial()`.
+   */
+  readonly held?: boolean;
+  /**
+   * Whether the batch is held back for a moment (it reads as empty then):
+   * a retry that falls due meanwhile waits as long again.
+   */
+  readonly holding?: boolean;
+  /**
+   * The call of the batch taken last has ended. `retry`: it threw or
+   * rejected, and its changes go back into the pending batch, before those
+   * that came since, for the next call. A pending batch without `ended`
+   * lets a failed batch go, and is not retried.
+   */
+  ended?(retry: boolean): void;
 }
 
 /** Options of a {@linkcode DebounceScheduler}. */
@@ -39,6 +58,11 @@ export interface DebounceSchedulerOptions<B> {
   onChange: (batch: B) => void | Promise<void>;
   /** Reports a throwing or rejecting `onChange` (must not throw). */
   onFailure: (error: unknown, batch: B) => void;
+  /**
+   * A call starts that carries again what a failed call did not deliver
+   * (counted as a retry; must not throw).
+   */
+  onRetry?: () => void;
   /** When `true` (the default), nothing fires in sync mode except a flush. */
   suppressDuringSync?: boolean;
   /** Time source. Defaults to the system clock. */
@@ -51,6 +75,11 @@ export interface DebounceSchedulerOptions<B> {
  * `Debouncer` for the rules in full. The batch that leaving sync mode fires
  * (the initial sync) does not open a refractory window, so the first change
  * after the initial sync fires at once.
+ *
+ * A failed call (with a pending batch that takes it back, `ended`): its
+ * batch waits for the next call, which a change schedules as any other;
+ * without one, a retry fires after 1 s, 2 s, … 60 s (`CallbackRetry`).
+ * The first call to succeed ends the retries.
  */
 export class DebounceScheduler<B> {
   readonly #interval: number;
@@ -58,8 +87,10 @@ export class DebounceScheduler<B> {
   readonly #pending: PendingBatch<B>;
   readonly #onChange: (batch: B) => void | Promise<void>;
   readonly #onFailure: (error: unknown, batch: B) => void;
+  readonly #onRetry: (() => void) | undefined;
   readonly #suppressDuringSync: boolean;
   readonly #clock: Clock;
+  readonly #retry: CallbackRetry;
 
   /** Whether a change in the pending batch was recorded in sync mode. */
   #batchInitial = false;
@@ -78,6 +109,14 @@ export class DebounceScheduler<B> {
   /** The current call, until it has settled. */
   #running: Promise<void> | undefined;
   #idleWaiters: (() => void)[] = [];
+  /** The last call failed: its batch waits in the pending one again. */
+  #failing = false;
+  /** A change was added since the last call took the batch. */
+  #fresh = false;
+  /** Whether the last call opened a refractory window (its retry does too). */
+  #lastOpened = true;
+  /** No retry timer any more (stopping: the last flush carries the batch). */
+  #retriesEnded = false;
 
   constructor(options: DebounceSchedulerOptions<B>) {
     this.#interval = options.interval;
@@ -85,8 +124,10 @@ export class DebounceScheduler<B> {
     this.#pending = options.pending;
     this.#onChange = options.onChange;
     this.#onFailure = options.onFailure;
+    this.#onRetry = options.onRetry;
     this.#suppressDuringSync = options.suppressDuringSync ?? true;
     this.#clock = options.clock ?? systemClock;
+    this.#retry = new CallbackRetry(this.#clock, this.#retryDue);
   }
 
   /** Whether records are ignored (after {@linkcode stop}). */
@@ -106,6 +147,7 @@ export class DebounceScheduler<B> {
 
   /** Something was added to the pending batch: schedule it. (Bound.) */
   changed = (): void => {
+    this.#fresh = true;
     if (
       this.#settle !== undefined && !this.#stopped &&
       !(this.#syncing && this.#suppressDuringSync)
@@ -128,7 +170,9 @@ export class DebounceScheduler<B> {
     }
     if (
       this.#timer !== undefined || this.#queued || this.#busy() ||
-      this.#stopped
+      this.#stopped || this.#pending.held === true ||
+      // Only a failed batch waits: its retry timer delivers it.
+      (this.#failing && !this.#fresh)
     ) {
       return;
     }
@@ -192,14 +236,31 @@ export class DebounceScheduler<B> {
     return this.#flush(false, false);
   }
 
-  /** Cancels what is scheduled, waits for a running call; then silence. */
+  /**
+   * No retry timer from now on: a stop has begun, whose last flush carries
+   * a failed batch once more. A failed batch still waits in the pending
+   * one, and changes are still scheduled.
+   */
+  endRetries(): void {
+    this.#retriesEnded = true;
+    this.#retry.cancel();
+  }
+
+  /**
+   * Cancels what is scheduled (a retry too), waits for a running call;
+   * then silence.
+   */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#retry.cancel();
     this.#cancelScheduled();
     while (this.#busy()) await (this.#running ?? Promise.resolve());
   }
 
-  /** Resolves when no call is running and none is scheduled. */
+  /**
+   * Resolves when no call is running and none is scheduled. A retry
+   * waiting for its time does not count: it may wait for a minute.
+   */
   idle(): Promise<void> {
     if (this.#isIdle()) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
@@ -216,10 +277,11 @@ export class DebounceScheduler<B> {
     this.#queued = false;
     if (
       this.#stopped || this.#busy() || this.#pending.isEmpty ||
+      this.#pending.held === true ||
       (this.#syncing && this.#suppressDuringSync)
     ) {
-      // Stale: stopped, suppressed since, taken by a flush, or a call is
-      // running (#ended schedules what is left once it ends).
+      // Stale: stopped, suppressed or held since, taken by a flush, or a
+      // call is running (#ended schedules what is left once it ends).
       if (this.#pending.isEmpty) this.#firstChange = undefined;
       this.#notifyIdle();
       return;
@@ -235,37 +297,73 @@ export class DebounceScheduler<B> {
     void this.#start(true);
   };
 
+  /** The retry timer: deliver the failed batch, unless something else will. */
+  #retryDue = (): void => {
+    const pending = this.#pending;
+    // A call running carries the batch; leaving sync mode or the end of a
+    // group's wait delivers it.
+    if (
+      this.#stopped || this.#busy() || pending.held === true ||
+      (this.#syncing && this.#suppressDuringSync)
+    ) return;
+    if (pending.holding === true) {
+      // Waiting as long again keeps it to its time, as for a watcher whose
+      // loop waits meanwhile and may bring a change that takes it along.
+      if (!this.#retriesEnded) this.#retry.again();
+      return;
+    }
+    if (pending.isEmpty) {
+      // Coalesced away by later changes: nothing is left to retry.
+      this.#failing = false;
+      return;
+    }
+    void this.#start(this.#lastOpened);
+  };
+
   #start(opensWindow: boolean): Promise<void> {
     this.#cancelTimer();
+    this.#retry.cancel();
+    if (this.#failing) this.#onRetry?.();
     const batch = this.#pending.take(this.#batchInitial || this.#syncing);
     this.#batchInitial = false;
+    this.#fresh = false;
     // Before onChange runs: a change it makes starts the next wait.
     this.#firstChange = undefined;
-    if (opensWindow && this.#pending.lastOpensWindow !== false) {
-      this.#lastFire = this.#clock.now();
-    }
+    this.#lastOpened = opensWindow && this.#pending.lastOpensWindow !== false;
+    if (this.#lastOpened) this.#lastFire = this.#clock.now();
     let result: void | Promise<void> = undefined;
+    let failed = false;
     this.#calling = true;
     try {
       result = this.#onChange(batch);
     } catch (error) {
+      failed = true;
       this.#onFailure(error, batch);
     } finally {
       this.#calling = false;
     }
     const running = Promise.resolve(result)
-      .then(undefined, (error) => this.#onFailure(error, batch))
+      .then(() => failed, (error) => {
+        this.#onFailure(error, batch);
+        return true;
+      })
       .then(this.#ended);
     this.#running = running;
     return running;
   }
 
-  #ended = (): void => {
+  #ended = (failed: boolean): void => {
     this.#running = undefined;
+    const pending = this.#pending;
+    const retry = failed && !this.#stopped && pending.ended !== undefined;
+    pending.ended?.(retry);
+    this.#failing = retry;
+    if (retry && !this.#retriesEnded) this.#retry.failed();
+    else if (!failed) this.#retry.succeeded();
     // Changes recorded during the call are scheduled from here, since
     // changed() does nothing while busy; in settle mode from the times
     // they came, so one already due fires at once.
-    if (!this.#pending.isEmpty) this.#schedule();
+    if (!pending.isEmpty) this.#schedule();
     this.#notifyIdle();
   };
 

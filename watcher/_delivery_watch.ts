@@ -19,6 +19,8 @@ export class DeliveryWatch {
   #runningSince: number | undefined;
   /** When the running call started. */
   #callStarted: number | undefined;
+  /** When the oldest change of the batch taken last was recorded. */
+  #lastTaken: number | undefined;
   #waiting: () => number;
 
   constructor(clock: Clock, waiting: () => number) {
@@ -45,7 +47,7 @@ export class DeliveryWatch {
   taken(): number | undefined {
     const since = this.#pendingSince;
     this.#pendingSince = undefined;
-    this.#runningSince = since;
+    this.#runningSince = this.#lastTaken = since;
     this.#callStarted = this.#clock.now();
     return since;
   }
@@ -53,6 +55,17 @@ export class DeliveryWatch {
   /** The call settled. */
   ended(): void {
     this.#runningSince = this.#callStarted = undefined;
+  }
+
+  /**
+   * The call that settled last failed, and its batch waits for a retry:
+   * its oldest change is still undelivered, since it was recorded.
+   */
+  restored(): void {
+    const since = this.#lastTaken;
+    this.#lastTaken = undefined;
+    if (since === undefined) return;
+    this.#pendingSince = Math.min(this.#pendingSince ?? Infinity, since);
   }
 
   /** When the oldest change not yet delivered was recorded. */

@@ -17,16 +17,32 @@ export interface GroupSource<T> {
   readonly isEmpty: boolean;
   /** Whether the batch ready is an initial sync's (it opens no window). */
   readonly isInitial: boolean;
+  /**
+   * Whether the watcher is loading its initial list (started, not synced,
+   * its batches held back): the group's calls wait for it.
+   */
+  readonly loading: boolean;
+  /** When the oldest change ready was recorded, on the clock. */
+  readonly since: number | undefined;
   /** Takes the batch and starts an empty one. */
   take(): T;
+  /**
+   * The group's call that carried the batch taken last has ended.
+   * `retry`: it failed, and the batch goes back for the next call.
+   */
+  ended(retry: boolean): void;
 }
 
 /** What an attached source can ask of its group. */
 export interface GroupLink {
   /** Something was added to the source: schedule a call. */
   changed(): void;
-  /** Delivers now, without opening a refractory window (initial sync). */
-  deliverNow(): Promise<void>;
+  /**
+   * The source's initial list is in: its initial batch goes out at once,
+   * opening no refractory window, with every other member's once none is
+   * loading its list any more.
+   */
+  synced(): Promise<void>;
   /** Delivers what is pending now (after a running call). */
   flush(): Promise<void>;
   /** Resolves once the group runs no call and has none scheduled. */

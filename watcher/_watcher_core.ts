@@ -84,6 +84,12 @@ export const NOT_STARTED_WARNING_MS = 10_000;
 export interface CoreParts {
   /** Runs before each start of the loop. */
   beforeRun?: () => void;
+  /**
+   * Runs when the stop begins (`stop()`, or the start signal aborted):
+   * no retry of a failed callback starts from now on; the shutdown
+   * delivers what is due.
+   */
+  stopping?: () => void;
   /** Runs after the loop stopped: deliver what is due, then fall silent. */
   shutdown: () => Promise<void>;
   /** How many objects the watcher holds. */
@@ -187,6 +193,9 @@ export class WatcherCore<T> {
     this.#lifecycle = new Lifecycle(
       (signal) => {
         this.#parts?.beforeRun?.();
+        signal.addEventListener("abort", () => this.#parts?.stopping?.(), {
+          once: true,
+        });
         return this.#feed.run(signal);
       },
       () => this.#shutdown(),
@@ -301,9 +310,9 @@ export class WatcherCore<T> {
 
   /**
    * Runs a user callback named `name`; a throw or rejection is logged and
-   * does not escape.
+   * does not escape. Says whether it succeeded (see `runGuarded`).
    */
-  guarded(name: string, callback: () => unknown): Promise<void> | undefined {
+  guarded(name: string, callback: () => unknown): boolean | Promise<boolean> {
     const metrics = this.#parts?.metrics;
     const measured = metrics === undefined
       ? callback

@@ -2,8 +2,8 @@
  * A watcher's own metrics (the stream's are its loops', in
  * `listwatch/_loop_stats.ts`): batches delivered, the wait from a change's
  * arrival to the `onChange` that delivers it, callback durations and
- * failures, objects held and whether it is synced. Also the callback
- * metrics of a `DebounceGroup`.
+ * failures and retries, objects held and whether it is synced. Also the
+ * calls, delivery wait and callback metrics of a `DebounceGroup`.
  *
  * @module
  */
@@ -32,6 +32,7 @@ interface WatcherInstruments {
   delivery: Histogram;
   callbackSeconds: Histogram;
   callbackErrors: Counter;
+  callbackRetries: Counter;
   objects: ObservableGauge;
   synced: ObservableGauge;
   oldestUndelivered: ObservableGauge;
@@ -61,6 +62,10 @@ function makeInstruments(meter: Meter): WatcherInstruments {
     callbackErrors: meter.createCounter(PREFIX + "callback_errors", {
       description: "User callbacks that threw or rejected, by callback",
     }),
+    callbackRetries: meter.createCounter(PREFIX + "callback_retries", {
+      description:
+        "Calls of onChange that deliver again what a failed call did not (a retry, or the next batch carrying it), by callback",
+    }),
     objects: meter.createObservableGauge(PREFIX + "store_objects", {
       description: "Objects the watcher holds (0 or 1 for a SingleWatcher)",
     }),
@@ -86,34 +91,38 @@ export interface WatcherGaugeSource {
   oldestUndeliveredSeconds?: () => number;
 }
 
-/** Times user callbacks on a clock, counting their failures. */
+/** Times user callbacks on a clock, counting their failures and retries. */
 export class CallbackTimer {
   readonly #clock: Clock;
   readonly #seconds: Histogram;
   readonly #errors: Counter;
+  readonly #retries: Counter;
   readonly #base: MetricAttributes;
   readonly #byName = new Map<string, MetricAttributes>();
 
   constructor(
     clock: Clock,
-    seconds: Histogram,
-    errors: Counter,
+    instruments: Pick<
+      WatcherInstruments,
+      "callbackSeconds" | "callbackErrors" | "callbackRetries"
+    >,
     base: MetricAttributes,
   ) {
     this.#clock = clock;
-    this.#seconds = seconds;
-    this.#errors = errors;
+    this.#seconds = instruments.callbackSeconds;
+    this.#errors = instruments.callbackErrors;
+    this.#retries = instruments.callbackRetries;
     this.#base = base;
+  }
+
+  /** A call of callback `name` carries again what a failed one did not deliver. */
+  retrying(name: string): void {
+    this.#retries.add(1, this.#labels(name));
   }
 
   /** Runs `callback` (named `name`), measured; its result or throw as is. */
   timed(name: string, callback: () => unknown): unknown {
-    let attributes = this.#byName.get(name);
-    if (attributes === undefined) {
-      attributes = withAttributes(this.#base, { callback: name });
-      this.#byName.set(name, attributes);
-    }
-    const labels = attributes;
+    const labels = this.#labels(name);
     const started = this.#clock.now();
     const end = (failed: boolean) => {
       this.#seconds.record((this.#clock.now() - started) / 1000, labels);
@@ -138,6 +147,16 @@ export class CallbackTimer {
     end(false);
     return result;
   }
+
+  /** The series of callback `name`, made once. */
+  #labels(name: string): MetricAttributes {
+    let attributes = this.#byName.get(name);
+    if (attributes === undefined) {
+      attributes = withAttributes(this.#base, { callback: name });
+      this.#byName.set(name, attributes);
+    }
+    return attributes;
+  }
 }
 
 /** One watcher's measurements, with attribute objects made once. */
@@ -158,7 +177,7 @@ export class WatcherMetrics extends CallbackTimer {
   ) {
     const instruments = instrumentsOf(meter, "watcher", makeInstruments);
     const base = resourceAttributes(gvr, namespace, name);
-    super(clock, instruments.callbackSeconds, instruments.callbackErrors, base);
+    super(clock, instruments, base);
     this.#instruments = instruments;
     this.#base = base;
     this.#clock = clock;
@@ -233,36 +252,55 @@ export function checkedMeter(
 
 /** A `DebounceGroup`'s measurements. */
 export interface GroupMetrics {
-  /** Counts a call, and runs it timed. */
-  deliver<R>(call: () => R): R;
+  /**
+   * A call starts: counted, and the wait of its oldest change (recorded at
+   * `since`) recorded unless it carries initial-sync batches only.
+   */
+  delivering(since: number | undefined, initialOnly: boolean): void;
+  /** Runs the call of `onChange`, timed. */
+  timed<R>(call: () => R): R;
+  /** The call starting carries again what a failed one did not deliver. */
+  retrying(): void;
 }
 
-/** The measurements of a `DebounceGroup` on `meter`. */
-export function groupMetrics(meter: Meter, clock: Clock): GroupMetrics {
+/** The callback's name in a group's series. */
+const GROUP_CALLBACK = "DebounceGroup.onChange";
+
+/**
+ * The measurements of a `DebounceGroup` named `name` on `meter`: its series
+ * carry the resource labels empty (a group watches no resource) and
+ * `name`.
+ */
+export function groupMetrics(
+  meter: Meter,
+  clock: Clock,
+  name: string,
+): GroupMetrics {
   const watcher = instrumentsOf(meter, "watcher", makeInstruments);
   const batches = instrumentsOf(
     meter,
     "group",
     (m) =>
       m.createCounter(PREFIX + "group_batches", {
-        description: "Calls of a DebounceGroup's onChange",
+        description: "Calls of a DebounceGroup's onChange, by group name",
       }),
   );
-  const timer = new CallbackTimer(
-    clock,
-    watcher.callbackSeconds,
-    watcher.callbackErrors,
-    GROUP_ATTRIBUTES,
-  );
+  const attributes = withAttributes(GROUP_ATTRIBUTES, { name });
+  const named = Object.freeze({ name });
+  const timer = new CallbackTimer(clock, watcher, attributes);
   return {
-    deliver<R>(call: () => R): R {
-      batches.add(1);
-      return timer.timed("DebounceGroup.onChange", call) as R;
+    delivering(since, initialOnly) {
+      batches.add(1, named);
+      if (!initialOnly && since !== undefined) {
+        watcher.delivery.record((clock.now() - since) / 1000, attributes);
+      }
     },
+    timed: <R>(call: () => R): R => timer.timed(GROUP_CALLBACK, call) as R,
+    retrying: () => timer.retrying(GROUP_CALLBACK),
   };
 }
 
-/** A group watches no resource: its callback series leave those labels empty. */
+/** A group watches no resource: its series leave those labels empty. */
 const GROUP_ATTRIBUTES: MetricAttributes = resourceAttributes(
   { group: "", version: "", resource: "" },
   "",

@@ -80,7 +80,7 @@ import {
  * - While the initial list loads, batches are held back (unless
  *   `callOnChangeDuringSync`); once it is in, one batch with
  *   `isInitialSync: true` reports its count (not its objects: they are in
- *   the store), then `onSyncComplete(store, count)` runs, then later
+ *   the store; an empty batch for an empty list), then `onSyncComplete(store, count)` runs, then later
  *   changes arrive in batches with `isInitialSync: false`. The first of
  *   them fires at once: the initial batch opens no debounce interval.
  * - With `settle` instead of `debounceInterval`, a batch waits until
@@ -91,7 +91,11 @@ import {
  *   the new list count as deleted, and are in the batch's deleted objects.
  * - With `group`, batches go to a {@linkcode DebounceGroup}'s one callback
  *   instead of an own `onChange`.
- * - A throwing or rejecting callback is logged and the watcher goes on.
+ * - A throwing or rejecting callback is logged and the watcher goes on. A
+ *   failed batch's changes go out again with the next batch, or without
+ *   one as a retry 1 s after the failure (doubling to 60 s, from 1 s again
+ *   after a success; on the watcher's clock); `stop()` cancels a retry
+ *   waiting and delivers them once more.
  * - A stopped watcher stays stopped: `start()` throws
  *   {@linkcode WatcherStoppedError}; create a new one.
  * - Watchers on the same client object that ask for the same objects in
@@ -412,12 +416,11 @@ export class Watcher<
       ? wrapConfigError(
         "group",
         () =>
-          groupOutlet(
-            builder,
-            config.group!,
+          groupOutlet(builder, config.group!, {
             suppressDuringSync,
-            options.clock ?? systemClock,
-          ),
+            clock: options.clock ?? systemClock,
+            metrics,
+          }),
       )
       : ownOutlet(builder, {
         interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
@@ -426,6 +429,7 @@ export class Watcher<
         suppressDuringSync,
         clock: options.clock,
         logger,
+        onRetry: metrics && (() => metrics.retrying("onChange")),
       });
     // A group without a meter of its own reports where its members do.
     offerMeter(config.group, meter);
@@ -460,6 +464,7 @@ export class Watcher<
     };
     core.connect({
       beforeRun: () => this.#outlet.setSyncMode(true),
+      stopping: () => this.#outlet.stopping(),
       shutdown: () => this.#shutdown(),
       objects: () => store.size,
       silence: () => this.#outlet.silence(),

@@ -193,7 +193,11 @@ export interface DebounceGroupOptions<T> {
    * keyed by member name, in the order the members were created. May be
    * async: the next call waits until the returned promise settles, while
    * batches keep accumulating. Throwing or rejecting is logged at error
-   * level and the group goes on. Do not `await`
+   * level and the group goes on; the batches of the failed call are not
+   * lost: `merge` puts each before what its member added since, for the
+   * next call, which comes with the next batch or, without one, as a retry
+   * 1 s after the failure (2 s after a second failure in a row, doubling
+   * to 60 s; from 1 s again once a call succeeds). Do not `await`
    * {@linkcode DebounceGroup.flush} or {@linkcode DebounceGroup.stop} from
    * inside it: they wait for this call.
    */
@@ -217,15 +221,24 @@ export interface DebounceGroupOptions<T> {
   logger?: Logger;
   /**
    * Where the group's metrics go (see `@haptic/k8s-watcher/metrics`):
-   * `k8s_watcher_group_batches_total`, and the duration and failures of
-   * `onChange` as `callback="DebounceGroup.onChange"`. It is also the
-   * meter of every watcher feeding the group that has no `meter` of its
-   * own, before its client's.
+   * `k8s_watcher_group_batches_total`, the delivery wait
+   * (`k8s_watcher_event_delivery_seconds`), and the duration, failures and
+   * retries of `onChange` as `callback="DebounceGroup.onChange"`, each
+   * labelled with `name`. It is also the meter of every watcher feeding
+   * the group that has no `meter` of its own, before its client's.
    *
    * @default {the meter of the first watcher feeding the group (its own,
    * else its client's `meter`); none without one}
    */
   meter?: Meter;
+  /**
+   * The group's name: the `name` label of its series (so that two groups
+   * on one meter can be told apart) and the `group` field of its log
+   * lines. A non-empty string.
+   *
+   * @default {""}
+   */
+  name?: string;
 }
 
 /**
@@ -302,8 +315,16 @@ export interface DebounceGroupMember<T> {
  * option (`group: renders.member("ingresses")`) instead of an own
  * `onChange`: the group takes each watcher's pending batch whole when it
  * fires, one call per burst across all of them (use
- * `mergeChangeBatches` as `merge`). A watcher's initial-sync batch is
- * delivered at once and opens no interval.
+ * `mergeChangeBatches` as `merge`). While a member watcher loads its
+ * initial list (from its `start()` until it has synced), the group's calls
+ * wait; once none is loading any more, one call at once carries every
+ * member's initial-sync batch (empty ones too: a controller renders on an
+ * empty cluster) and opens no interval.
+ *
+ * A call that throws or rejects is logged, and its batches go out again
+ * with the next call (see `onChange`). {@linkcode DebounceGroup.stop}
+ * delivers them once more with the rest; a failure then is logged and the
+ * batches are dropped.
  *
  * @example One call for a burst across three sources
  * ```ts
@@ -348,6 +369,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
   /** The `meter` option: what member watchers without one report on. */
   readonly #meter: Meter | undefined;
   #metrics: GroupMetrics | undefined;
+  readonly #name: string;
   readonly #logger: Logger;
   readonly #clock: Clock;
   readonly #pending: MemberBatches<DebounceGroupBatch<T>>;
@@ -379,7 +401,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * 2³¹−1 (longer than a timer can wait), `settle.quietMs` is above
    * `settle.maxWaitMs`, `merge` or `onChange` is not a function, both
    * `interval` and `settle` are given, `settle` is not an object, `meter`
-   * is not a `Meter`, or `options` or `settle` has a name it does not take.
+   * is not a `Meter`, `name` is not a non-empty string, or `options` or `settle` has a name it does not take.
    */
   constructor(
     options: DebounceGroupOptions<T> & {
@@ -415,7 +437,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
    * 2³¹−1 (longer than a timer can wait), `settle.quietMs` is above
    * `settle.maxWaitMs`, `merge` or `onChange` is not a function, both
    * `interval` and `settle` are given, `settle` is not an object, `meter`
-   * is not a `Meter`, or `options` or `settle` has a name it does not take.
+   * is not a `Meter`, `name` is not a non-empty string, or `options` or `settle` has a name it does not take.
    */
   constructor(options: DebounceGroupOptions<T>);
   constructor(options: DebounceGroupOptions<T>) {
@@ -430,22 +452,45 @@ export class DebounceGroup<T> implements AsyncDisposable {
         throw new WatcherConfigError(key, "must be a function");
       }
     }
+    const name = options.name;
+    if (name !== undefined && (typeof name !== "string" || name === "")) {
+      throw new WatcherConfigError(
+        "name",
+        `must be a non-empty string, got ${JSON.stringify(name)}`,
+      );
+    }
+    this.#name = name ?? "";
     this.#onChange = options.onChange;
     this.#logger = options.logger ?? consoleLogger();
     const meter = this.#meter = checkedMeter(options.meter);
-    this.#pending = new MemberBatches(options.merge);
     const { interval, settle } = debounceTiming(options);
     // The scheduler decides when to fire; the batches wait in #pending.
     this.#clock = options.clock ?? systemClock;
-    if (meter !== undefined) this.#metrics = groupMetrics(meter, this.#clock);
+    this.#pending = new MemberBatches(
+      options.merge,
+      this.#clock,
+      (error, member) =>
+        this.#log(
+          "Debounce group could not merge a failed call's batch; the later batch goes out alone",
+          { ...failureFields(error), member },
+        ),
+    );
+    if (meter !== undefined) {
+      this.#metrics = groupMetrics(meter, this.#clock, this.#name);
+    }
+    const metrics = this.#metrics;
     this.#scheduler = new DebounceScheduler({
       interval,
       settle,
       clock: this.#clock,
       pending: this.#pending,
       onChange: this.#deliver,
-      // #deliver reports its own failures; nothing reaches here.
-      onFailure: () => {},
+      onFailure: (error, batches) =>
+        this.#log("Debounce group callback failed", {
+          ...failureFields(error),
+          members: [...batches.keys()],
+        }),
+      onRetry: metrics && (() => metrics.retrying()),
     });
   }
 
@@ -501,7 +546,7 @@ export class DebounceGroup<T> implements AsyncDisposable {
     registerGroupMeter(member, {
       own: this.#meter,
       adopt: (meter) => {
-        this.#metrics ??= groupMetrics(meter, this.#clock);
+        this.#metrics ??= groupMetrics(meter, this.#clock, this.#name);
       },
     });
     return member;
@@ -588,8 +633,9 @@ export class DebounceGroup<T> implements AsyncDisposable {
 
   /**
    * Delivers what is pending (after the running call, if any, has ended),
-   * then stops: nothing fires again, batches added from now on are
-   * dropped, and no timer is left. Idempotent.
+   * the batches of a failed call included, then stops: nothing fires
+   * again (no retry either), batches added from now on are dropped, and no
+   * timer is left. Idempotent.
    *
    * @example Delivering on stop
    * ```ts
@@ -688,11 +734,16 @@ export class DebounceGroup<T> implements AsyncDisposable {
     const scheduler = this.#scheduler;
     return {
       changed: () => scheduler.changed(),
-      deliverNow: () => scheduler.deliverInitial(),
+      // The last member to sync delivers everyone's initial batch.
+      synced: () => pending.held ? done : scheduler.deliverInitial(),
       flush: () => scheduler.flushPending(),
       idle: () => scheduler.idle(),
       detach: () => {
-        if (pending.sources.get(name) === source) pending.sources.delete(name);
+        if (pending.sources.get(name) !== source) return;
+        const held = pending.held;
+        pending.sources.delete(name);
+        // Stopped while loading its list: the others wait no more.
+        if (held && !pending.held) void scheduler.deliverInitial();
       },
       group: this,
     };
@@ -704,34 +755,27 @@ export class DebounceGroup<T> implements AsyncDisposable {
   ): void | Promise<void> => {
     // A watcher's batch may have coalesced to nothing since it asked.
     if (batches.size === 0) return;
-    let result: void | Promise<void>;
-    try {
-      // Keyed by member name, each with its member's batch type.
-      const typed = batches as DebounceGroupBatches<DebounceGroupMembers<T>>;
-      const metrics = this.#metrics;
-      result = metrics === undefined
-        ? runAsCallbackOf(this, () => this.#onChange(typed))
-        : runAsCallbackOf(
-          this,
-          () => metrics.deliver(() => this.#onChange(typed)),
-        );
-    } catch (error) {
-      this.#report(error, batches);
-      return;
+    // Keyed by member name, each with its member's batch type.
+    const typed = batches as DebounceGroupBatches<DebounceGroupMembers<T>>;
+    const metrics = this.#metrics;
+    if (metrics === undefined) {
+      return runAsCallbackOf(this, () => this.#onChange(typed));
     }
+    const pending = this.#pending;
+    metrics.delivering(pending.lastSince, !pending.lastOpensWindow);
     // The scheduler waits for this promise: that is what keeps calls apart.
-    return Promise.resolve(result).then(
-      undefined,
-      (error) => this.#report(error, batches),
+    return runAsCallbackOf(
+      this,
+      () => metrics.timed(() => this.#onChange(typed)),
     );
   };
 
-  #report(error: unknown, batches: ReadonlyMap<string, unknown>): void {
+  #log(message: string, fields: Record<string, unknown>): void {
     try {
-      this.#logger.error("Debounce group callback failed", {
-        ...failureFields(error),
-        members: [...batches.keys()],
-      });
+      this.#logger.error(
+        message,
+        this.#name === "" ? fields : { group: this.#name, ...fields },
+      );
     } catch {
       // A throwing logger must not stop the group.
     }
@@ -744,9 +788,35 @@ class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
   pushed: Map<string, T> = new Map();
   readonly sources: Map<string, GroupSource<T>> = new Map();
   readonly #merge: (pending: T, next: T) => T;
+  readonly #clock: Clock;
+  readonly #onMergeFailure: (error: unknown, member: string) => void;
+  /** When the oldest pushed batch waiting was added. */
+  #pushedSince: number | undefined;
+  /** What the last call carried, until it has ended. */
+  #taken:
+    | {
+      pushed: Map<string, T>;
+      since: number | undefined;
+      sources: GroupSource<T>[];
+    }
+    | undefined;
 
-  constructor(merge: (pending: T, next: T) => T) {
+  constructor(
+    merge: (pending: T, next: T) => T,
+    clock: Clock,
+    onMergeFailure: (error: unknown, member: string) => void,
+  ) {
     this.#merge = merge;
+    this.#clock = clock;
+    this.#onMergeFailure = onMergeFailure;
+  }
+
+  /** Whether a member watcher loads its initial list: calls wait for it. */
+  get held(): boolean {
+    for (const source of this.sources.values()) {
+      if (source.loading) return true;
+    }
+    return false;
   }
 
   get isEmpty(): boolean {
@@ -763,25 +833,63 @@ class MemberBatches<T> implements PendingBatch<ReadonlyMap<string, T>> {
       name,
       pushed.has(name) ? this.#merge(pushed.get(name)!, batch) : batch,
     );
+    this.#pushedSince ??= this.#clock.now();
   }
 
   /** Whether the last call carried more than initial-sync batches. */
   lastOpensWindow = true;
+  /** When the oldest change the last call carried was recorded. */
+  lastSince: number | undefined;
 
   take(): ReadonlyMap<string, T> {
     const batches = new Map<string, T>();
     let opensWindow = this.pushed.size > 0;
+    let since = this.pushed.size > 0 ? this.#pushedSince : undefined;
+    const taken: GroupSource<T>[] = [];
     for (const name of this.names) {
       if (this.pushed.has(name)) batches.set(name, this.pushed.get(name)!);
       const source = this.sources.get(name);
       if (source !== undefined && !source.isEmpty) {
         if (!source.isInitial) opensWindow = true;
+        const from = source.since;
+        if (from !== undefined) since = Math.min(since ?? Infinity, from);
         batches.set(name, source.take());
+        taken.push(source);
       }
     }
+    this.#taken = {
+      pushed: this.pushed,
+      since: this.#pushedSince,
+      sources: taken,
+    };
     this.pushed = new Map();
+    this.#pushedSince = undefined;
     this.lastOpensWindow = opensWindow;
+    this.lastSince = since;
     return batches;
+  }
+
+  ended(retry: boolean): void {
+    const taken = this.#taken;
+    this.#taken = undefined;
+    if (taken === undefined) return;
+    for (const source of taken.sources) source.ended(retry);
+    if (!retry || taken.pushed.size === 0) return;
+    const pushed = this.pushed;
+    for (const [name, batch] of taken.pushed) {
+      if (!pushed.has(name)) {
+        pushed.set(name, batch);
+        continue;
+      }
+      try {
+        pushed.set(name, this.#merge(batch, pushed.get(name)!));
+      } catch (error) {
+        this.#onMergeFailure(error, name);
+      }
+    }
+    if (taken.since !== undefined) {
+      this.#pushedSince = Math.min(this.#pushedSince ?? Infinity, taken.since);
+    }
   }
 }
 
@@ -794,4 +902,5 @@ const GROUP_NAMES: Record<keyof DebounceGroupOptions<number>, true> = {
   clock: true,
   logger: true,
   meter: true,
+  name: true,
 };

@@ -66,7 +66,9 @@ export interface DebouncerOptions {
   /**
    * Receives each batch. May be async: the next call waits until the
    * returned promise settles. Throwing or rejecting is logged at error level
-   * and the debouncer goes on. Do not `await` {@linkcode Debouncer.flush} or
+   * and the debouncer goes on; the failed batch's counts are not delivered
+   * again (a `Watcher` and a `DebounceGroup` retry theirs). Do not `await`
+   * {@linkcode Debouncer.flush} or
    * {@linkcode Debouncer.stop} from inside it: they wait for this call.
    */
   onChange: (stats: ChangeStats) => void | Promise<void>;

@@ -21,6 +21,7 @@ import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import { clientMeter } from "../_metrics.ts";
+import { CallbackRetry } from "./_callback_retry.ts";
 import {
   type SingleWatcherConfig,
   WatcherConfigError,
@@ -54,7 +55,12 @@ import {
  *   `deletionTimestamp` being set, and objects without a generation
  *   (ConfigMaps, Secrets) deliver every change. `skip: "none"` delivers
  *   status-only writes too.
- * - A throwing or rejecting callback is logged and the watcher goes on.
+ * - A throwing or rejecting callback is logged and the watcher goes on. A
+ *   failed `onChange` is called again with the latest state: by the next
+ *   change, or without one 1 s after the failure (2 s after a second
+ *   failure in a row, doubling to 60 s; from 1 s again once a call
+ *   succeeds), on the watcher's clock. `stop()` cancels a retry waiting
+ *   and calls nothing more. A failed `onSyncComplete` is not retried.
  *
  * @typeParam T The watched object's type.
  *
@@ -94,6 +100,16 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
   /** Callbacks run one after another on this chain. */
   #callbacks: Promise<void> = Promise.resolve();
   #stopped = false;
+  /**
+   * The last `onChange` failed and none has succeeded since: the next call
+   * (a change's, or the retry) delivers the latest state, newest wins.
+   */
+  #failing = false;
+  /** When the latest state arrived, on the clock (a retry's wait). */
+  #arrived = 0;
+  #retry: CallbackRetry;
+  /** A stop has begun: a failed call is not retried. */
+  #retriesEnded = false;
   /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
   #reduce: boolean;
   /** `freezeObjects`: deep-freeze the object kept. */
@@ -168,6 +184,7 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       checkedMeter(clientMeter(client), "client.meter");
     const clock = options.clock ?? systemClock;
     this.#clock = clock;
+    this.#retry = new CallbackRetry(clock, () => this.#retryLatest());
     this.#core = new WatcherCore(
       this,
       config,
@@ -231,6 +248,12 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       objects: () => this.#current === null ? 0 : 1,
       silence: () => {
         this.#stopped = true;
+        this.#retry.cancel();
+      },
+      // A stop calls nothing again: no retry from now on.
+      stopping: () => {
+        this.#retriesEnded = true;
+        this.#retry.cancel();
       },
       metrics: this.#metrics,
     });
@@ -267,9 +290,13 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     return this.#current;
   }
 
-  /** After the loop ended: let a running callback finish, skip the rest. */
+  /**
+   * After the loop ended: let a running callback finish, skip the rest (a
+   * retry waiting too).
+   */
   async #shutdown(): Promise<void> {
     this.#stopped = true;
+    this.#retry.cancel();
     await this.#callbacks;
   }
 
@@ -348,27 +375,49 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
       return this.#callbacks;
     }
     this.#current = next;
-    const metrics = this.#metrics;
-    if (metrics === undefined) {
-      return this.#enqueue(() => this.#config.onChange(next), "onChange");
-    }
-    const arrived = this.#clock.now();
-    return this.#enqueue(
-      () => this.#config.onChange(next),
-      "onChange",
-      () => metrics.deliveringOne(arrived),
-    );
+    const arrived = this.#arrived = this.#clock.now();
+    return this.#callbacks = this.#callbacks.then(() => {
+      if (this.#stopped) return;
+      return this.#callOnChange(next, arrived);
+    });
   }
 
-  #enqueue(
-    callback: () => unknown,
-    name: string,
-    starting?: () => void,
-  ): Promise<void> {
+  /** The retry's time has come: the latest state, after what is queued. */
+  #retryLatest(): void {
     this.#callbacks = this.#callbacks.then(() => {
+      // Delivered since, or failed again (a later retry is armed), or
+      // stopped: nothing to do now.
+      if (
+        this.#stopped || this.#retriesEnded || !this.#failing ||
+        this.#retry.armed
+      ) return;
+      return this.#callOnChange(this.#current, this.#arrived);
+    });
+  }
+
+  /** One call of `onChange`; a failure arms the retry. */
+  async #callOnChange(
+    obj: ReadonlyFields<T> | null,
+    arrived: number,
+  ): Promise<void> {
+    const metrics = this.#metrics;
+    if (metrics !== undefined) {
+      if (this.#failing) metrics.retrying("onChange");
+      metrics.deliveringOne(arrived);
+    }
+    const ok = await this.#core.guarded(
+      "onChange",
+      () => this.#config.onChange(obj),
+    );
+    this.#failing = !ok;
+    if (ok) this.#retry.succeeded();
+    else if (!this.#stopped && !this.#retriesEnded) this.#retry.failed();
+  }
+
+  #enqueue(callback: () => unknown, name: string): Promise<void> {
+    this.#callbacks = this.#callbacks.then(async () => {
       if (this.#stopped) return;
-      starting?.();
-      return this.#core.guarded(name, callback);
+      await this.#core.guarded(name, callback);
     });
     return this.#callbacks;
   }

@@ -197,7 +197,10 @@ export interface WatcherConfig<
   /**
    * Called with each debounced batch: the counts and the objects created,
    * modified (with their previous version) and deleted (see
-   * {@linkcode ChangeBatch}; the initial-sync batch carries counts only).
+   * {@linkcode ChangeBatch}; the initial-sync batch carries counts only,
+   * and comes once the list is in even when it is empty). A throw or
+   * rejection is logged, and the batch's changes go out again with the
+   * next batch, or without one after 1 s, 2 s, … 60 s.
    * Required, unless `group` is given: then it is not allowed, since the
    * group's `onChange` receives this watcher's batches.
    */
@@ -211,14 +214,17 @@ export interface WatcherConfig<
    * member's name, with every other member's, one call per burst. The
    * group's interval or settle applies (`debounceInterval` and `settle`
    * are not allowed). The
-   * initial-sync batch is delivered at once, as without a group, and
-   * `stop()` delivers what this watcher has pending through the group.
-   * One watcher per member.
+   * initial-sync batch (empty ones too) is delivered at once once no
+   * member watcher of the group is loading its initial list, in one call
+   * with theirs, and `stop()` delivers what this watcher has pending
+   * through the group. One watcher per member.
    */
   group?: DebounceGroupMember<ChangeBatch<T>>;
   /**
    * Called once when the initial list is in the store, with its size, after
-   * the `onChange` of the initial batch has returned (or settled).
+   * the `onChange` of the initial batch has returned (or settled); in a
+   * `group` that still waits for another member's list, before the group's
+   * call. A throw or rejection is logged, and not retried.
    */
   onSyncComplete?: (
     store: IndexedStore<ReadonlyFields<T>, R, PathCount<I>>,
