@@ -20,3 +20,4 @@ export * from "./work_queue.ts";
 export * from "./work_queue_options.ts";
 export * from "./work_queue_shut_down_error.ts";
 export * from "./controller_config_error.ts";
+export * from "./owner_references.ts";
