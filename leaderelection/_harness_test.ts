@@ -131,16 +131,12 @@ export interface ReplicaOptions extends Partial<LeaderElectorConfig> {
 }
 
 /**
- * A FakeApiServer, the proxies the links fail through, and the replicas.
- * `violations` lists every instant at which a replica started leading
- * while another still reported `isLeader()`.
+ * A FakeApiServer on a FakeClock and the proxies a {@linkcode ReplicaLink}
+ * fails through: what every replica test (electors, shard rings) runs on.
  */
-export class Cluster implements AsyncDisposable {
+export class FaultNetwork implements AsyncDisposable {
   readonly clock: FakeClock;
   readonly server: FakeApiServer;
-  readonly logger: RecordingLogger = new RecordingLogger();
-  readonly replicas: Replica[] = [];
-  readonly violations: string[] = [];
   readonly #failing: FakeApiServer;
   readonly #stalling: FakeApiServer;
   readonly #mocks: Disposable[];
@@ -175,11 +171,44 @@ export class Cluster implements AsyncDisposable {
     };
   }
 
+  /** A new link, "up" until its state is set. */
+  link(): ReplicaLink {
+    return new ReplicaLink(this.#clients, this.clock);
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    for (const client of Object.values(this.#clients)) client.close();
+    for (const server of [this.server, this.#failing, this.#stalling]) {
+      await server.close();
+    }
+    for (const mock of this.#mocks) mock[Symbol.dispose]();
+  }
+}
+
+/**
+ * A FakeApiServer, the proxies the links fail through, and the replicas.
+ * `violations` lists every instant at which a replica started leading
+ * while another still reported `isLeader()`.
+ */
+export class Cluster implements AsyncDisposable {
+  readonly clock: FakeClock;
+  readonly server: FakeApiServer;
+  readonly logger: RecordingLogger = new RecordingLogger();
+  readonly replicas: Replica[] = [];
+  readonly violations: string[] = [];
+  readonly #network: FaultNetwork;
+
+  constructor(options: { now?: number } = {}) {
+    this.#network = new FaultNetwork(options);
+    this.clock = this.#network.clock;
+    this.server = this.#network.server;
+  }
+
   /** Adds (and by default starts) a replica. */
   replica(options: ReplicaOptions): Replica {
     const { identity, rate = 1, random, start = true, ...config } = options;
     const clock = rate === 1 ? this.clock : new SkewedClock(this.clock, rate);
-    const link = new ReplicaLink(this.#clients, this.clock);
+    const link = this.#network.link();
     const calls: string[] = [];
     const replica: Replica = {
       identity,
@@ -300,11 +329,7 @@ export class Cluster implements AsyncDisposable {
     await this.whileMoving(
       Promise.all(this.replicas.map((r) => r.elector.stop())),
     );
-    for (const client of Object.values(this.#clients)) client.close();
-    for (const server of [this.server, this.#failing, this.#stalling]) {
-      await server.close();
-    }
-    for (const mock of this.#mocks) mock[Symbol.dispose]();
+    await this.#network[Symbol.asyncDispose]();
   }
 
   /** Records every log line, and checks exclusivity when a term starts. */

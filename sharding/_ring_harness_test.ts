@@ -1,0 +1,167 @@
+// Shared by the shard ring tests: members with their own link and clock
+// over one FakeApiServer, each recording when it works on which ranges, and
+// a check that no hash is worked by two members at one instant.
+import type { Clock } from "../clock.ts";
+import { RecordingLogger } from "../testing/mod.ts";
+import {
+  FaultNetwork,
+  type ReplicaLink,
+  SkewedClock,
+} from "../leaderelection/_harness_test.ts";
+import { ShardRing } from "./shard_ring.ts";
+import type { ShardRingConfig, ShardRingState } from "./shard_ring_config.ts";
+import type { ShardRange } from "./shard_range.ts";
+import { intersect } from "./_ring_view.ts";
+
+export const RING = { name: "widgets", namespace: "shop" };
+
+/** One member: its ring, link, clock and the ranges it works on now. */
+export interface Member {
+  identity: string;
+  ring: ShardRing;
+  link: ReplicaLink;
+  clock: Clock;
+  /** What `onChange` was last told it may work on (after its hook ran). */
+  working: readonly ShardRange[];
+  states: ShardRingState[];
+  done: Promise<void>;
+  /** Makes the hook of the next shrinks wait this long (fake ms). */
+  handOffMs: number;
+}
+
+/** Settings for {@linkcode RingCluster.member}. */
+export interface MemberOptions extends Partial<ShardRingConfig> {
+  identity: string;
+  rate?: number;
+  random?: () => number;
+}
+
+export class RingCluster implements AsyncDisposable {
+  readonly network: FaultNetwork = new FaultNetwork();
+  readonly clock = this.network.clock;
+  readonly server = this.network.server;
+  readonly logger: RecordingLogger = new RecordingLogger();
+  readonly members: Member[] = [];
+  readonly violations: string[] = [];
+
+  /** Adds and starts a member. */
+  member(options: MemberOptions): Member {
+    const { identity, rate = 1, random, ...config } = options;
+    const clock = rate === 1 ? this.clock : new SkewedClock(this.clock, rate);
+    const link = this.network.link();
+    const member: Member = {
+      identity,
+      link,
+      clock,
+      working: [],
+      states: [],
+      done: Promise.resolve(),
+      handOffMs: 0,
+      ring: undefined as unknown as ShardRing,
+    };
+    member.ring = new ShardRing(
+      {
+        ...RING,
+        identity,
+        leaseDurationMs: 15_000,
+        renewDeadlineMs: 10_000,
+        retryPeriodMs: 2_000,
+        ...config,
+        onChange: async (state) => {
+          member.states.push(state);
+          // Growing is immediate; giving up waits for the work to stop.
+          const keep = intersect(member.working, state.permitted);
+          if (keep.length < member.working.length || lost(member, keep)) {
+            if (member.handOffMs > 0) {
+              await new Promise<void>((resolve) =>
+                this.clock.setTimeout(resolve, member.handOffMs)
+              );
+            }
+          }
+          member.working = state.permitted;
+          this.check();
+        },
+      },
+      link,
+      { clock, logger: this.logger, random: random ?? (() => 0.5) },
+    );
+    member.done = member.ring.start();
+    this.members.push(member);
+    return member;
+  }
+
+  /** Records an instant where two members work on one hash. */
+  check(): void {
+    const working = this.members.filter((m) => m.working.length > 0);
+    for (let i = 0; i < working.length; i++) {
+      for (let j = i + 1; j < working.length; j++) {
+        const both = intersect(working[i].working, working[j].working);
+        if (both.length > 0) {
+          this.violations.push(
+            `at ${this.clock.now()}: ${working[i].identity} and ${
+              working[j].identity
+            } both work on ${both[0].start.toString(16)}…`,
+          );
+        }
+      }
+    }
+  }
+
+  /** Moves time from timer to timer for `ms`, checking after each step. */
+  async run(ms: number): Promise<void> {
+    const end = this.clock.now() + ms;
+    for (;;) {
+      const remaining = end - this.clock.now();
+      const next = this.clock.nextDue ?? Infinity;
+      await this.clock.tick(
+        Math.min(Math.max(next - this.clock.now(), 0), remaining),
+      );
+      this.check();
+      if (remaining <= 0) return;
+    }
+  }
+
+  /** Moves time until `predicate` holds, or throws after `maxMs`. */
+  async until(predicate: () => boolean, maxMs: number, what: string) {
+    const start = this.clock.now();
+    await this.clock.tick(0);
+    while (!predicate()) {
+      if (this.clock.now() - start >= maxMs) {
+        throw new Error(`${what}: not reached within ${maxMs} ms`);
+      }
+      await this.run(Math.min(100, maxMs));
+    }
+    return this.clock.now() - start;
+  }
+
+  /** Awaits `promise` while moving time (up to a minute). */
+  async whileMoving<T>(promise: Promise<T>): Promise<T> {
+    let settled = false;
+    const tracked = promise.finally(() => settled = true);
+    for (let i = 0; i < 600 && !settled; i++) await this.clock.tick(100);
+    return await tracked;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.whileMoving(Promise.all(this.members.map((m) => m.ring.stop())));
+    await this.network[Symbol.asyncDispose]();
+  }
+}
+
+function lost(member: Member, keep: readonly ShardRange[]): boolean {
+  return keep.length !== member.working.length ||
+    keep.some((r, i) =>
+      r.start !== member.working[i].start || r.end !== member.working[i].end
+    );
+}
+
+/** The share of the hash space each member works on, by identity. */
+export function shares(members: readonly Member[]): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const m of members) {
+    let sum = 0n;
+    for (const r of m.working) sum += r.end - r.start;
+    out[m.identity] = Number((sum * 1000n) / (1n << 64n)) / 1000;
+  }
+  return out;
+}

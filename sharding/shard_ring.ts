@@ -1,0 +1,554 @@
+/**
+ * `ShardRing`: a controller's objects split across its replicas on
+ * Kubernetes itself. Each replica holds a Lease of its own, labelled with
+ * the ring's name; the live Leases are the members, and every member
+ * computes the same assignment from them. Keys move between members only
+ * through acknowledgements written in those Leases.
+ *
+ * @module
+ */
+import type { RestClient } from "../client/rest_client.ts";
+import { httpStatusOf } from "../client/http_status.ts";
+import { collectionPath, objectPath } from "../client/paths.ts";
+import type { TimerHandle } from "../clock.ts";
+import { Lifecycle } from "../_lifecycle.ts";
+import { delay } from "../_delay.ts";
+import { ringLines } from "./_log_lines.ts";
+import { planRing, type RingPlan } from "./_ring_plan.ts";
+import {
+  LEASES,
+  memberLease,
+  type MemberLease,
+  microTime,
+  readMembers,
+  RING_LABEL,
+} from "./_ring_lease.ts";
+import {
+  type CompiledRanges,
+  compileRanges,
+  hashOf,
+  inRanges,
+  intersect,
+  type MemberAck,
+  permittedRanges,
+  rangeOf,
+  sameRanges,
+  sameView,
+  subtract,
+  type View,
+  viewOf,
+} from "./_ring_view.ts";
+import { type ShardRange, shardSelector } from "./shard_range.ts";
+import type {
+  ShardRingConfig,
+  ShardRingOptions,
+  ShardRingState,
+} from "./shard_ring_config.ts";
+import { ShardRingStoppedError } from "./shard_ring_stopped_error.ts";
+
+/** Another member, as this replica has watched its Lease change. */
+interface Observed {
+  lease: MemberLease;
+  /** When (on this replica's clock) its renewal was last seen to change. */
+  seenAt: number;
+}
+
+/**
+ * One replica's membership of a shard ring.
+ *
+ * The rule, for every key (an object's hash of `metadata.uid` or
+ * `metadata.namespace`, FNV-1a 64 as KEP-5866 defines it):
+ *
+ * - The hash space is cut into as many contiguous, equal ranges as the ring
+ *   has live members, in the order of their identities. That is a member's
+ *   range in a view (the sorted member list).
+ * - A member works on a key only if the view it acknowledged in its Lease
+ *   gives it the key, no other live member's acknowledged view gives that
+ *   member the key, and it renewed its Lease within `renewDeadlineMs`.
+ *   Before acknowledging a new view it stops working on the keys the new
+ *   view takes away (`onChange` resolves), and it reads the others'
+ *   acknowledgements after its own is written.
+ * - A member is live while its Lease's renewal keeps changing: it is gone
+ *   once no renewal was seen for its lease duration, or its Lease is
+ *   deleted (as `stop()` does after giving up its work).
+ *
+ * The guarantee: no key is worked by two members at once, provided no
+ * member's clock runs faster than another's by `leaseDurationMs /
+ * renewDeadlineMs` or more — the elector's condition. The exception is the
+ * elector's too: a member whose renewals do not reach the API server (a
+ * partition) is given up for gone after its lease duration, and it has
+ * stopped working by then only because it stops at its renew deadline. Once
+ * the ring is quiet, every key is worked by exactly one live member.
+ *
+ * @example Three replicas of one controller, each on its own pod
+ * ```ts ignore
+ * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+ * import { FetchClient } from "@haptic/k8s-watcher";
+ *
+ * using client = await FetchClient.fromEnv();
+ * await using ring = new ShardRing({
+ *   name: "widgets",
+ *   namespace: "shop",
+ *   identity: Deno.env.get("POD_NAME")!,
+ *   onChange: (state) => console.log("working", state.permitted),
+ * }, client);
+ * void ring.start();
+ * // In a reconcile: if (!ring.owns(widget)) return;
+ * ```
+ */
+export class ShardRing implements AsyncDisposable {
+  readonly #plan: RingPlan;
+  readonly #client: RestClient;
+  readonly #lifecycle: Lifecycle;
+  readonly #observed = new Map<string, Observed>();
+  #acked: View | undefined;
+  /** The view the next renewal acknowledges, once the hand-off allows it. */
+  #target: View | undefined;
+  #members: View = [];
+  #assigned: ShardRange[] = [];
+  #permitted: ShardRange[] = [];
+  #compiled: CompiledRanges = [];
+  #compiledAssigned: CompiledRanges = [];
+  #ownVersion: string | undefined;
+  #lastRenewAt: number | undefined;
+  #deadlineTimer: TimerHandle | undefined;
+  /** The last `onChange` call; a new view is acknowledged after it settles. */
+  #handOff: Promise<void> = Promise.resolve();
+  #handOffSettled = true;
+
+  /**
+   * Checks `config` and `options` and makes the ring's member; nothing is
+   * sent until {@linkcode ShardRing.start}.
+   *
+   * @example A member on a fake server
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await using ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * ```
+   *
+   * @param config The ring, this replica, the timings, the hand-off hook.
+   * @param client Where the Leases are read and written.
+   * @param options Clock, logger, meter, jitter.
+   * @throws {ShardRingConfigError} For the first wrong option.
+   */
+  constructor(
+    config: ShardRingConfig,
+    client: RestClient,
+    options?: ShardRingOptions,
+  ) {
+    this.#plan = planRing(config, client, options);
+    this.#client = client;
+    this.#lifecycle = new Lifecycle(
+      (signal) => this.#run(signal),
+      () => this.#leave(),
+      () => new ShardRingStoppedError(this.#plan.name, this.#plan.identity),
+    );
+  }
+
+  /**
+   * This replica's view of the ring now: the members, its assigned ranges,
+   * the ranges it may work on.
+   *
+   * @example Before the start
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await using ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * assert.deepEqual(ring.state.permitted, []);
+   * ```
+   */
+  get state(): ShardRingState {
+    return {
+      members: this.#members,
+      assigned: this.#assigned,
+      permitted: this.#permitted,
+    };
+  }
+
+  /**
+   * Whether this replica may work on `obj` now (its hash is in
+   * {@linkcode ShardRingState.permitted}).
+   *
+   * @example Skipping another shard's object
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await using ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * // Not started: it works on nothing.
+   * assert.equal(ring.owns({ metadata: { uid: "0b4c" } }), false);
+   * ```
+   *
+   * @param obj An object with the hashed field in its metadata.
+   */
+  owns(obj: { readonly metadata?: ShardMetadata }): boolean {
+    return inRanges(this.#compiled, hashOf(this.#field(obj)));
+  }
+
+  /**
+   * Whether `obj` is in this replica's assigned ranges: what it keeps in
+   * its cache, including keys it will work on once the hand-off is over.
+   *
+   * @example A filter for what to keep
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await using ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * assert.equal(ring.isAssigned({ metadata: { uid: "0b4c" } }), false);
+   * ```
+   *
+   * @param obj An object with the hashed field in its metadata.
+   */
+  isAssigned(obj: { readonly metadata?: ShardMetadata }): boolean {
+    return inRanges(this.#compiledAssigned, hashOf(this.#field(obj)));
+  }
+
+  /**
+   * The `shardSelector` for this replica's assigned ranges, for a LIST or
+   * WATCH of only them on a server with `ShardedListAndWatch`; `""` while
+   * it has none.
+   *
+   * @example The selector of a ring not yet started
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await using ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * assert.equal(ring.selector(), "");
+   * ```
+   */
+  selector(): string {
+    return shardSelector(this.#assigned, this.#plan.by);
+  }
+
+  /**
+   * Joins the ring and keeps renewing until {@linkcode ShardRing.stop};
+   * resolves when stopped.
+   *
+   * @example Run in the background
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * const running = ring.start();
+   * await ring.stop();
+   * await running;
+   * ```
+   *
+   * @param signal Stops the ring when aborted.
+   * @throws {ShardRingStoppedError} After {@linkcode ShardRing.stop}.
+   */
+  start(signal?: AbortSignal): Promise<void> {
+    return this.#lifecycle.start(signal);
+  }
+
+  /**
+   * Leaves the ring: works on nothing (waits for `onChange` with no ranges),
+   * deletes its Lease so the others take its ranges at once, and resolves
+   * when done. Safe to call more than once.
+   *
+   * @example Leaving
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * await ring.stop();
+   * ```
+   */
+  stop(): Promise<void> {
+    return this.#lifecycle.stop();
+  }
+
+  /** {@linkcode ShardRing.stop}, for `await using`. */
+  [Symbol.asyncDispose](): Promise<void> {
+    return this.stop();
+  }
+
+  #field(obj: { readonly metadata?: ShardMetadata }): string | undefined {
+    return this.#plan.by === "uid" ? obj.metadata?.uid : obj.metadata?.namespace;
+  }
+
+  async #run(signal: AbortSignal): Promise<void> {
+    const { clock, retryPeriodMs, random } = this.#plan;
+    while (!signal.aborted) {
+      await this.#round(signal);
+      if (signal.aborted) break;
+      const cut = new AbortController();
+      const period = delay(retryPeriodMs / (1 + 0.2 * random()), {
+        clock,
+        signal: AbortSignal.any([signal, cut.signal]),
+      }).catch(() => {});
+      // A view waiting to be acknowledged goes out as soon as the hand-off
+      // it waits for is over; otherwise the next round is on time.
+      const waiting = this.#target !== undefined &&
+        !sameView(this.#target, this.#acked);
+      await (waiting ? Promise.race([period, this.#handOff]) : period);
+      cut.abort();
+    }
+  }
+
+  /**
+   * One round: renew (acknowledging the target view when the hand-off
+   * allows), then read the ring and recompute. True when another round
+   * should follow at once (a view is waiting to be acknowledged).
+   */
+  async #round(signal: AbortSignal): Promise<boolean> {
+    if (this.#handOffSettled && !sameView(this.#target, this.#acked)) {
+      this.#acked = this.#target;
+    }
+    const renewed = await this.#renew(signal);
+    if (signal.aborted) return false;
+    let members: MemberLease[];
+    try {
+      members = readMembers(
+        await this.#client.performRequest({
+          method: "GET",
+          path: collectionPath(LEASES, this.#plan.namespace),
+          querystring: new URLSearchParams({
+            labelSelector: `${RING_LABEL}=${this.#plan.name}`,
+          }),
+          abortSignal: signal,
+          expectJson: true,
+        }),
+      );
+    } catch (error) {
+      if (!signal.aborted) ringLines.listFailed(this.#plan.logger, error);
+      return false;
+    }
+    this.#recompute(members, renewed);
+    return this.#handOffSettled && !sameView(this.#target, this.#acked) &&
+      this.#target !== undefined;
+  }
+
+  /** Writes this replica's Lease; true when the write went through. */
+  async #renew(signal: AbortSignal): Promise<boolean> {
+    const { clock, namespace, leaseName } = this.#plan;
+    const sentAt = clock.now();
+    const record = {
+      ring: this.#plan.name,
+      namespace,
+      leaseName,
+      identity: this.#plan.identity,
+      leaseDurationSeconds: Math.ceil(this.#plan.leaseDurationMs / 1000),
+      renewTime: microTime(sentAt),
+      acked: this.#acked,
+    };
+    const send = (method: "POST" | "PUT", resourceVersion?: string) =>
+      this.#client.performRequest({
+        method,
+        path: method === "POST"
+          ? collectionPath(LEASES, namespace)
+          : objectPath(LEASES, namespace, leaseName),
+        abortSignal: signal,
+        expectJson: true,
+        bodyJson: memberLease({ ...record, resourceVersion }),
+      });
+    try {
+      let answer;
+      try {
+        answer = this.#ownVersion === undefined
+          ? await send("POST")
+          : await send("PUT", this.#ownVersion);
+      } catch (error) {
+        const code = signal.aborted ? 0 : httpStatusOf(error).code;
+        if (code === 409) {
+          // Written by an earlier life of this replica, or our version is
+          // old: take it over from its current version.
+          const current = await this.#client.performRequest({
+            method: "GET",
+            path: objectPath(LEASES, namespace, leaseName),
+            abortSignal: signal,
+            expectJson: true,
+          }) as { metadata?: { resourceVersion?: string } };
+          answer = await send("PUT", current.metadata?.resourceVersion);
+        } else if (code === 404) {
+          answer = await send("POST");
+        } else throw error;
+      }
+      this.#ownVersion = (answer as { metadata?: { resourceVersion?: string } })
+        .metadata?.resourceVersion;
+      this.#held(sentAt);
+      return true;
+    } catch (error) {
+      if (!signal.aborted) ringLines.renewFailed(this.#plan.logger, error);
+      this.#ownVersion = undefined;
+      return false;
+    }
+  }
+
+  /** A renewal sent at `sentAt` went through: work until its deadline. */
+  #held(sentAt: number): void {
+    const { clock, renewDeadlineMs } = this.#plan;
+    this.#lastRenewAt = sentAt;
+    if (this.#deadlineTimer !== undefined) {
+      clock.clearTimeout(this.#deadlineTimer);
+    }
+    this.#deadlineTimer = clock.setTimeout(() => {
+      this.#deadlineTimer = undefined;
+      ringLines.deadlinePassed(this.#plan.logger, renewDeadlineMs);
+      // It holds nothing now: no acknowledged view, no work, until a
+      // renewal goes through and the ring is read again.
+      this.#acked = undefined;
+      this.#target = undefined;
+      this.#lastRenewAt = undefined;
+      this.#update(this.#members, [], []);
+    }, Math.max(0, sentAt + renewDeadlineMs - clock.now()));
+  }
+
+  /** From a LIST made after this replica's latest renewal. */
+  #recompute(members: MemberLease[], renewed: boolean): void {
+    const now = this.#plan.clock.now();
+    const self = this.#plan.identity;
+    const seen = new Set<string>();
+    let ownListed: MemberLease | undefined;
+    for (const lease of members) {
+      if (lease.identity === self) {
+        if (lease.leaseName === this.#plan.leaseName) ownListed = lease;
+        continue;
+      }
+      seen.add(lease.identity);
+      const before = this.#observed.get(lease.identity);
+      if (before === undefined || before.lease.key !== lease.key) {
+        this.#observed.set(lease.identity, { lease, seenAt: now });
+      } else before.lease = lease;
+    }
+    const live: MemberAck[] = [];
+    for (const [identity, entry] of this.#observed) {
+      const duration = entry.lease.durationMs ?? this.#plan.leaseDurationMs;
+      if (!seen.has(identity)) {
+        // Deleted: gone, and forgotten.
+        this.#observed.delete(identity);
+        continue;
+      }
+      // Not renewed for its lease duration: gone, until it renews again.
+      if (now - entry.seenAt >= duration) continue;
+      live.push({ identity, acked: entry.lease.acked });
+    }
+    const holding = renewed || this.#lastRenewAt !== undefined;
+    const view = viewOf([
+      ...live.map((m) => m.identity),
+      ...(holding ? [self] : []),
+    ]);
+    this.#target = holding ? view : undefined;
+    // The acknowledgement that counts is the one the server holds.
+    const listedAck = ownListed?.acked;
+    const permitted = holding
+      ? intersect(
+        permittedRanges(self, listedAck, live),
+        rangeOf(view, self),
+      )
+      : [];
+    this.#update(view, rangeOf(view, self), permitted);
+  }
+
+  #update(
+    view: View,
+    assigned: ShardRange[],
+    permitted: ShardRange[],
+  ): void {
+    if (
+      sameView(view, this.#members) && sameRanges(assigned, this.#assigned) &&
+      sameRanges(permitted, this.#permitted)
+    ) return;
+    const lost = subtract(this.#permitted, permitted).length > 0;
+    this.#members = view;
+    this.#assigned = assigned;
+    this.#permitted = permitted;
+    this.#compiled = compileRanges(permitted);
+    this.#compiledAssigned = compileRanges(assigned);
+    const state = this.state;
+    ringLines.changed(this.#plan.logger, state);
+    if (lost) ringLines.handOffWaiting(this.#plan.logger, view);
+    const call = this.#handOff.then(async () => {
+      try {
+        await this.#plan.onChange(state);
+      } catch (error) {
+        ringLines.hookFailed(this.#plan.logger, error);
+      }
+    });
+    this.#handOff = call;
+    this.#handOffSettled = false;
+    void call.then(() => {
+      if (this.#handOff === call) this.#handOffSettled = true;
+    });
+  }
+
+  /** After the loop: give up all work, then the Lease. */
+  async #leave(): Promise<void> {
+    const { clock } = this.#plan;
+    if (this.#deadlineTimer !== undefined) {
+      clock.clearTimeout(this.#deadlineTimer);
+      this.#deadlineTimer = undefined;
+    }
+    this.#update(this.#members, [], []);
+    await this.#handOff;
+    if (this.#lastRenewAt === undefined && this.#ownVersion === undefined) {
+      return;
+    }
+    const controller = new AbortController();
+    const timer = clock.setTimeout(
+      () => controller.abort(),
+      this.#plan.retryPeriodMs,
+    );
+    try {
+      await this.#client.performRequest({
+        method: "DELETE",
+        path: objectPath(LEASES, this.#plan.namespace, this.#plan.leaseName),
+        abortSignal: controller.signal,
+        expectJson: true,
+      });
+    } catch (error) {
+      if (httpStatusOf(error).code !== 404) {
+        ringLines.leaveFailed(this.#plan.logger, error);
+      }
+    } finally {
+      clock.clearTimeout(timer);
+    }
+  }
+}
+
+/** The metadata fields a ring hashes. */
+export interface ShardMetadata {
+  /** The object's uid. */
+  readonly uid?: string;
+  /** The object's namespace. */
+  readonly namespace?: string;
+}

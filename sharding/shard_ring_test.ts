@@ -1,0 +1,54 @@
+import assert from "node:assert/strict";
+import { RingCluster, shares } from "./_ring_harness_test.ts";
+import { HASH_SPACE_END } from "./shard_range.ts";
+
+const covered = (cluster: RingCluster) => {
+  let sum = 0n;
+  for (const m of cluster.members) {
+    for (const r of m.working) sum += r.end - r.start;
+  }
+  return sum;
+};
+
+Deno.test("three members split the hash space into thirds, and no hash is worked twice on the way", async () => {
+  await using cluster = new RingCluster();
+  for (const id of ["a", "b", "c"]) cluster.member({ identity: id });
+  await cluster.until(() => covered(cluster) === HASH_SPACE_END, 20_000, "the whole space worked");
+  assert.deepEqual(shares(cluster.members), { a: 0.333, b: 0.333, c: 0.333 });
+  assert.deepEqual(cluster.violations, []);
+  const leases = cluster.server.list("leases", "shop").map((l) => l.metadata.name).sort();
+  assert.deepEqual(leases, ["widgets-a", "widgets-b", "widgets-c"]);
+});
+
+Deno.test("a member that stops hands its range over at once; one that is cut off, after its lease duration", async () => {
+  await using cluster = new RingCluster();
+  const [a, b, c] = ["a", "b", "c"].map((id) => cluster.member({ identity: id }));
+  await cluster.until(() => covered(cluster) === HASH_SPACE_END, 20_000, "the whole space worked");
+  await cluster.whileMoving(c.ring.stop());
+  assert.deepEqual(c.working, []);
+  const handOver = await cluster.until(
+    () => covered(cluster) === HASH_SPACE_END,
+    20_000,
+    "c's range taken over",
+  );
+  assert.ok(handOver <= 2 * 2_000 + 1, `took ${handOver} ms`);
+  assert.deepEqual(shares([a, b]), { a: 0.5, b: 0.5 });
+  b.link.state = "unreachable";
+  await cluster.until(() => b.working.length === 0, 11_000, "b stops at its renew deadline");
+  await cluster.until(() => shares([a]).a === 1, 20_000, "a takes everything");
+  assert.deepEqual(cluster.violations, []);
+});
+
+Deno.test("a slow hand-off holds the new owner back until the old one has let go", async () => {
+  await using cluster = new RingCluster();
+  const a = cluster.member({ identity: "a" });
+  await cluster.until(() => shares([a]).a === 1, 10_000, "a works on everything");
+  a.handOffMs = 7_000;
+  const b = cluster.member({ identity: "b" });
+  await cluster.run(6_000);
+  // a is still finishing its work on b's half: b may not start it yet.
+  assert.equal(shares([a]).a, 1);
+  assert.deepEqual(b.working, []);
+  await cluster.until(() => shares([a, b]).b === 0.5, 20_000, "b works on its half");
+  assert.deepEqual(cluster.violations, []);
+});
