@@ -2,7 +2,8 @@ import assert from "node:assert/strict";
 import { fnv1a64 } from "./_fnv1a64.ts";
 
 const hex = (h: { hi: number; lo: number }) =>
-  "0x" + h.hi.toString(16).padStart(8, "0") + h.lo.toString(16).padStart(8, "0");
+  "0x" + h.hi.toString(16).padStart(8, "0") +
+  h.lo.toString(16).padStart(8, "0");
 
 // Expected values from an independent FNV-1a 64 (Python, arbitrary-precision
 // integers); the uid's hash is the one kube-apiserver 1.37.2 placed in

@@ -27,6 +27,10 @@ export interface Member {
   done: Promise<void>;
   /** Makes the hook of the next shrinks wait this long (fake ms). */
   handOffMs: number;
+  /** A crashed process works on nothing, whatever its ring still does. */
+  crashed: boolean;
+  /** Stopped on purpose. */
+  left: boolean;
 }
 
 /** Settings for {@linkcode RingCluster.member}. */
@@ -57,6 +61,8 @@ export class RingCluster implements AsyncDisposable {
       states: [],
       done: Promise.resolve(),
       handOffMs: 0,
+      crashed: false,
+      left: false,
       ring: undefined as unknown as ShardRing,
     };
     member.ring = new ShardRing(
@@ -71,7 +77,9 @@ export class RingCluster implements AsyncDisposable {
           member.states.push(state);
           // Growing is immediate; giving up waits for the work to stop.
           const keep = intersect(member.working, state.permitted);
-          if (keep.length < member.working.length || lost(member, keep)) {
+          // Draining takes time; at a renew deadline (nothing assigned) the
+          // work is aborted at once.
+          if (lost(member, keep) && state.assigned.length > 0) {
             if (member.handOffMs > 0) {
               await new Promise<void>((resolve) =>
                 this.clock.setTimeout(resolve, member.handOffMs)
@@ -92,7 +100,9 @@ export class RingCluster implements AsyncDisposable {
 
   /** Records an instant where two members work on one hash. */
   check(): void {
-    const working = this.members.filter((m) => m.working.length > 0);
+    const working = this.members.filter((m) =>
+      !m.crashed && m.working.length > 0
+    );
     for (let i = 0; i < working.length; i++) {
       for (let j = i + 1; j < working.length; j++) {
         const both = intersect(working[i].working, working[j].working);

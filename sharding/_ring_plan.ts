@@ -104,7 +104,9 @@ export function planRing(
     if (typeof value !== "string" || value === "") {
       fail(
         field,
-        `must be a non-empty string, got ${JSON.stringify(value) ?? "undefined"}`,
+        `must be a non-empty string, got ${
+          JSON.stringify(value) ?? "undefined"
+        }`,
       );
     }
   }

@@ -123,13 +123,15 @@ const MASK32 = 0xffffffffn;
 
 /** `ranges` in the form {@linkcode inRanges} reads. */
 export function compileRanges(ranges: readonly ShardRange[]): CompiledRanges {
-  return ranges.map((r) => [
-    Number(r.start >> 32n),
-    Number(r.start & MASK32),
-    Number((r.end >> 32n) & MASK32),
-    Number(r.end & MASK32),
-    r.end === HASH_SPACE_END,
-  ] as const);
+  return ranges.map((r) =>
+    [
+      Number(r.start >> 32n),
+      Number(r.start & MASK32),
+      Number((r.end >> 32n) & MASK32),
+      Number(r.end & MASK32),
+      r.end === HASH_SPACE_END,
+    ] as const
+  );
 }
 
 /** Whether `hash` lies in one of `ranges`. */

@@ -17,8 +17,8 @@ import { ringLines } from "./_log_lines.ts";
 import { planRing, type RingPlan } from "./_ring_plan.ts";
 import {
   LEASES,
-  memberLease,
   type MemberLease,
+  memberLease,
   microTime,
   readMembers,
   RING_LABEL,
@@ -303,7 +303,9 @@ export class ShardRing implements AsyncDisposable {
   }
 
   #field(obj: { readonly metadata?: ShardMetadata }): string | undefined {
-    return this.#plan.by === "uid" ? obj.metadata?.uid : obj.metadata?.namespace;
+    return this.#plan.by === "uid"
+      ? obj.metadata?.uid
+      : obj.metadata?.namespace;
   }
 
   async #run(signal: AbortSignal): Promise<void> {

@@ -23,6 +23,7 @@ const LAYERS = [
   "watcher",
   "indextracker",
   "leaderelection",
+  "sharding",
   "controller",
   "health",
   "testing",
