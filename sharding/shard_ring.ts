@@ -14,6 +14,8 @@ import type { TimerHandle } from "../clock.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { delay } from "../_delay.ts";
 import { ringLines } from "./_log_lines.ts";
+import { RingMetrics } from "./_ring_metrics.ts";
+import { shareOf } from "./_ring_text.ts";
 import { planRing, type RingPlan } from "./_ring_plan.ts";
 import {
   LEASES,
@@ -100,6 +102,7 @@ export class ShardRing implements AsyncDisposable {
   readonly #plan: RingPlan;
   readonly #client: RestClient;
   readonly #lifecycle: Lifecycle;
+  readonly #metrics: RingMetrics | undefined;
   readonly #observed = new Map<string, Observed>();
   #acked: View | undefined;
   /** The view the next renewal acknowledges, once the hand-off allows it. */
@@ -144,6 +147,16 @@ export class ShardRing implements AsyncDisposable {
   ) {
     this.#plan = planRing(config, client, options);
     this.#client = client;
+    const plan = this.#plan;
+    this.#metrics = plan.meter && new RingMetrics(plan.meter, {
+      ring: plan.name,
+      namespace: plan.namespace,
+      identity: plan.identity,
+    }, {
+      members: () => this.#members.length,
+      assigned: () => shareOf(this.#assigned),
+      permitted: () => shareOf(this.#permitted),
+    });
     this.#lifecycle = new Lifecycle(
       (signal) => this.#run(signal),
       () => this.#leave(),
@@ -310,6 +323,7 @@ export class ShardRing implements AsyncDisposable {
 
   async #run(signal: AbortSignal): Promise<void> {
     const { clock, retryPeriodMs, random } = this.#plan;
+    this.#metrics?.open();
     while (!signal.aborted) {
       await this.#round(signal);
       if (signal.aborted) break;
@@ -410,7 +424,10 @@ export class ShardRing implements AsyncDisposable {
       this.#held(sentAt);
       return true;
     } catch (error) {
-      if (!signal.aborted) ringLines.renewFailed(this.#plan.logger, error);
+      if (!signal.aborted) {
+        ringLines.renewFailed(this.#plan.logger, error);
+        this.#metrics?.renewFailed();
+      }
       this.#ownVersion = undefined;
       return false;
     }
@@ -498,6 +515,7 @@ export class ShardRing implements AsyncDisposable {
     this.#compiledAssigned = compileRanges(assigned);
     const state = this.state;
     ringLines.changed(this.#plan.logger, state);
+    this.#metrics?.changed();
     if (lost) ringLines.handOffWaiting(this.#plan.logger, view);
     const call = this.#handOff.then(async () => {
       try {
@@ -523,6 +541,7 @@ export class ShardRing implements AsyncDisposable {
     this.#update(this.#members, [], []);
     await this.#handOff;
     if (this.#lastRenewAt === undefined && this.#ownVersion === undefined) {
+      this.#metrics?.close();
       return;
     }
     const controller = new AbortController();
@@ -543,6 +562,7 @@ export class ShardRing implements AsyncDisposable {
       }
     } finally {
       clock.clearTimeout(timer);
+      this.#metrics?.close();
     }
   }
 }

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { RingCluster, shares } from "./_ring_harness_test.ts";
 import { HASH_SPACE_END } from "./shard_range.ts";
 import { ShardRing } from "./shard_ring.ts";
+import { MetricsRegistry } from "../metrics/registry.ts";
 import { ShardRingConfigError } from "./shard_ring_config_error.ts";
 
 const covered = (cluster: RingCluster) => {
@@ -129,4 +130,51 @@ Deno.test("a member's config is checked: timings ordered as the elector's, names
   fails({ name: "-x" }, "name", /label value/);
   fails({ by: "name" }, "by", /"uid" or "namespace", got "name"/);
   fails({ idenity: "a" }, "idenity", /did you mean identity/);
+});
+
+Deno.test("a member's metrics: members, its shares of the space, changes, failed renewals; the meter comes from the client", async () => {
+  await using cluster = new RingCluster();
+  const registry = new MetricsRegistry();
+  const a = cluster.member({ identity: "a" });
+  const link = Object.assign(cluster.network.link(), { meter: registry });
+  const b = new ShardRing(
+    { name: "widgets", namespace: "shop", identity: "b", onChange: () => {} },
+    link,
+    { clock: cluster.clock, logger: cluster.logger, random: () => 0.5 },
+  );
+  const done = b.start();
+  await cluster.until(
+    () => shares([a]).a === 0.5 && b.state.permitted.length > 0,
+    20_000,
+    "two halves",
+  );
+  link.state = "503";
+  await cluster.run(2_500);
+  const text = await registry.render();
+  const labels = 'identity="b",namespace="shop",ring="widgets"';
+  assert.match(
+    text,
+    new RegExp(`k8s_watcher_shard_ring_members\\{${labels}\\} 2`),
+  );
+  assert.match(
+    text,
+    new RegExp(`k8s_watcher_shard_assigned_ratio\\{${labels}\\} 0.5`),
+  );
+  assert.match(
+    text,
+    new RegExp(`k8s_watcher_shard_ring_changes_total\\{${labels}\\} [1-9]`),
+  );
+  assert.match(
+    text,
+    new RegExp(
+      `k8s_watcher_shard_lease_renew_failures_total\\{${labels}\\} [1-9]`,
+    ),
+  );
+  link.state = "up";
+  await cluster.whileMoving(b.stop());
+  await done;
+  assert.doesNotMatch(
+    await registry.render(),
+    /k8s_watcher_shard_ring_members\{identity="b"/,
+  );
 });
