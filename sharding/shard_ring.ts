@@ -350,7 +350,7 @@ export class ShardRing implements AsyncDisposable {
     if (this.#handOffSettled && !sameView(this.#target, this.#acked)) {
       this.#acked = this.#target;
     }
-    const renewed = await this.#renew(signal);
+    await this.#renew(signal);
     if (signal.aborted) return false;
     let members: MemberLease[];
     try {
@@ -369,7 +369,7 @@ export class ShardRing implements AsyncDisposable {
       if (!signal.aborted) ringLines.listFailed(this.#plan.logger, error);
       return false;
     }
-    this.#recompute(members, renewed);
+    this.#recompute(members);
     return this.#handOffSettled && !sameView(this.#target, this.#acked) &&
       this.#target !== undefined;
   }
@@ -443,9 +443,10 @@ export class ShardRing implements AsyncDisposable {
     this.#deadlineTimer = clock.setTimeout(() => {
       this.#deadlineTimer = undefined;
       ringLines.deadlinePassed(this.#plan.logger, renewDeadlineMs);
-      // It holds nothing now: no acknowledged view, no work, until a
-      // renewal goes through and the ring is read again.
-      this.#acked = undefined;
+      // It works on nothing now, until a renewal goes through and the ring
+      // is read again. Its acknowledgement is withdrawn only once the work
+      // has stopped (the next renewal after onChange settles), like any
+      // other view change.
       this.#target = undefined;
       this.#lastRenewAt = undefined;
       this.#update(this.#members, [], []);
@@ -453,7 +454,7 @@ export class ShardRing implements AsyncDisposable {
   }
 
   /** From a LIST made after this replica's latest renewal. */
-  #recompute(members: MemberLease[], renewed: boolean): void {
+  #recompute(members: MemberLease[]): void {
     const now = this.#plan.clock.now();
     const self = this.#plan.identity;
     const seen = new Set<string>();
@@ -481,7 +482,11 @@ export class ShardRing implements AsyncDisposable {
       if (now - entry.seenAt >= duration) continue;
       live.push({ identity, acked: entry.lease.acked });
     }
-    const holding = renewed || this.#lastRenewAt !== undefined;
+    // Holding means a renewal younger than the renew deadline, whatever
+    // this round's write did: an answer that came late proves nothing newer
+    // than when it was sent.
+    const holding = this.#lastRenewAt !== undefined &&
+      now - this.#lastRenewAt < this.#plan.renewDeadlineMs;
     const view = viewOf([
       ...live.map((m) => m.identity),
       ...(holding ? [self] : []),
