@@ -11,6 +11,7 @@ import type { RestClient } from "../client/rest_client.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { collectionPath, objectPath } from "../client/paths.ts";
 import type { TimerHandle } from "../clock.ts";
+import type { Awaitable } from "../types.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { delay } from "../_delay.ts";
 import { ringLines } from "./_log_lines.ts";
@@ -118,6 +119,7 @@ export class ShardRing implements AsyncDisposable {
   /** The last `onChange` call; a new view is acknowledged after it settles. */
   #handOff: Promise<void> = Promise.resolve();
   #handOffSettled = true;
+  readonly #listeners = new Set<(state: ShardRingState) => Awaitable<void>>();
 
   /**
    * Checks `config` and `options` and makes the ring's member; nothing is
@@ -260,6 +262,41 @@ export class ShardRing implements AsyncDisposable {
    */
   selector(): string {
     return shardSelector(this.#assigned, this.#plan.by);
+  }
+
+  /**
+   * Adds a listener called as {@linkcode ShardRingConfig.onChange} is, and
+   * awaited with it: what a `Controller` or a `Watcher` given the ring
+   * uses to give up keys (and pick new ones up). It is called at once with
+   * the state as it is now. Returns the function that removes it.
+   *
+   * @example A second party in the hand-off
+   * ```ts
+   * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * await using ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+   * const unsubscribe = ring.subscribe((state) => console.log(state.permitted));
+   * unsubscribe();
+   * ```
+   *
+   * @param listener Called with each new state; the ring waits for it
+   * before it gives keys away.
+   * @returns Removes the listener.
+   */
+  subscribe(
+    listener: (state: ShardRingState) => Awaitable<void>,
+  ): () => void {
+    if (typeof listener !== "function") {
+      throw new TypeError("ShardRing.subscribe(): listener must be a function");
+    }
+    this.#listeners.add(listener);
+    this.#enqueue([listener], this.state);
+    return () => void this.#listeners.delete(listener);
   }
 
   /**
@@ -522,12 +559,25 @@ export class ShardRing implements AsyncDisposable {
     ringLines.changed(this.#plan.logger, state);
     this.#metrics?.changed();
     if (lost) ringLines.handOffWaiting(this.#plan.logger, view);
+    this.#enqueue([this.#plan.onChange, ...this.#listeners], state);
+  }
+
+  /**
+   * Calls `listeners` with `state` once the calls before have settled; the
+   * next acknowledgement waits for the last of them.
+   */
+  #enqueue(
+    listeners: ((state: ShardRingState) => Awaitable<void>)[],
+    state: ShardRingState,
+  ): void {
     const call = this.#handOff.then(async () => {
-      try {
-        await this.#plan.onChange(state);
-      } catch (error) {
-        ringLines.hookFailed(this.#plan.logger, error);
-      }
+      await Promise.all(listeners.map(async (listener) => {
+        try {
+          await listener(state);
+        } catch (error) {
+          ringLines.hookFailed(this.#plan.logger, error);
+        }
+      }));
     });
     this.#handOff = call;
     this.#handOffSettled = false;

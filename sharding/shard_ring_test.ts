@@ -178,3 +178,36 @@ Deno.test("a member's metrics: members, its shares of the space, changes, failed
     /k8s_watcher_shard_ring_members\{identity="b"/,
   );
 });
+
+Deno.test("subscribe(): a listener hears the state at once and every change, and the hand-off waits for it too", async () => {
+  await using cluster = new RingCluster();
+  const a = cluster.member({ identity: "a" });
+  await cluster.until(
+    () => shares([a]).a === 1,
+    10_000,
+    "a works on everything",
+  );
+  const heard: number[] = [];
+  let release: (() => void) | undefined;
+  const unsubscribe = a.ring.subscribe(async (state) => {
+    heard.push(state.permitted.length);
+    if (state.members.length === 2 && release === undefined) {
+      await new Promise<void>((resolve) => release = resolve);
+    }
+  });
+  assert.deepEqual(heard, []);
+  await cluster.clock.tick(0);
+  assert.deepEqual(heard, [1]);
+  const b = cluster.member({ identity: "b" });
+  await cluster.run(8_000);
+  // a's listener has not let go: b may not start.
+  assert.deepEqual(b.working, []);
+  release!();
+  await cluster.until(
+    () => shares([b]).b === 0.5,
+    10_000,
+    "b works on its half",
+  );
+  unsubscribe();
+  assert.deepEqual(cluster.violations, []);
+});
