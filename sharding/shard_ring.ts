@@ -13,7 +13,6 @@ import { collectionPath, objectPath } from "../client/paths.ts";
 import type { TimerHandle } from "../clock.ts";
 import type { Awaitable } from "../types.ts";
 import { Lifecycle } from "../_lifecycle.ts";
-import { delay } from "../_delay.ts";
 import { ringLines } from "./_log_lines.ts";
 import { RingMetrics } from "./_ring_metrics.ts";
 import { shareOf } from "./_ring_text.ts";
@@ -362,20 +361,61 @@ export class ShardRing implements AsyncDisposable {
     const { clock, retryPeriodMs, random } = this.#plan;
     this.#metrics?.open();
     while (!signal.aborted) {
-      await this.#round(signal);
+      await this.#attempt(signal);
       if (signal.aborted) break;
-      const cut = new AbortController();
-      const period = delay(retryPeriodMs / (1 + 0.2 * random()), {
-        clock,
-        signal: AbortSignal.any([signal, cut.signal]),
-      }).catch(() => {});
       // A view waiting to be acknowledged goes out as soon as the hand-off
       // it waits for is over; otherwise the next round is on time.
       const waiting = this.#target !== undefined &&
         !sameView(this.#target, this.#acked);
-      await (waiting ? Promise.race([period, this.#handOff]) : period);
-      cut.abort();
+      await this.#wait(
+        retryPeriodMs / (1 + 0.2 * random()),
+        signal,
+        waiting ? this.#handOff : undefined,
+      );
     }
+  }
+
+  /**
+   * One round with a time limit of half the renew deadline, so that a
+   * request that never answers (a stalled connection) cannot hold the
+   * member past its deadline without it trying again.
+   */
+  async #attempt(loopSignal: AbortSignal): Promise<void> {
+    const attempt = new AbortController();
+    const { clock } = this.#plan;
+    const timeout = clock.setTimeout(
+      () => attempt.abort(),
+      this.#plan.renewDeadlineMs / 2,
+    );
+    // Forwarded by hand, so that nothing stays registered on the loop's
+    // signal once the attempt is over.
+    const onStop = () => attempt.abort();
+    loopSignal.addEventListener("abort", onStop, { once: true });
+    try {
+      await this.#round(attempt.signal);
+    } finally {
+      loopSignal.removeEventListener("abort", onStop);
+      clock.clearTimeout(timeout);
+    }
+  }
+
+  /** Waits `ms`, or until `early` settles, or the loop stops. */
+  #wait(
+    ms: number,
+    loopSignal: AbortSignal,
+    early: Promise<void> | undefined,
+  ): Promise<void> {
+    const { clock } = this.#plan;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clock.clearTimeout(timer);
+        loopSignal.removeEventListener("abort", done);
+        resolve();
+      };
+      const timer = clock.setTimeout(done, ms);
+      loopSignal.addEventListener("abort", done, { once: true });
+      void early?.then(done);
+    });
   }
 
   /**

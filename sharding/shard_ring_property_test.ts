@@ -25,6 +25,21 @@ function coverage(members: readonly Member[]): bigint {
   return sum;
 }
 
+function describe(members: readonly Member[]): string {
+  const hex = (v: bigint) => v.toString(16).padStart(16, "0").slice(0, 4);
+  const ranges = (rs: readonly { start: bigint; end: bigint }[]) =>
+    rs.map((r) => `${hex(r.start)}-${hex(r.end)}`).join(",") || "none";
+  return members.map((m) =>
+    `${m.identity}${
+      m.crashed ? " (crashed)" : m.left ? " (left)" : ""
+    }: link ${m.link.state}, sees ${m.ring.state.members.join(",")}, assigned ${
+      ranges(m.ring.state.assigned)
+    }, permitted ${ranges(m.ring.state.permitted)}, working ${
+      ranges(m.working)
+    }`
+  ).join("; ");
+}
+
 async function runSchedule(seed: number): Promise<string[]> {
   const rng = new Rng(seed);
   const bound = Math.pow(LEASE_MS / RENEW_DEADLINE_MS, 0.9);
@@ -84,13 +99,19 @@ async function runSchedule(seed: number): Promise<string[]> {
   cluster.server.clearFaults();
   for (const m of live()) m.link.state = "up";
   const settle = LEASE_MS + 2 * RETRY_MS + 4_000 + 2 * RETRY_MS;
-  await cluster.until(
-    () =>
-      coverage(cluster.members) === HASH_SPACE_END &&
-      live().every((m) => m.working.length > 0),
-    settle * 2,
-    `seed ${seed}: the live members cover the space`,
-  );
+  try {
+    await cluster.until(
+      () =>
+        coverage(cluster.members) === HASH_SPACE_END &&
+        live().every((m) => m.working.length > 0),
+      settle * 2,
+      `seed ${seed}: the live members cover the space`,
+    );
+  } catch (error) {
+    throw new Error(
+      `${(error as Error).message}; the members: ${describe(cluster.members)}`,
+    );
+  }
   await cluster.run(2 * LEASE_MS);
   assert.equal(coverage(cluster.members), HASH_SPACE_END, `seed ${seed}`);
   return [...cluster.violations];

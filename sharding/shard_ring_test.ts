@@ -211,3 +211,21 @@ Deno.test("subscribe(): a listener hears the state at once and every change, and
   unsubscribe();
   assert.deepEqual(cluster.violations, []);
 });
+
+Deno.test("a request that never answers does not keep a member from trying again once the link is back", async () => {
+  await using cluster = new RingCluster();
+  const a = cluster.member({ identity: "a" });
+  await cluster.until(
+    () => shares([a]).a === 1,
+    10_000,
+    "a works on everything",
+  );
+  a.link.state = "stall";
+  await cluster.until(
+    () => a.working.length === 0,
+    12_000,
+    "a stops at its deadline",
+  );
+  a.link.state = "up";
+  await cluster.until(() => shares([a]).a === 1, 10_000, "a works again");
+});
