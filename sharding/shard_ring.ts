@@ -358,7 +358,7 @@ export class ShardRing implements AsyncDisposable {
   }
 
   async #run(signal: AbortSignal): Promise<void> {
-    const { clock, retryPeriodMs, random } = this.#plan;
+    const { retryPeriodMs, random } = this.#plan;
     this.#metrics?.open();
     while (!signal.aborted) {
       await this.#attempt(signal);
