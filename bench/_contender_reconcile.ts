@@ -69,7 +69,15 @@ if (task.workload === "queue" || task.workload === "dedup") {
     }
   } else {
     for (let r = 0; r <= (task.bursts ?? 0); r++) {
-      if (r > 0) await new Promise((res) => setTimeout(res, task.burstGapMs));
+      // Rounds on an absolute schedule: Deno's setTimeout(1) fires after
+      // about 2 ms, which would spread the bursts twice as wide as Go's
+      // 1 ms sleeps do (and so change how many reconciles they cost).
+      const due = t0 + r * (task.burstGapMs ?? 0);
+      while (r > 0 && now() < due) {
+        await new Promise((res) =>
+          setTimeout(res, Math.max(0, due - now() - 1))
+        );
+      }
       for (let k = 0; k < keys; k++) {
         cov.added(k);
         queue.add(names[k]);
