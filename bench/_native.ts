@@ -13,7 +13,7 @@
 /** A built contender: which program, and which variant of it. */
 export interface NativeContender {
   /** The program under `bench/contenders/`. */
-  program: "client_go" | "kube_rs" | "fluent";
+  program: "client_go" | "controller_runtime" | "kube_rs" | "fluent";
   /** The variant, the program's first argument (none for `fluent`). */
   variant?: "typed" | "dynamic";
 }
@@ -50,16 +50,26 @@ interface Recipe {
 const RECIPES: Record<NativeContender["program"], Recipe> = {
   client_go: {
     tool: "go",
-    sources: ["go.mod", "go.sum", "main.go"],
+    sources: ["go.mod", "go.sum", "main.go", "reconcile.go"],
     build: (outDir) => ({
       args: ["build", "-trimpath", "-o", `${outDir}/client_go`, "."],
       env: { GOFLAGS: "-mod=readonly" },
     }),
     output: (outDir) => `${outDir}/client_go`,
   },
+  controller_runtime: {
+    // Only the reconcile rows run it (bench/_reconcile_task.ts).
+    tool: "go",
+    sources: ["go.mod", "go.sum", "main.go"],
+    build: (outDir) => ({
+      args: ["build", "-trimpath", "-o", `${outDir}/controller_runtime`, "."],
+      env: { GOFLAGS: "-mod=readonly" },
+    }),
+    output: (outDir) => `${outDir}/controller_runtime`,
+  },
   kube_rs: {
     tool: "cargo",
-    sources: ["Cargo.toml", "Cargo.lock", "src/main.rs"],
+    sources: ["Cargo.toml", "Cargo.lock", "src/main.rs", "src/reconcile.rs"],
     build: () => ({
       args: ["build", "--release", "--locked", "--quiet"],
       // One target folder for every source version: rebuilds stay

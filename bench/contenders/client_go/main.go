@@ -313,6 +313,16 @@ func main() {
 		}
 	}()
 
+	if isReconcileWorkload(t.Workload) {
+		reconcileMain(os.Args[2], ctx, func() cache.SharedIndexInformer {
+			informer := newInformer(variant, restConfig(t), t)
+			if err := informer.SetTransform(dropManagedFields); err != nil {
+				fail("transform: %v", err)
+			}
+			return informer
+		})
+	}
+
 	cfg := restConfig(t)
 	informer := newInformer(variant, cfg, t)
 	if t.IgnoreFields == nil || *t.IgnoreFields {

@@ -13,6 +13,11 @@
 //! the Deno contenders do (bench/_contender.ts has the task and outcome).
 //! Rust has no collector to ask: "heap" is the bytes live in the allocator,
 //! counted by a wrapper around the system allocator.
+//!
+//! The reconcile workloads (`queue`, `dedup`, `queueHeap`,
+//! `reconcileLatency`) run kube-runtime's `Controller`: see `reconcile.rs`.
+
+mod reconcile;
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::fmt::Debug;
@@ -419,6 +424,13 @@ async fn main() {
     let args: Vec<String> = std::env::args().collect();
     if args.len() != 3 {
         fail("usage: kube_rs_contender typed|dynamic '<task JSON>'");
+    }
+    let workload = serde_json::from_str::<serde_json::Value>(&args[2])
+        .ok()
+        .and_then(|v| v.get("workload")?.as_str().map(String::from))
+        .unwrap_or_default();
+    if reconcile::is_reconcile_workload(&workload) {
+        reconcile::run(&args[2]).await
     }
     let task: Task = serde_json::from_str(&args[2])
         .unwrap_or_else(|e| fail(&format!("expected a JSON task: {e}")));
