@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { KubeObjectLike, ReadonlyFields } from "../types.ts";
+import type { KubeObject, KubeObjectLike, ReadonlyFields } from "../types.ts";
 import type { JsonValue } from "./rest_client.ts";
 import { collectionPath, objectPath } from "./paths.ts";
 import { typedApiError } from "./api_error_kinds.ts";
@@ -43,8 +43,17 @@ import type {
  */
 export type Writable<T> = T | ReadonlyFields<T>;
 
-/** A patch body: an object (merge, strategic) or JSON patch operations. */
-type PatchBody =
+/**
+ * A patch body: an object (merge, strategic) or JSON patch operations.
+ *
+ * @example A JSON patch
+ * ```ts
+ * import type { PatchBody } from "@haptic/k8s-watcher/client";
+ *
+ * const patch: PatchBody = [{ op: "replace", path: "/data/mode", value: "slow" }];
+ * ```
+ */
+export type PatchBody =
   | Readonly<Record<string, unknown>>
   | readonly JsonPatchOperation[];
 
@@ -93,7 +102,7 @@ type PatchBody =
  *
  * @typeParam T The objects: any type with an optional `metadata`.
  */
-export class ResourceClient<T extends KubeObjectLike = KubeObjectLike> {
+export class ResourceClient<T extends KubeObjectLike = KubeObject> {
   #plan: ResourceClientPlan;
 
   /**
@@ -289,7 +298,7 @@ export class ResourceClient<T extends KubeObjectLike = KubeObjectLike> {
    * const configMaps = new ResourceClient({ client, gvr: { group: "", version: "v1", resource: "configmaps" }, namespace: "shop" });
    * await configMaps.create({ metadata: { name: "a", labels: { old: "yes" } } });
    * const patched = await configMaps.patch("a", { metadata: { labels: { old: null } } });
-   * assert.equal(patched.metadata?.labels, undefined);
+   * assert.equal(patched.metadata.labels?.old, undefined);
    * await assert.rejects(
    *   configMaps.patch("a", [{ op: "test", path: "/metadata/name", value: "b" }], { type: "json" }),
    *   InvalidError,
@@ -409,7 +418,7 @@ export class ResourceClient<T extends KubeObjectLike = KubeObjectLike> {
    * using client = new FetchClient({ server: server.url });
    * const gvr = { group: "apps", version: "v1", resource: "deployments" };
    * server.create(gvr, { metadata: { name: "web", namespace: "shop" }, status: { replicas: 1 } });
-   * const deployments = new ResourceClient<{ status?: { replicas?: number } }>({ client, gvr, namespace: "shop" });
+   * const deployments = new ResourceClient<{ metadata?: { name?: string }; status?: { replicas?: number } }>({ client, gvr, namespace: "shop" });
    * assert.equal((await deployments.getStatus("web")).status?.replicas, 1);
    * ```
    *
@@ -465,7 +474,7 @@ export class ResourceClient<T extends KubeObjectLike = KubeObjectLike> {
    * await using server = new FakeApiServer();
    * using _fetch = mockFetch(server);
    * using client = new FetchClient({ server: server.url });
-   * const deployments = new ResourceClient<{ status?: { replicas?: number } }>({ client, gvr: { group: "apps", version: "v1", resource: "deployments" }, namespace: "shop" });
+   * const deployments = new ResourceClient<{ metadata?: { name?: string }; status?: { replicas?: number } }>({ client, gvr: { group: "apps", version: "v1", resource: "deployments" }, namespace: "shop" });
    * await deployments.create({ metadata: { name: "web" } });
    * const patched = await deployments.patchStatus("web", { status: { replicas: 2 } });
    * assert.equal(patched.status?.replicas, 2);
@@ -499,7 +508,7 @@ export class ResourceClient<T extends KubeObjectLike = KubeObjectLike> {
    * await using server = new FakeApiServer();
    * using _fetch = mockFetch(server);
    * using client = new FetchClient({ server: server.url });
-   * const deployments = new ResourceClient<{ status?: { replicas?: number } }>({ client, gvr: { group: "apps", version: "v1", resource: "deployments" }, namespace: "shop" });
+   * const deployments = new ResourceClient<{ metadata?: { name?: string }; status?: { replicas?: number } }>({ client, gvr: { group: "apps", version: "v1", resource: "deployments" }, namespace: "shop" });
    * await deployments.create({ metadata: { name: "web" } });
    * const applied = await deployments.applyStatus(
    *   { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: "web" }, status: { replicas: 3 } },
