@@ -74,9 +74,8 @@ Deno.test("apply creates (201) with the manager's fields, shares a field set to 
   assert.equal(conflict.status, 409);
   assert.equal(conflict.body.reason, "Conflict");
   assert.deepEqual(
-    // deno-lint-ignore no-explicit-any
     conflict.body.details.causes.map((
-      c: any,
+      c: { reason: string; message: string; field: string },
     ) => [c.reason, c.message, c.field]),
     [
       ["FieldManagerConflict", 'conflict with "one"', ".data.x"],
