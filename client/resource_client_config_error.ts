@@ -16,8 +16,11 @@
  * using client = new FetchClient({ server: server.url });
  * const configMaps = new ResourceClient({ client, gvr: { group: "", version: "v1", resource: "configmaps" } });
  * await assert.rejects(
- *   // @ts-expect-error: fieldManager is required
- *   configMaps.apply({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } }, {}),
+ *   // A caller without types can leave the required field manager out.
+ *   configMaps.apply(
+ *     { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "a" } },
+ *     {} as { fieldManager: string },
+ *   ),
  *   (error: unknown) => error instanceof ResourceClientConfigError && error.field === "fieldManager",
  * );
  * ```

@@ -11,9 +11,10 @@ import type { RestClient } from "./rest_client.ts";
  *
  * @example ConfigMaps of one namespace
  * ```ts
- * import type { ResourceClientOptions, RestClient } from "@haptic/k8s-watcher/client";
+ * import type { ResourceClientOptions } from "@haptic/k8s-watcher/client";
+ * import { FetchClient } from "@haptic/k8s-watcher";
  *
- * declare const client: RestClient;
+ * using client = new FetchClient({ server: "http://127.0.0.1:1" });
  * const options: ResourceClientOptions = {
  *   client,
  *   gvr: { group: "", version: "v1", resource: "configmaps" },
