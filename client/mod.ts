@@ -43,3 +43,7 @@ export * from "./http_status.ts";
 export * from "./errors.ts";
 export * from "./fetch_client_config.ts";
 export * from "./fetch_client.ts";
+export * from "./api_error_kinds.ts";
+export * from "./resource_client_options.ts";
+export * from "./resource_client_config_error.ts";
+export * from "./resource_client.ts";

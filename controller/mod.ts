@@ -2,7 +2,8 @@
  * The reconcile layer on the watchers: `WorkQueue<K>`, a per-key queue in
  * which a key is never handed to two workers at once, with delayed adds,
  * per-key backoff for failures, low-priority keys that age, and client-go's
- * `workqueue_*` metrics.
+ * `workqueue_*` metrics; and the helpers a reconcile writes with: controller
+ * owner references, finalizers and status conditions.
  *
  * @example A queue and a worker
  * ```ts
@@ -21,3 +22,5 @@ export * from "./work_queue_options.ts";
 export * from "./work_queue_shut_down_error.ts";
 export * from "./controller_config_error.ts";
 export * from "./owner_references.ts";
+export * from "./finalizers.ts";
+export * from "./conditions.ts";

@@ -29,7 +29,14 @@ import {
 } from "./_media_type.ts";
 import { includeObjectParam, toTable } from "./kubectl/_table.ts";
 import { watch } from "./_watch_request.ts";
-import { deleteAnswer, patch, readDeleteOptions } from "./_write_request.ts";
+import {
+  APPLY_PATCH,
+  deleteAnswer,
+  managerOf,
+  patch,
+  readDeleteOptions,
+} from "./_write_request.ts";
+import { apply } from "./_apply_request.ts";
 import { checkDecodable } from "./_decode.ts";
 import { dryRunOf } from "./_dry_run.ts";
 import { FakeApiError } from "./fake_api_error.ts";
@@ -281,16 +288,28 @@ async function resourceRequest(
           subresource,
           strict: true,
           dryRun,
+          fieldManager: managerOf(request, q),
         }),
       );
     }
-    case "patch":
+    case "patch": {
+      const dryRun = dryRunOf(q.getAll("dryRun"), "PatchOptions");
+      const type = (request.headers.get("content-type") ?? "").split(";")[0]
+        .trim();
+      if (type === APPLY_PATCH) {
+        const { created, object } = await apply(core, route, request, q, {
+          dryRun,
+        });
+        return json(created ? 201 : 200, object);
+      }
       return json(
         200,
         await patch(core, route, request, {
-          dryRun: dryRunOf(q.getAll("dryRun"), "PatchOptions"),
+          dryRun,
+          fieldManager: managerOf(request, q),
         }),
       );
+    }
     case "delete": {
       const options = await readDeleteOptions(request, q);
       return json(

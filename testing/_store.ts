@@ -17,6 +17,14 @@ import type { ResourceInfo } from "./resources.ts";
 import { validateContent, validateIdentity } from "./_validation.ts";
 import { generationChanged } from "./_generation.ts";
 import { foldStringData, isSecret } from "./_secret.ts";
+import { isBuiltin } from "./_registry.ts";
+import {
+  changedPaths,
+  entriesOf,
+  listKeysFor,
+  type ManagedFieldsEntry,
+  recordUpdate,
+} from "./_managed_fields.ts";
 
 /** The objects of one resource type, with their keys kept sortable. */
 export class ObjectTable {
@@ -94,6 +102,14 @@ export interface UpdateOptions {
   strict?: boolean;
   /** Check and answer the write, store nothing (`dryRun=All`). */
   dryRun?: boolean;
+  /**
+   * The `metadata.managedFields` to store (a server-side apply's); without
+   * it, an object that has them records the write as `fieldManager`'s
+   * `Update`.
+   */
+  managedFields?: ManagedFieldsEntry[];
+  /** Who writes, for `metadata.managedFields`. */
+  fieldManager?: string;
 }
 
 /** Options of {@linkcode ObjectStore.delete}. */
@@ -269,6 +285,7 @@ export class ObjectStore {
     if (options.subresource === "status" && info.statusSubresource) {
       const next = { ...existing, status: body.status };
       if (body.status === undefined) delete next.status;
+      this.#ownership(info, existing, next, undefined, options);
       return this.#replace(table, key, existing, next, {
         dryRun: options.dryRun,
       });
@@ -303,6 +320,7 @@ export class ObjectStore {
     }
     if (isSecret(info)) foldStringData(next);
     if (options.strict) validateContent(info, next);
+    this.#ownership(info, existing, next, meta.managedFields, options);
     return this.#replace(table, key, existing, next, {
       bumpGeneration: generationChanged(info, existing, next),
       dryRun: options.dryRun,
@@ -319,7 +337,12 @@ export class ObjectStore {
     namespace: string,
     name: string,
     change: (existing: KubeObject) => unknown,
-    options: { subresource?: string; strict?: boolean; dryRun?: boolean } = {},
+    options: {
+      subresource?: string;
+      strict?: boolean;
+      dryRun?: boolean;
+      fieldManager?: string;
+    } = {},
   ): KubeObject {
     const existing = this.get(info, namespace, name);
     const patched = change(existing);
@@ -347,6 +370,7 @@ export class ObjectStore {
       subresource: options.subresource,
       strict: options.strict,
       dryRun: options.dryRun,
+      fieldManager: options.fieldManager,
     });
   }
 
@@ -450,6 +474,50 @@ export class ObjectStore {
         : table.objects.get(current!);
       if (state) yield [current!, state];
     }
+  }
+
+  /**
+   * Sets `next`'s managedFields: an apply's as given; else, once an
+   * object has them (only a server-side apply starts them in the fake),
+   * the write's changes pass to its manager's `Update` entry. A body's own
+   * managedFields replace the stored ones, as kube-apiserver takes them.
+   */
+  #ownership(
+    info: ResourceInfo,
+    existing: KubeObject,
+    next: KubeObject,
+    given: unknown,
+    options: UpdateOptions,
+  ): void {
+    if (options.managedFields) {
+      next.metadata = {
+        ...next.metadata,
+        managedFields: options.managedFields,
+      };
+      return;
+    }
+    const base = Array.isArray(given)
+      ? entriesOf({ metadata: { managedFields: given } })
+      : entriesOf(existing);
+    if (base.length === 0) return;
+    const { managedFields: _a, ...before } = existing.metadata;
+    const { managedFields: _b, ...after } = next.metadata;
+    const changed = changedPaths(
+      { ...existing, metadata: before },
+      { ...next, metadata: after },
+      listKeysFor(info.kind, isBuiltin(info)),
+    );
+    next.metadata = {
+      ...next.metadata,
+      managedFields: recordUpdate(
+        base,
+        changed,
+        options.fieldManager || "unknown",
+        options.subresource ?? "",
+        info.apiVersion,
+        this.#timestamp(),
+      ),
+    };
   }
 
   #replace(

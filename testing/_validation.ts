@@ -96,6 +96,13 @@ const NAME_PART_RULE =
  * (The name and namespace are {@linkcode validateIdentity}'s.)
  */
 export function validateContent(info: ResourceInfo, obj: KubeObject): void {
+  const eventWrong = eventCauses(info, obj);
+  if (eventWrong.length > 0) {
+    // kube-apiserver names the kind without its group here.
+    throw new FakeApiError(
+      invalid("Event", "", obj.metadata.name ?? "", eventWrong),
+    );
+  }
   const causes = [
     ...labelCauses(obj.metadata.labels),
     ...annotationCauses(obj.metadata.annotations),
@@ -109,6 +116,27 @@ export function validateContent(info: ResourceInfo, obj: KubeObject): void {
 }
 
 type Cause = Required<StatusCause>;
+
+/** An `events.k8s.io/v1` Event's `eventTime` and `type`, as the API server checks them. */
+function eventCauses(info: ResourceInfo, obj: KubeObject): Cause[] {
+  if (info.group !== "events.k8s.io" || info.resource !== "events") return [];
+  const causes: Cause[] = [];
+  if (typeof obj.eventTime !== "string" || obj.eventTime === "") {
+    causes.push({
+      reason: "FieldValueRequired",
+      field: "eventTime",
+      message: "Required value",
+    });
+  }
+  if (obj.type !== "Normal" && obj.type !== "Warning") {
+    causes.push({
+      reason: "FieldValueInvalid",
+      field: "type",
+      message: `Invalid value: "": has invalid value: ${String(obj.type)}`,
+    });
+  }
+  return causes;
+}
 
 function cause(field: string, value: unknown, problem: string): Cause {
   return {

@@ -23,14 +23,14 @@ import {
 import { FakeApiError } from "./fake_api_error.ts";
 
 /** The content type of a server-side apply request. */
-const APPLY_PATCH = "application/apply-patch+yaml";
+export const APPLY_PATCH = "application/apply-patch+yaml";
 
 /** Applies a PATCH request of any supported content type. */
 export async function patch(
   core: ServerCore,
   route: ResourceRoute,
   request: Request,
-  options: { dryRun: boolean },
+  options: { dryRun: boolean; fieldManager: string },
 ): Promise<KubeObject> {
   const { info, name, subresource } = route;
   const namespace = route.namespace ?? "";
@@ -48,11 +48,6 @@ export async function patch(
     case "application/json-patch+json":
       change = jsonPatcher(await readJson(request));
       break;
-    case APPLY_PATCH:
-      throw new FakeApiError(failure(
-        415,
-        `server-side apply (${APPLY_PATCH}) is not supported by the fake API server: use client-side apply (kubectl apply without --server-side) or another patch type`,
-      ));
     default:
       throw unsupportedMediaType(type, builtin);
   }
@@ -60,7 +55,19 @@ export async function patch(
     subresource,
     strict: true,
     dryRun: options.dryRun,
+    fieldManager: options.fieldManager,
   });
+}
+
+/**
+ * The manager of a write that names none: the first word of its
+ * `User-Agent`, as kube-apiserver takes it (`Deno` for Deno's fetch).
+ */
+export function managerOf(request: Request, q: URLSearchParams): string {
+  const given = q.get("fieldManager");
+  if (given) return given;
+  const agent = request.headers.get("user-agent") ?? "";
+  return agent.split("/")[0].trim() || "unknown";
 }
 
 /** The object a patch makes is read as a request body would be. */
@@ -80,6 +87,7 @@ function unsupportedMediaType(type: string, builtin: boolean): FakeApiError {
     "application/json-patch+json",
     "application/merge-patch+json",
     ...(builtin ? ["application/strategic-merge-patch+json"] : []),
+    APPLY_PATCH,
   ];
   return new FakeApiError(failure(
     415,

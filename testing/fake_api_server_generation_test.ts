@@ -15,7 +15,7 @@ Deno.test("generation is 1 on create exactly for the types that track it", () =>
   using server = new FakeApiServer();
   const tracked: string[] = [];
   for (const def of builtinResources) {
-    const obj = server.create(def.resource, {
+    const obj = server.create(def, {
       metadata: { name: "x", generation: 7 },
       spec: {},
     });

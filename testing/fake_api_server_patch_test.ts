@@ -1,5 +1,5 @@
 // PATCH content types over HTTP: strategic merge for built-in types only,
-// server-side apply refused with a Status that says so.
+// server-side apply in testing/fake_api_server_apply_test.ts.
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { call, WIDGETS } from "./_test_call.ts";
@@ -64,25 +64,9 @@ Deno.test("HTTP strategic merge patch of a custom resource is 415, as in Kuberne
   assert.equal(res.body.reason, "UnsupportedMediaType");
   assert.match(
     res.body.message,
-    /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json \(got "application\/strategic-merge-patch\+json"\)/,
+    /accepted media types include: application\/json-patch\+json, application\/merge-patch\+json, application\/apply-patch\+yaml \(got "application\/strategic-merge-patch\+json"\)/,
   );
   assert.deepEqual(server.get("widgets", "default", "w").spec, { a: 1 });
-});
-
-Deno.test("HTTP server-side apply is 415 with a Status saying it is not supported", async () => {
-  using server = new FakeApiServer();
-  const res = await call(
-    server,
-    "PATCH",
-    "/api/v1/namespaces/default/configmaps/c?fieldManager=kubectl&force=true",
-    { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "c" } },
-    { "content-type": "application/apply-patch+yaml" },
-  );
-  assert.equal(res.status, 415);
-  assert.equal(res.body.kind, "Status");
-  assert.equal(res.body.reason, "UnsupportedMediaType");
-  assert.match(res.body.message, /server-side apply .* is not supported/);
-  assert.deepEqual(server.list("configmaps"), []);
 });
 
 Deno.test("OpenAPI v3: an index of every group-version and PATCH operations with fieldValidation; no v2", async () => {

@@ -49,9 +49,20 @@
  *   names the key in `$setElementOrder` or it is a known one (containers,
  *   init and ephemeral containers, volumes, env and volume mounts by name or
  *   path, container ports, Service ports, owner references, conditions,
- *   finalizers); other lists are replaced, as in a merge patch. Server-side
- *   apply (`application/apply-patch+yaml`) is not supported: 415
- *   `UnsupportedMediaType` with a `Status` that says so.
+ *   finalizers); other lists are replaced, as in a merge patch.
+ * - **Server-side apply** (`application/apply-patch+yaml`, a JSON or YAML
+ *   body): `fieldManager` is required (422 against `PatchOptions`); the
+ *   object is created when absent (201), else the configuration is merged
+ *   in (lists by the keys above, `metadata.finalizers` as a set, others
+ *   atomic), the fields the manager applied before and no longer applies
+ *   are removed unless another manager owns them, and a field another
+ *   manager owns with another value is a 409 `Conflict` with a
+ *   `FieldManagerConflict` cause per field, unless `force=true` takes it.
+ *   Ownership is kept in `metadata.managedFields` (`FieldsV1`) once an
+ *   object was applied; a later create, update or patch passes the fields
+ *   it changes to its manager's `Update` entry (`fieldManager`, else the
+ *   first word of the `User-Agent`). The `status` subresource applies the
+ *   status alone.
  * - **Media types**: `Accept` is negotiated as kube-apiserver does (clauses
  *   by `q`, then in order). `as=PartialObjectMetadataList` (lists) and
  *   `as=PartialObjectMetadata` (watches, objects, write answers) of
@@ -63,8 +74,8 @@
  * - **kubectl** against {@linkcode FakeApiServer.listen}, without extra
  *   flags: `get` (tables, `-w`, `--chunk-size`), `apply -f` (create, then
  *   client-side apply: strategic merge patches for built-in types, merge
- *   patches for custom resources), `delete`; `apply --server-side` fails
- *   with kubectl's "Server-side apply not available on the server". The
+ *   patches for custom resources), `apply --server-side` (with
+ *   `--force-conflicts`), `delete`. The
  *   server serves OpenAPI v3 documents without schemas whose PATCH
  *   operations list `fieldValidation`, so kubectl leaves validation to the
  *   server and needs no `--validate=false`; the fake does not check
@@ -120,6 +131,7 @@
  * | `namespaces` | `v1` | Namespace | no | ns | no | yes | yes |
  * | `nodes` | `v1` | Node | no | no | no | yes | yes |
  * | `events` | `v1` | Event | yes | ev | no | no | yes |
+ * | `events` | `events.k8s.io/v1` | Event | yes | — | no | no | yes |
  * | `deployments` | `apps/v1` | Deployment | yes | deploy | `spec`, `metadata.annotations` | yes | yes |
  * | `replicasets` | `apps/v1` | ReplicaSet | yes | rs | `spec` | yes | yes |
  * | `statefulsets` | `apps/v1` | StatefulSet | yes | sts | `spec` | yes | yes |

@@ -218,6 +218,18 @@ export const builtinResources: readonly ResourceDefinition[] = [
     allowUnconditionalUpdate: true,
   },
   {
+    // The same Events as core v1's in kube-apiserver; a table of their own
+    // here (see CONFORMANCE.md).
+    group: "events.k8s.io",
+    version: "v1",
+    resource: "events",
+    kind: "Event",
+    namespaced: true,
+    generation: false,
+    statusSubresource: false,
+    allowUnconditionalUpdate: true,
+  },
+  {
     group: "apps",
     version: "v1",
     resource: "deployments",

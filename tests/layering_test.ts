@@ -38,6 +38,8 @@ const ALLOWED_INTERNAL: Record<string, string> = {
     "the stored copy is checked as the Indexer checks an object, with its InvalidObjectError",
   "watcher/_selection_rule.ts -> indexer/_prune.ts":
     "whether ignoreFields removes a selector's path is the indexer's pruning rule (mayCover)",
+  "testing/_apply_request.ts -> client/_yaml.ts":
+    "an apply body sent as application/apply-patch+yaml is read with the YAML reader kubeconfig files use",
 };
 
 /** The upper bound the structure promises on ALLOWED_INTERNAL. */

@@ -212,6 +212,18 @@ function mergeList(
   return patch.map((item) => isJsonObject(item) ? strip(item) : item);
 }
 
+/**
+ * The merge key a built-in type's list at `path` (field names, indices
+ * left out) has, or undefined when the list is replaced as a whole.
+ */
+export function listMergeKey(path: string, kind: string): string | undefined {
+  if (kind === "Service" && path === "spec.ports") return "port";
+  for (const [pattern, key] of MERGE_KEYS) {
+    if (pattern.test(path)) return key;
+  }
+  return undefined;
+}
+
 /** The merge key of a list: named by the patch's element order, else known. */
 function mergeKeyOf(
   path: string,
@@ -223,10 +235,8 @@ function mergeKeyOf(
     const keys = Object.keys(order[0]);
     if (keys.length === 1) return keys[0];
   }
-  if (kind === "Service" && path === "spec.ports") return "port";
-  for (const [pattern, key] of MERGE_KEYS) {
-    if (pattern.test(path)) return key;
-  }
+  const known = listMergeKey(path, kind);
+  if (known !== undefined) return known;
   // A deletion names its element by the merge key alone.
   const deletion = patch.find((p) => isJsonObject(p) && p.$patch === "delete");
   if (isJsonObject(deletion)) {

@@ -242,25 +242,69 @@ Deno.test({
 
 Deno.test({
   name:
-    "kubectl apply --server-side is refused with 415: server-side apply is not supported",
+    "kubectl apply --server-side creates, then removes what the manager no longer applies; another manager's change conflicts until --force-conflicts",
   ignore: ignoredWithout(kubectlMissing),
   async fn() {
     requireAvailable(kubectlMissing);
     await using cluster = await startCluster();
     const first = await manifest(cluster, "first.json", FIRST);
-    const result = await runKubectl(
+    const second = await manifest(cluster, "second.json", SECOND);
+    assert.match(
+      await kubectl(cluster, "apply", "--server-side", "-f", first),
+      /deployment\.apps\/web serverside-applied/,
+    );
+    const created = getDeployment(cluster);
+    const [entry] = created.metadata.managedFields as {
+      manager: string;
+      operation: string;
+    }[];
+    assert.deepEqual([entry.manager, entry.operation], ["kubectl", "Apply"]);
+    assert.match(
+      await kubectl(cluster, "apply", "--server-side", "-f", second),
+      /deployment\.apps\/web serverside-applied/,
+    );
+    const spec = getDeployment(cluster).spec as {
+      replicas: number;
+      strategy: unknown;
+      template: { spec: { containers: { name: string; env: unknown }[] } };
+    };
+    assert.equal(spec.replicas, 3);
+    assert.deepEqual(spec.strategy, { type: "Recreate" });
+    // The sidecar and env A were kubectl's alone, and it no longer applies them.
+    assert.deepEqual(
+      spec.template.spec.containers.map((c) => [c.name, c.env]),
+      [["web", [{ name: "B", value: "2" }, { name: "C", value: "3" }]]],
+    );
+    const other = await runKubectl(
       cluster,
       "apply",
       "--server-side",
+      "--field-manager=other",
       "-f",
       first,
     );
-    assert.notEqual(result.code, 0);
-    assert.match(
-      result.stderr,
-      /server-side apply \(application\/apply-patch\+yaml\) is not supported by the fake API server/,
+    assert.notEqual(other.code, 0);
+    assert.match(other.stderr, /conflict/i);
+    assert.equal(
+      (getDeployment(cluster).spec as { replicas: number }).replicas,
+      3,
     );
-    assert.deepEqual(cluster.server.list("deployments"), []);
+    assert.match(
+      await kubectl(
+        cluster,
+        "apply",
+        "--server-side",
+        "--field-manager=other",
+        "--force-conflicts",
+        "-f",
+        first,
+      ),
+      /serverside-applied/,
+    );
+    assert.equal(
+      (getDeployment(cluster).spec as { replicas: number }).replicas,
+      1,
+    );
   },
 });
 
