@@ -176,6 +176,32 @@ export class FaultNetwork implements AsyncDisposable {
     return new ReplicaLink(this.#clients, this.clock);
   }
 
+  /**
+   * Moves time by `ms` from timer to timer, calling `check` after each
+   * step: every change a replica makes happens at a timer or in the
+   * promise chains settled after it.
+   */
+  async run(ms: number, check: () => void = () => {}): Promise<void> {
+    const end = this.clock.now() + ms;
+    for (;;) {
+      const remaining = end - this.clock.now();
+      const next = this.clock.nextDue ?? Infinity;
+      await this.clock.tick(
+        Math.min(Math.max(next - this.clock.now(), 0), remaining),
+      );
+      check();
+      if (remaining <= 0) return;
+    }
+  }
+
+  /** Awaits `promise` while moving time (up to a minute). */
+  async whileMoving<T>(promise: Promise<T>): Promise<T> {
+    let settled = false;
+    const tracked = promise.finally(() => settled = true);
+    for (let i = 0; i < 600 && !settled; i++) await this.clock.tick(100);
+    return await tracked;
+  }
+
   async [Symbol.asyncDispose](): Promise<void> {
     for (const client of Object.values(this.#clients)) client.close();
     for (const server of [this.server, this.#failing, this.#stalling]) {
@@ -300,17 +326,8 @@ export class Cluster implements AsyncDisposable {
    * happens at a timer or in the promise chains settled after it), calling
    * `check` after each step.
    */
-  async run(ms: number, check: () => void = () => {}): Promise<void> {
-    const end = this.clock.now() + ms;
-    for (;;) {
-      const remaining = end - this.clock.now();
-      const next = this.clock.nextDue ?? Infinity;
-      await this.clock.tick(
-        Math.min(Math.max(next - this.clock.now(), 0), remaining),
-      );
-      check();
-      if (remaining <= 0) return;
-    }
+  run(ms: number, check: () => void = () => {}): Promise<void> {
+    return this.#network.run(ms, check);
   }
 
   /**
@@ -318,11 +335,8 @@ export class Cluster implements AsyncDisposable {
    * the fake clock: a release whose request stalls until its timeout,
    * callbacks that wind down on timers.
    */
-  async whileMoving<T>(promise: Promise<T>): Promise<T> {
-    let settled = false;
-    const tracked = promise.finally(() => settled = true);
-    for (let i = 0; i < 600 && !settled; i++) await this.clock.tick(100);
-    return await tracked;
+  whileMoving<T>(promise: Promise<T>): Promise<T> {
+    return this.#network.whileMoving(promise);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

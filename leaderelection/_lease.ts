@@ -132,16 +132,6 @@ function specOf(record: LeaseRecord): { [key: string]: JsonValue } {
   return spec;
 }
 
-/**
- * A `metav1.MicroTime` (RFC 3339 with microseconds) for `ms` since the
- * epoch. Only for people reading the Lease: no elector compares these.
- */
-export function microTime(ms: number): string {
-  const iso = new Date(Math.floor(ms)).toISOString();
-  const micros = String(Math.floor((ms % 1) * 1000)).padStart(3, "0");
-  return `${iso.slice(0, -1)}${micros}Z`;
-}
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

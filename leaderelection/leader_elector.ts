@@ -11,9 +11,9 @@ import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { runGuarded } from "../_run_guarded.ts";
 import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
+import { microTime } from "../_micro_time.ts";
 import {
   LEASES,
-  microTime,
   newLease,
   type ObservedLease,
   readLease,

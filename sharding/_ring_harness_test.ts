@@ -98,6 +98,17 @@ export class RingCluster implements AsyncDisposable {
     return member;
   }
 
+  /** Starts `identity` alone and waits until it works on the whole space. */
+  async alone(identity: string): Promise<Member> {
+    const member = this.member({ identity });
+    await this.until(
+      () => shares([member])[identity] === 1,
+      10_000,
+      `${identity} works on everything`,
+    );
+    return member;
+  }
+
   /** Records an instant where two members work on one hash. */
   check(): void {
     const working = this.members.filter((m) =>
@@ -118,17 +129,8 @@ export class RingCluster implements AsyncDisposable {
   }
 
   /** Moves time from timer to timer for `ms`, checking after each step. */
-  async run(ms: number): Promise<void> {
-    const end = this.clock.now() + ms;
-    for (;;) {
-      const remaining = end - this.clock.now();
-      const next = this.clock.nextDue ?? Infinity;
-      await this.clock.tick(
-        Math.min(Math.max(next - this.clock.now(), 0), remaining),
-      );
-      this.check();
-      if (remaining <= 0) return;
-    }
+  run(ms: number): Promise<void> {
+    return this.network.run(ms, () => this.check());
   }
 
   /** Moves time until `predicate` holds, or throws after `maxMs`. */
@@ -145,11 +147,8 @@ export class RingCluster implements AsyncDisposable {
   }
 
   /** Awaits `promise` while moving time (up to a minute). */
-  async whileMoving<T>(promise: Promise<T>): Promise<T> {
-    let settled = false;
-    const tracked = promise.finally(() => settled = true);
-    for (let i = 0; i < 600 && !settled; i++) await this.clock.tick(100);
-    return await tracked;
+  whileMoving<T>(promise: Promise<T>): Promise<T> {
+    return this.network.whileMoving(promise);
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

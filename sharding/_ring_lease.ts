@@ -114,9 +114,3 @@ export function memberLease(record: MemberRecord): JsonValue {
     },
   };
 }
-
-/** A `metav1.MicroTime` for `ms` since the epoch, for people reading the Lease. */
-export function microTime(ms: number): string {
-  const iso = new Date(Math.floor(ms)).toISOString();
-  return `${iso.slice(0, -1)}000Z`;
-}

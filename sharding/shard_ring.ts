@@ -13,6 +13,7 @@ import { collectionPath, objectPath } from "../client/paths.ts";
 import type { TimerHandle } from "../clock.ts";
 import type { Awaitable } from "../types.ts";
 import { Lifecycle } from "../_lifecycle.ts";
+import { microTime } from "../_micro_time.ts";
 import { ringLines } from "./_log_lines.ts";
 import { RingMetrics } from "./_ring_metrics.ts";
 import { shareOf } from "./_ring_text.ts";
@@ -21,7 +22,6 @@ import {
   LEASES,
   type MemberLease,
   memberLease,
-  microTime,
   readMembers,
   RING_LABEL,
 } from "./_ring_lease.ts";
@@ -420,15 +420,14 @@ export class ShardRing implements AsyncDisposable {
 
   /**
    * One round: renew (acknowledging the target view when the hand-off
-   * allows), then read the ring and recompute. True when another round
-   * should follow at once (a view is waiting to be acknowledged).
+   * allows), then read the ring and recompute.
    */
-  async #round(signal: AbortSignal): Promise<boolean> {
+  async #round(signal: AbortSignal): Promise<void> {
     if (this.#handOffSettled && !sameView(this.#target, this.#acked)) {
       this.#acked = this.#target;
     }
     await this.#renew(signal);
-    if (signal.aborted) return false;
+    if (signal.aborted) return;
     let members: MemberLease[];
     try {
       members = readMembers(
@@ -444,15 +443,13 @@ export class ShardRing implements AsyncDisposable {
       );
     } catch (error) {
       if (!signal.aborted) ringLines.listFailed(this.#plan.logger, error);
-      return false;
+      return;
     }
     this.#recompute(members);
-    return this.#handOffSettled && !sameView(this.#target, this.#acked) &&
-      this.#target !== undefined;
   }
 
-  /** Writes this replica's Lease; true when the write went through. */
-  async #renew(signal: AbortSignal): Promise<boolean> {
+  /** Writes this replica's Lease; a success moves its renew deadline. */
+  async #renew(signal: AbortSignal): Promise<void> {
     const { clock, namespace, leaseName } = this.#plan;
     const sentAt = clock.now();
     const record = {
@@ -499,14 +496,12 @@ export class ShardRing implements AsyncDisposable {
       this.#ownVersion = (answer as { metadata?: { resourceVersion?: string } })
         .metadata?.resourceVersion;
       this.#held(sentAt);
-      return true;
     } catch (error) {
       if (!signal.aborted) {
         ringLines.renewFailed(this.#plan.logger, error);
         this.#metrics?.renewFailed();
       }
       this.#ownVersion = undefined;
-      return false;
     }
   }
 

@@ -60,12 +60,7 @@ Deno.test("a member that stops hands its range over at once; one that is cut off
 
 Deno.test("a slow hand-off holds the new owner back until the old one has let go", async () => {
   await using cluster = new RingCluster();
-  const a = cluster.member({ identity: "a" });
-  await cluster.until(
-    () => shares([a]).a === 1,
-    10_000,
-    "a works on everything",
-  );
+  const a = await cluster.alone("a");
   a.handOffMs = 7_000;
   const b = cluster.member({ identity: "b" });
   await cluster.run(6_000);
@@ -181,12 +176,7 @@ Deno.test("a member's metrics: members, its shares of the space, changes, failed
 
 Deno.test("subscribe(): a listener hears the state at once and every change, and the hand-off waits for it too", async () => {
   await using cluster = new RingCluster();
-  const a = cluster.member({ identity: "a" });
-  await cluster.until(
-    () => shares([a]).a === 1,
-    10_000,
-    "a works on everything",
-  );
+  const a = await cluster.alone("a");
   const heard: number[] = [];
   let release: (() => void) | undefined;
   const unsubscribe = a.ring.subscribe(async (state) => {
@@ -214,12 +204,7 @@ Deno.test("subscribe(): a listener hears the state at once and every change, and
 
 Deno.test("a request that never answers does not keep a member from trying again once the link is back", async () => {
   await using cluster = new RingCluster();
-  const a = cluster.member({ identity: "a" });
-  await cluster.until(
-    () => shares([a]).a === 1,
-    10_000,
-    "a works on everything",
-  );
+  const a = await cluster.alone("a");
   a.link.state = "stall";
   await cluster.until(
     () => a.working.length === 0,
