@@ -17,6 +17,11 @@
  *
  * @module
  */
+export * from "./controller.ts";
+export * from "./controller_config.ts";
+export * from "./controller_health.ts";
+export * from "./controller_stopped_error.ts";
+export * from "./object_key.ts";
 export * from "./work_queue.ts";
 export * from "./work_queue_options.ts";
 export * from "./work_queue_shut_down_error.ts";

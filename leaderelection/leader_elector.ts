@@ -1,5 +1,5 @@
 import { optionNamesProblem } from "../_option_names.ts";
-import { contextLogger } from "../_context_logger.ts";
+import { contextLogger, failureFields } from "../_context_logger.ts";
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
@@ -93,8 +93,11 @@ export interface LeaderElectorConfig {
    * Called when this replica becomes leader. `signal` aborts when it stops
    * leading (lost renewal, another holder, `stop()`); the returned promise
    * should settle soon after, as no other callback runs before it does.
+   * Optional: a replica whose leader-only work is a `Controller`'s (or
+   * anything else that follows {@linkcode LeaderElector.whileLeading})
+   * needs none.
    */
-  onStartedLeading: (signal: AbortSignal) => void | Promise<void>;
+  onStartedLeading?: (signal: AbortSignal) => void | Promise<void>;
   /**
    * Called after the `onStartedLeading` of the same term has settled, once
    * this replica no longer leads. Not called for a term whose
@@ -308,6 +311,8 @@ export class LeaderElector {
   #stopped = false;
   /** Set by a `stop()` from inside a callback: no news is delivered after it. */
   #silenced = false;
+  /** `whileLeading` subscribers, told of each term as it begins. */
+  readonly #termListeners = new Set<(signal: AbortSignal) => void>();
 
   /**
    * Checks the configuration; nothing is requested until
@@ -374,7 +379,7 @@ export class LeaderElector {
       retryPeriodMs: config.retryPeriodMs ?? DEFAULTS.retryPeriodMs,
     };
     validateTimings(timings);
-    validateCallback("onStartedLeading", config.onStartedLeading, true);
+    validateCallback("onStartedLeading", config.onStartedLeading, false);
     validateCallback("onStoppedLeading", config.onStoppedLeading, false);
     validateCallback("onNewLeader", config.onNewLeader, false);
     if (
@@ -540,6 +545,61 @@ export class LeaderElector {
    */
   isLeader(): boolean {
     return this.#term !== undefined;
+  }
+
+  /**
+   * Follows this replica's leadership without being its `onStartedLeading`:
+   * `onTerm` is called at the start of every term, at once when one is
+   * running, with that term's signal, which aborts the moment the term
+   * ends (a lost renewal, another holder, `stop()`), before any callback of
+   * the elector's runs. It is called synchronously and is not awaited: it
+   * starts the leader-only work and returns; a throw is logged. Several
+   * parties may follow one elector (a `Controller` does). Returns the
+   * function that stops following.
+   *
+   * @example Work that runs only while leading
+   * ```ts
+   * import { FetchClient, LeaderElector } from "@haptic/k8s-watcher";
+   * import { FakeApiServer, FakeClock, mockFetch, waitFor } from "@haptic/k8s-watcher/testing";
+   * import assert from "node:assert/strict";
+   *
+   * const clock = new FakeClock();
+   * await using server = new FakeApiServer({ clock });
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const elector = new LeaderElector({
+   *   lease: { namespace: "haptic", name: "haptic-controller" },
+   *   identity: "replica-a",
+   * }, client, { clock });
+   * const terms: AbortSignal[] = [];
+   * const unfollow = elector.whileLeading((signal) => terms.push(signal));
+   * elector.start();
+   * await waitFor(() => terms.length === 1);
+   * await elector.stop();
+   * assert.equal(terms[0].aborted, true);
+   * unfollow();
+   * ```
+   *
+   * @param onTerm Called with each term's signal.
+   * @returns A function that stops following (a term already begun keeps
+   * its signal).
+   */
+  whileLeading(onTerm: (signal: AbortSignal) => void): () => void {
+    if (typeof onTerm !== "function") {
+      throw new TypeError("whileLeading needs a function");
+    }
+    this.#termListeners.add(onTerm);
+    const term = this.#term;
+    if (term !== undefined) this.#tellTerm(onTerm, term.controller.signal);
+    return () => void this.#termListeners.delete(onTerm);
+  }
+
+  #tellTerm(onTerm: (signal: AbortSignal) => void, signal: AbortSignal): void {
+    try {
+      onTerm(signal);
+    } catch (error) {
+      this.#logger.error("whileLeading callback failed", failureFields(error));
+    }
   }
 
   /**
@@ -793,6 +853,9 @@ export class LeaderElector {
         identity: this.#config.identity,
       });
       this.#enqueueStart(term);
+      for (const onTerm of [...this.#termListeners]) {
+        this.#tellTerm(onTerm, term.controller.signal);
+      }
     }
     term.deadline = deadline;
     term.deadlineTimer = this.#clock.setTimeout(
@@ -829,7 +892,7 @@ export class LeaderElector {
       // The term ended before its turn: neither callback is due.
       if (term.controller.signal.aborted) return;
       term.started = true;
-      return this.#config.onStartedLeading(term.controller.signal);
+      return this.#config.onStartedLeading?.(term.controller.signal);
     }, "onStartedLeading");
   }
 

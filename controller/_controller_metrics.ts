@@ -1,0 +1,136 @@
+/**
+ * A controller's series, under controller-runtime's names with its
+ * `controller` label: reconciles by result, errors, reconcile time, active
+ * workers and the concurrency limit.
+ *
+ * @module
+ */
+import type {
+  Counter,
+  Histogram,
+  Meter,
+  MetricAttributes,
+  ObservableGauge,
+  ObservableResult,
+} from "../metrics/meter.ts";
+import { instrumentsOf, LATENCY_BUCKETS, withAttributes } from "../_metrics.ts";
+import { ControllerConfigError } from "./controller_config_error.ts";
+
+/** How a reconcile ended, as controller-runtime's `result` label says. */
+export type ReconcileOutcome =
+  | "success"
+  | "error"
+  | "requeue"
+  | "requeue_after";
+
+const OUTCOMES: readonly ReconcileOutcome[] = [
+  "success",
+  "error",
+  "requeue",
+  "requeue_after",
+];
+
+interface ControllerInstruments {
+  total: Counter;
+  errors: Counter;
+  time: Histogram;
+  active: ObservableGauge;
+  max: ObservableGauge;
+}
+
+function makeInstruments(meter: Meter): ControllerInstruments {
+  return {
+    total: meter.createCounter("controller_runtime_reconcile", {
+      description: "Total number of reconciliations per controller",
+    }),
+    errors: meter.createCounter("controller_runtime_reconcile_errors", {
+      description: "Total number of reconciliation errors per controller",
+    }),
+    time: meter.createHistogram("controller_runtime_reconcile_time_seconds", {
+      description: "Length of time per reconciliation per controller",
+      unit: "s",
+      advice: { explicitBucketBoundaries: [...LATENCY_BUCKETS] },
+    }),
+    active: meter.createObservableGauge("controller_runtime_active_workers", {
+      description:
+        "Number of currently used workers per controller (reconciles running)",
+    }),
+    max: meter.createObservableGauge(
+      "controller_runtime_max_concurrent_reconciles",
+      { description: "Maximum number of concurrent reconciles per controller" },
+    ),
+  };
+}
+
+const namesInUse = new WeakMap<Meter, Set<string>>();
+
+/** One controller's series; `close()` when it stops. */
+export class ControllerMetrics {
+  readonly #instruments: ControllerInstruments;
+  readonly #attributes: MetricAttributes;
+  readonly #byOutcome: Readonly<Record<ReconcileOutcome, MetricAttributes>>;
+  readonly #observeActive: (result: ObservableResult) => void;
+  readonly #observeMax: (result: ObservableResult) => void;
+  readonly #names: Set<string>;
+  readonly #name: string;
+  #open = true;
+
+  constructor(
+    meter: Meter,
+    name: string,
+    readings: { active(): number; max: number },
+  ) {
+    let names = namesInUse.get(meter);
+    if (names === undefined) namesInUse.set(meter, names = new Set());
+    if (names.has(name)) {
+      throw new ControllerConfigError(
+        "Controller",
+        "name",
+        `another Controller that is not stopped reports on this meter as ${
+          JSON.stringify(name)
+        }; give each controller its own name`,
+      );
+    }
+    names.add(name);
+    this.#names = names;
+    this.#name = name;
+    const instruments = this.#instruments = instrumentsOf(
+      meter,
+      "controller",
+      makeInstruments,
+    );
+    const attributes = this.#attributes = Object.freeze({ controller: name });
+    this.#byOutcome = Object.freeze(
+      Object.fromEntries(
+        OUTCOMES.map((result) => [
+          result,
+          withAttributes(attributes, { result }),
+        ]),
+      ) as Record<ReconcileOutcome, MetricAttributes>,
+    );
+    this.#observeActive = (result) =>
+      result.observe(readings.active(), attributes);
+    this.#observeMax = (result) => result.observe(readings.max, attributes);
+    instruments.active.addCallback(this.#observeActive);
+    instruments.max.addCallback(this.#observeMax);
+    for (const outcome of OUTCOMES) {
+      instruments.total.add(0, this.#byOutcome[outcome]);
+    }
+    instruments.errors.add(0, attributes);
+  }
+
+  /** A reconcile ended after `ms`, as `outcome`. */
+  reconciled(outcome: ReconcileOutcome, ms: number): void {
+    this.#instruments.total.add(1, this.#byOutcome[outcome]);
+    if (outcome === "error") this.#instruments.errors.add(1, this.#attributes);
+    this.#instruments.time.record(ms / 1000, this.#attributes);
+  }
+
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#names.delete(this.#name);
+    this.#instruments.active.removeCallback(this.#observeActive);
+    this.#instruments.max.removeCallback(this.#observeMax);
+  }
+}

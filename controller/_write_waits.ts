@@ -1,0 +1,171 @@
+/**
+ * Read your own writes: a key whose reconcile wrote an object is held back
+ * until the cache holds what the write returned (or a newer version, or
+ * saw the object deleted), or until a deadline.
+ *
+ * @module
+ */
+import type { Clock, TimerHandle } from "../clock.ts";
+
+/** What a reconcile wrote: where the cache should show it, and which version. */
+export interface Written {
+  readonly store: string;
+  readonly namespace: string | undefined;
+  readonly name: string;
+  readonly resourceVersion: string;
+}
+
+interface Wait extends Written {
+  readonly object: string;
+  readonly timer: TimerHandle;
+  expired: boolean;
+  deleted: boolean;
+}
+
+/** What the waits need of the controller. */
+export interface WriteWaitHooks {
+  /** The resourceVersion the store holds for the object, if it holds it. */
+  cached(store: string, namespace: string | undefined, name: string):
+    | string
+    | undefined;
+  /** Hands a held key back to the queue. */
+  release(key: string): void;
+  /** The deadline passed before the cache showed the write. */
+  expired(key: string, written: Written, cached: string | undefined): void;
+}
+
+const DIGITS = /^\d+$/;
+
+/**
+ * Whether a cached resourceVersion is `wanted` or newer. Since Kubernetes
+ * 1.35 (KEP-5504) resourceVersions compare as integers; one that is not an
+ * integer is only known to be reached when it is seen.
+ */
+export function reached(cached: string, wanted: string): boolean {
+  if (DIGITS.test(cached) && DIGITS.test(wanted)) {
+    return cached.length !== wanted.length
+      ? cached.length > wanted.length
+      : cached >= wanted;
+  }
+  return cached === wanted;
+}
+
+/** The waits of every key that wrote, and the keys held back by them. */
+export class WriteWaits {
+  readonly #clock: Clock;
+  readonly #timeoutMs: number;
+  readonly #hooks: WriteWaitHooks;
+  readonly #byKey = new Map<string, Wait>();
+  /** Keys whose wait is on an object, by `store\0namespace\0name`. */
+  readonly #byObject = new Map<string, Set<string>>();
+  readonly #held = new Set<string>();
+
+  constructor(clock: Clock, timeoutMs: number, hooks: WriteWaitHooks) {
+    this.#clock = clock;
+    this.#timeoutMs = timeoutMs;
+    this.#hooks = hooks;
+  }
+
+  /** How many keys are held back now. */
+  get held(): number {
+    return this.#held.size;
+  }
+
+  /** `key`'s reconcile wrote `written`: its next one waits for it. */
+  expect(key: string, written: Written): void {
+    this.clear(key);
+    const object = objectId(written.store, written.namespace, written.name);
+    const wait: Wait = {
+      ...written,
+      object,
+      expired: false,
+      deleted: false,
+      timer: this.#clock.setTimeout(() => {
+        wait.expired = true;
+        // A held key goes back to the queue; `ready` says why it runs.
+        this.#release(key);
+      }, this.#timeoutMs),
+    };
+    this.#byKey.set(key, wait);
+    let keys = this.#byObject.get(object);
+    if (keys === undefined) this.#byObject.set(object, keys = new Set());
+    keys.add(key);
+  }
+
+  /**
+   * Whether `key` may be reconciled now: no wait, or its wait is over
+   * (which ends it). Otherwise the key is held until the wait ends.
+   */
+  ready(key: string): boolean {
+    const wait = this.#byKey.get(key);
+    if (wait === undefined) return true;
+    if (this.#reached(wait)) {
+      this.clear(key);
+      return true;
+    }
+    if (wait.expired) {
+      this.clear(key);
+      this.#hooks.expired(
+        key,
+        wait,
+        this.#hooks.cached(wait.store, wait.namespace, wait.name),
+      );
+      return true;
+    }
+    this.#held.add(key);
+    return false;
+  }
+
+  /** A change of an object in `store`: releases the keys it satisfies. */
+  observed(
+    store: string,
+    namespace: string | undefined,
+    name: string,
+    deleted: boolean,
+  ): void {
+    if (this.#byObject.size === 0) return;
+    const keys = this.#byObject.get(objectId(store, namespace, name));
+    if (keys === undefined) return;
+    for (const key of keys) {
+      const wait = this.#byKey.get(key)!;
+      if (deleted) wait.deleted = true;
+      if (this.#held.has(key) && this.#reached(wait)) this.#release(key);
+    }
+  }
+
+  /** Ends `key`'s wait, if any. */
+  clear(key: string): void {
+    const wait = this.#byKey.get(key);
+    if (wait === undefined) return;
+    this.#byKey.delete(key);
+    this.#held.delete(key);
+    this.#clock.clearTimeout(wait.timer);
+    const keys = this.#byObject.get(wait.object)!;
+    keys.delete(key);
+    if (keys.size === 0) this.#byObject.delete(wait.object);
+  }
+
+  /** Ends every wait (the controller stops). */
+  clearAll(): void {
+    for (const key of [...this.#byKey.keys()]) this.clear(key);
+  }
+
+  #reached(wait: Wait): boolean {
+    if (wait.deleted) return true;
+    const cached = this.#hooks.cached(wait.store, wait.namespace, wait.name);
+    return cached !== undefined && reached(cached, wait.resourceVersion);
+  }
+
+  #release(key: string): void {
+    if (!this.#held.delete(key)) return;
+    this.#hooks.release(key);
+  }
+}
+
+function objectId(
+  store: string,
+  namespace: string | undefined,
+  name: string,
+): string {
+  return `${store}\0${namespace ?? ""}\0${name}`;
+}
