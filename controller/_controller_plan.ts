@@ -114,11 +114,10 @@ const SET_BY_THE_CONTROLLER = [
 const MAX_CONCURRENT = 4;
 const READ_YOUR_WRITES_TIMEOUT_MS = 10_000;
 /**
- * A batch after every change, coalescing only what arrives within 1 ms:
- * the queue de-duplicates keys, so a longer debounce would only add
- * latency.
+ * A batch for every turn that brings changes: the queue de-duplicates
+ * keys, so a debounce would only add latency (and a timer per batch).
  */
-export const CONTROLLER_DEBOUNCE_MS = 1;
+const CONTROLLER_DEBOUNCE_MS = 0;
 
 /** Checks `config` and `options`; throws the first problem, names it. */
 export function planController<T extends KubeObjectLike = KubeObject>(

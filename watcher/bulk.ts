@@ -215,7 +215,10 @@ export class Watcher<
     super();
     if (options === undefined) options = {};
     checkConfigObject("Watcher", config, options);
-    validateDuration("debounceInterval", config.debounceInterval);
+    // 0 delivers each change at once (a controller's queue de-duplicates).
+    if (config.debounceInterval !== 0) {
+      validateDuration("debounceInterval", config.debounceInterval);
+    }
     validateSettle(config.settle);
     validateDuration("cacheTTL", config.cacheTTL);
     checkCallbacks(config);

@@ -232,7 +232,10 @@ export interface WatcherConfig<
   ) => void | Promise<void>;
   /**
    * Refractory period of the debouncer in ms, at most 2³¹−1 (the longest a
-   * timer can wait).
+   * timer can wait). 0 delivers every change at once, with only what
+   * arrived in the same turn of the event loop (one chunk of a watch
+   * stream) in one batch: for a consumer that de-duplicates by itself, as
+   * a `Controller`'s queue does.
    *
    * @default {2000}
    */
