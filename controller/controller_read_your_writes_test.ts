@@ -1,0 +1,149 @@
+import assert from "node:assert/strict";
+import { ResourceClient } from "../client/resource_client.ts";
+import { settle, waitFor } from "../testing/fake_clock.ts";
+import {
+  CONFIGMAPS,
+  ControllerHarness,
+  widget,
+} from "./_controller_harness_test.ts";
+import { reached } from "./_write_waits.ts";
+import type { FakeWatchStream } from "../testing/reactor.ts";
+
+/**
+ * Holds back the configmaps watch's events until `flush()`: a cache that
+ * lags behind the writes, as one does under load.
+ */
+function laggingChildren(h: ControllerHarness): { flush(): void } {
+  const held: string[] = [];
+  let stream: FakeWatchStream | undefined;
+  h.server.addReactor({
+    verb: "watch",
+    resource: "configmaps",
+    react: (call) =>
+      call.serve({
+        watch: {
+          line: (text, s) => {
+            stream = s;
+            held.push(text);
+            return "";
+          },
+        },
+      }),
+  });
+  return {
+    flush() {
+      const lines = held.splice(0);
+      for (const line of lines) stream!.write(line);
+    },
+  };
+}
+
+/** A reconcile that writes the key's child, then looks again at once. */
+function writer(h: ControllerHarness, opts: { tell: boolean }) {
+  const configMaps = new ResourceClient({ client: h.client, gvr: CONFIGMAPS });
+  const seen: (string | undefined)[] = [];
+  const wrote: string[] = [];
+  h.reconcile = async (_key, context) => {
+    const [child] = context.store("configmaps").get("shop", "child");
+    seen.push(child?.metadata.resourceVersion);
+    if (h.runs.length > 2) return;
+    const written = await configMaps.apply({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { namespace: "shop", name: "child" },
+      data: { run: String(h.runs.length) },
+    }, { fieldManager: "widgets", namespace: "shop" });
+    wrote.push(written.metadata!.resourceVersion!);
+    if (opts.tell) context.wrote(written, "configmaps");
+    return { requeueAfter: 0 };
+  };
+  return { seen, wrote };
+}
+
+Deno.test("Controller: a reconcile after wrote() sees its own write in the cache", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+    config: { watches: [{ gvr: CONFIGMAPS, map: () => [] }] },
+  });
+  const { seen, wrote } = writer(h, { tell: true });
+  await h.started(3);
+  await settle(10);
+  assert.equal(seen[0], undefined);
+  assert.ok(
+    reached(seen[1]!, wrote[0]),
+    `second run saw ${seen[1]}, wrote ${wrote[0]}`,
+  );
+  assert.ok(
+    reached(seen[2]!, wrote[1]),
+    `third run saw ${seen[2]}, wrote ${wrote[1]}`,
+  );
+});
+
+Deno.test("Controller: without wrote() the next reconcile can read the cache from before its write (the control)", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+    config: { watches: [{ gvr: CONFIGMAPS, map: () => [] }] },
+  });
+  laggingChildren(h);
+  const { seen } = writer(h, { tell: false });
+  await h.started(2);
+  assert.equal(seen[1], undefined, "the write's event had not arrived");
+});
+
+Deno.test("Controller: a write the cache never shows holds the key until readYourWritesTimeoutMs, then runs with a warning", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+    config: { readYourWritesTimeoutMs: 5_000 },
+  });
+  h.reconcile = (_key, context) => {
+    if (h.runs.length > 1) return;
+    const current = context.get()!;
+    // A version from the future: what a write to an unwatched store looks like.
+    context.wrote({
+      metadata: { ...current.metadata, resourceVersion: "999999" },
+    });
+    return { requeueAfter: 0 };
+  };
+  await h.started(1);
+  await settle(10);
+  assert.equal(h.runs.length, 1);
+  assert.equal(h.controller.health().queue.heldForWrites, 1);
+  await h.clock.tick(4_999);
+  await settle(10);
+  assert.equal(h.runs.length, 1);
+  await h.clock.tick(1);
+  await h.ended(2);
+  const warning = h.logger.records.find((r) =>
+    r.message.startsWith("Cache did not reach")
+  );
+  assert.equal(warning?.fields?.wrote, "999999");
+  assert.equal(warning?.fields?.key, "shop/a");
+  assert.equal(h.controller.health().queue.heldForWrites, 0);
+});
+
+Deno.test("Controller: a held key is released when the object it wrote is deleted", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+  });
+  h.reconcile = (_key, context) => {
+    if (h.runs.length > 1) return;
+    context.wrote({
+      metadata: { namespace: "shop", name: "a", resourceVersion: "999999" },
+    });
+    return { requeueAfter: 0 };
+  };
+  await h.started(1);
+  await waitFor(() => h.controller.health().queue.heldForWrites === 1);
+  h.server.delete("widgets", "shop", "a");
+  await h.ended(2);
+  assert.equal(h.runs[1].saw, undefined);
+});
+
+Deno.test("resourceVersions compare as integers, others only when equal", () => {
+  assert.equal(reached("10", "9"), true);
+  assert.equal(reached("9", "10"), false);
+  assert.equal(reached("10", "10"), true);
+  assert.equal(reached("123456789012345678901", "123456789012345678900"), true);
+  assert.equal(reached("abc", "abc"), true);
+  assert.equal(reached("abd", "abc"), false);
+});
