@@ -101,19 +101,21 @@ class ReconcileTimeout extends Error {}
  * await using controller = new Controller({
  *   name: "copier",
  *   for: { gvr, fieldSelector: "metadata.name=source" },
- *   reconcile: async (_key, { get, namespace, wrote }) => {
+ *   reconcile: async (_key, { get, namespace }) => {
  *     const source = get();
  *     if (source === undefined) return; // deleted
- *     wrote(await configMaps.apply({
+ *     await configMaps.apply({
  *       apiVersion: "v1",
  *       kind: "ConfigMap",
  *       metadata: { namespace, name: "copy" },
  *       data: source.data,
- *     }, { fieldManager: "copier", namespace }), "configmaps");
+ *     }, { fieldManager: "copier", namespace });
  *   },
  * }, client, { logger: silentLogger });
  * controller.start();
- * await waitFor(() => server.get("configmaps", "shop", "copy") !== undefined);
+ * await waitFor(() =>
+ *   server.list("configmaps", "shop").some((c) => c.metadata.name === "copy")
+ * );
  * ```
  *
  * @typeParam T The primary objects.

@@ -6,10 +6,11 @@ import type { Leadership } from "./controller_config.ts";
 
 /** A harness whose controller follows an elector on the same server. */
 function withElector(): { h: ControllerHarness; elector: () => LeaderElector } {
-  let elector: LeaderElector | undefined;
+  // The elector needs the harness's client, the harness the leadership.
+  const made: { elector?: LeaderElector } = {};
   const leader: Leadership = {
-    whileLeading: (onTerm) => elector!.whileLeading(onTerm),
-    isLeader: () => elector?.isLeader() ?? false,
+    whileLeading: (onTerm) => made.elector!.whileLeading(onTerm),
+    isLeader: () => made.elector?.isLeader() ?? false,
   };
   const h = new ControllerHarness({
     seed: (server) => server.create("widgets", widget("shop", "a")),
@@ -23,7 +24,7 @@ function withElector(): { h: ControllerHarness; elector: () => LeaderElector } {
     h.client,
     { clock: h.clock, logger: h.logger, random: () => 0.5 },
   );
-  return { h, elector: () => elector! };
+  return { h, elector: () => elector };
 }
 
 Deno.test("Controller with a leader: a standby syncs and queues but reconciles nothing until it leads", async () => {

@@ -290,7 +290,7 @@ Deno.test("Controller: reconcileTimeoutMs aborts the signal and counts as a fail
     seed: (server) => server.create("widgets", widget("shop", "a")),
     config: { reconcileTimeoutMs: 1_000, queue: { backoff: { baseMs: 10 } } },
   });
-  h.reconcile = ({}, { signal, attempt }) =>
+  h.reconcile = (_key, { signal, attempt }) =>
     attempt > 1 ? undefined : new Promise<void>((resolve) => {
       signal.addEventListener("abort", () => resolve());
     });

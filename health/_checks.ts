@@ -21,6 +21,7 @@ import type { Clock } from "../clock.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import type { LeaderElector } from "../leaderelection/leader_elector.ts";
+import type { ControllerHealth } from "../controller/controller_health.ts";
 
 /** One named check and, when it failed, why. */
 export interface Check {
@@ -38,6 +39,9 @@ export interface CheckSources {
     | Pick<IndexSynchronizationTracker, "resourceNames" | "isResourceSynced">
     | undefined;
   readonly elector: Pick<LeaderElector, "health"> | undefined;
+  readonly controllers: ReadonlyArray<
+    readonly [name: string, source: { health(): ControllerHealth }]
+  >;
   readonly readyOnlyWhenLeading: boolean;
   readonly clock: Clock;
 }
@@ -53,9 +57,15 @@ export function livenessChecks(
 ): Check[] {
   const now = sources.clock.now();
   const checks: Check[] = [];
-  for (const [name, source] of sources.watchers) {
-    const health = source.health();
-    const key = `watcher/${name}`;
+  const watched: [key: string, health: WatcherHealth][] = sources.watchers
+    .map(([name, source]) => [`watcher/${name}`, source.health()]);
+  for (const [name, controller] of sources.controllers) {
+    const stores = controller.health().watchers;
+    for (const store in stores) {
+      watched.push([`controller/${name}/${store}`, stores[store]]);
+    }
+  }
+  for (const [key, health] of watched) {
     if (health.state !== "running") {
       checks.push({ name: key, failure: undefined });
       continue;
@@ -137,6 +147,18 @@ export function readinessChecks(sources: CheckSources): Check[] {
         failure: tracker.isResourceSynced(name) ? undefined : "not synced",
       });
     }
+  }
+  for (const [name, controller] of sources.controllers) {
+    const health = controller.health();
+    checks.push({
+      name: `controller/${name}`,
+      // Ready once synced, leading or a warm standby.
+      failure: health.state === "stopped"
+        ? "stopped"
+        : health.synced
+        ? undefined
+        : "not synced",
+    });
   }
   const elector = sources.elector;
   if (elector !== undefined) {

@@ -4,6 +4,7 @@ import { assertOptionNames } from "../_option_names.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import type { LeaderElector } from "../leaderelection/leader_elector.ts";
+import type { ControllerHealth } from "../controller/controller_health.ts";
 import {
   type Check,
   type CheckSources,
@@ -85,6 +86,12 @@ export interface HealthHandlerOptions<
    * once each is synced.
    */
   watchers?: Readonly<Record<string, { health(): WatcherHealth }>>;
+  /**
+   * The controllers to check, by name (`Controller`s, or anything with
+   * their `health()`): alive while none of their watchers is wedged, ready
+   * once synced, leading or a warm standby.
+   */
+  controllers?: Readonly<Record<string, { health(): ControllerHealth }>>;
   /** Ready once every resource it tracks is synced. */
   tracker?: Pick<
     IndexSynchronizationTracker,
@@ -228,6 +235,14 @@ export function healthHandler(
       );
     }
   }
+  const controllers = Object.entries(options.controllers ?? {});
+  for (const [name, controller] of controllers) {
+    if (typeof controller?.health !== "function") {
+      throw new TypeError(
+        `Invalid health handler options: controllers.${name} must have a health() method`,
+      );
+    }
+  }
   const metrics = options.metrics;
   if (metrics !== undefined && typeof metrics.render !== "function") {
     throw new TypeError(
@@ -238,6 +253,7 @@ export function healthHandler(
     watchers,
     tracker: options.tracker,
     elector: options.elector,
+    controllers,
     readyOnlyWhenLeading: options.readyOnlyWhenLeading === true,
     clock: options.clock ?? monotonicClock,
   };
@@ -271,6 +287,7 @@ export function healthHandler(
 
 const OPTION_NAMES: Record<keyof HealthHandlerOptions, true> = {
   watchers: true,
+  controllers: true,
   tracker: true,
   elector: true,
   readyOnlyWhenLeading: true,

@@ -39,7 +39,7 @@ Deno.test("LeaderElector rejects unusable settings with a typed error naming the
       "retryPeriodMs",
       /times 1\.2 must be less than renewDeadlineMs \(2400\), got 2000/,
     ],
-    [{ onStartedLeading: undefined }, "onStartedLeading", /function/],
+    [{ onStartedLeading: 5 }, "onStartedLeading", /function/],
     [{ onStoppedLeading: "no" }, "onStoppedLeading", /function/],
     [{ onNewLeader: 1 }, "onNewLeader", /function/],
     [{ releaseOnStop: "yes" }, "releaseOnStop", /boolean/],
