@@ -16,7 +16,7 @@ function withElector(): { h: ControllerHarness; elector: () => LeaderElector } {
     seed: (server) => server.create("widgets", widget("shop", "a")),
     config: { leader },
   });
-  elector = new LeaderElector(
+  const elector = made.elector = new LeaderElector(
     {
       lease: { namespace: "shop", name: "widgets" },
       identity: "replica-a",
