@@ -217,7 +217,6 @@ export class Watcher<
     checkConfigObject("Watcher", config, options);
     validateDuration("debounceInterval", config.debounceInterval);
     validateSettle(config.settle);
-    validateDuration("cacheTTL", config.cacheTTL);
     checkCallbacks(config);
     const choice = chooseStore(config);
     checkBoolean("metadataOnly", config.metadataOnly);

@@ -3,6 +3,7 @@ import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import { cachedStore } from "../store/cached_store.ts";
 import type { RequestOptions } from "../client/rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
@@ -367,7 +368,7 @@ Deno.test("Watchers whose form differs, on other clients, cached or opted out do
   ];
   const optedOut = [
     f.watcher({ shared: false }),
-    f.watcher({ storeType: "cached" }),
+    f.watcher({ store: cachedStore() }),
   ];
   for (const c of [base, ...others, ...optedOut]) start(c);
   for (const c of [base, ...others, ...optedOut]) await c.watcher.waitForSync();
@@ -380,7 +381,7 @@ Deno.test("Watchers whose form differs, on other clients, cached or opted out do
     optedOut.map((
       c,
     ) => [c.watcher.health().shared, c.watcher.health().notShared]),
-    [[false, "shared: false"], [false, "storeType: cached"]],
+    [[false, "shared: false"], [false, "store: cached"]],
   );
   assert.equal(base.watcher.health().notShared, undefined);
 });
