@@ -16,6 +16,7 @@ import {
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 import type { RequestRecord } from "../testing/request_record.ts";
 import { Watcher } from "./bulk.ts";
 import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
@@ -32,21 +33,6 @@ export const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps" };
 
 /** Indexing by identity, as most users do. */
 export const BY_IDENTITY = ["metadata.namespace", "metadata.name"];
-
-/**
- * A tiny seeded PRNG (mulberry32): numbers in [0, 1), reproducible from the
- * seed.
- */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A ConfigMap with optional labels and data. */
 export function configMap(

@@ -20,8 +20,8 @@ import {
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
-  seeded,
 } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /** One watcher's part of a pair: what it sets beside the fixture's. */
 interface Setup {

@@ -20,7 +20,8 @@ import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import { mergeChangeBatches } from "./merge_change_batches.ts";
 import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
-import { BY_IDENTITY, CONFIGMAPS, seeded } from "./_bulk_harness_test.ts";
+import { BY_IDENTITY, CONFIGMAPS } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 const INTERVAL = 1_000;
 

@@ -17,8 +17,8 @@ import {
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
-  seeded,
 } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /** A server with objects, a client, and watchers recording what they saw. */
 class Fixture implements AsyncDisposable {

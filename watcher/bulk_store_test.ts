@@ -20,8 +20,8 @@ import {
   configMap,
   CONFIGMAPS,
   Harness,
-  seeded,
 } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /** A store backend: the memory store, with a log of every write. */
 class JournalStore<T extends KubeObjectLike> implements Store<T> {

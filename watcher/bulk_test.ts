@@ -15,8 +15,8 @@ import {
   CONFIGMAPS,
   Harness,
   identities,
-  seeded,
 } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 function stats(
   created: number,
