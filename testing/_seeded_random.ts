@@ -40,7 +40,7 @@ export class SeededRandom {
   }
 }
 
-/** A seed's numbers in [0, 1), as a function (`random` options take one). */
+/** The numbers of `seed` in [0, 1), as a function (`random` options take one). */
 export function seeded(seed: number): () => number {
   return new SeededRandom(seed).next;
 }
