@@ -157,7 +157,7 @@ async function publishedFiles(dir = "", out: string[] = []): Promise<string[]> {
       await publishedFiles(`${path}/`, out);
     } else if (
       path.endsWith(".ts") && !path.endsWith("_test.ts") &&
-      !/(^|\/)_test_/.test(path) && path !== "demo.ts"
+      path !== "testing/_seeded_random.ts" && path !== "demo.ts"
     ) {
       out.push(path);
     }
