@@ -443,33 +443,19 @@ function runSeed(seed: number): SeedResult {
       };
     }
     const initial = state.phase === "streamingInitial";
-    if (initial && rng.chance(0.12)) {
-      // The end of the initial events: the snapshot's version.
+    // The end of the initial events carries the snapshot's version.
+    const end = initial && rng.chance(0.12);
+    if (end || rng.chance(0.15)) {
+      if (!end) serverRv += rng.int(0, 2);
+      const metadata = end
+        ? {
+          resourceVersion: String(serverRv),
+          annotations: { "k8s.io/initial-events-end": "true" },
+        }
+        : { resourceVersion: String(serverRv) };
       return {
         type: "watchEvent",
-        event: {
-          type: "BOOKMARK",
-          object: {
-            kind: "ConfigMap",
-            metadata: {
-              resourceVersion: String(serverRv),
-              annotations: { "k8s.io/initial-events-end": "true" },
-            },
-          },
-        },
-      };
-    }
-    if (rng.chance(0.15)) {
-      serverRv += rng.int(0, 2);
-      return {
-        type: "watchEvent",
-        event: {
-          type: "BOOKMARK",
-          object: {
-            kind: "ConfigMap",
-            metadata: { resourceVersion: String(serverRv) },
-          },
-        },
+        event: { type: "BOOKMARK", object: { kind: "ConfigMap", metadata } },
       };
     }
     if (initial) {
