@@ -6,6 +6,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import type { ChangeStats, KubeObject, StoreReads } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
@@ -77,6 +78,43 @@ export interface HarnessOptions {
   clientNamespace?: string;
   /** The PRNG seed for jitter and watch timeouts (default 1). */
   randomSeed?: number;
+}
+
+/**
+ * A fake API server on a fake clock, a client on it, and the watchers a
+ * test adds to `watchers`: stopped on dispose, with no watch left open.
+ * The tests of several watchers on one server extend it.
+ */
+export class ServerFixture implements AsyncDisposable {
+  readonly clock: FakeClock = new FakeClock();
+  readonly server: FakeApiServer = new FakeApiServer({ clock: this.clock });
+  readonly logger: RecordingLogger = new RecordingLogger();
+  readonly options: WatcherOptions = {
+    clock: this.clock,
+    logger: this.logger,
+    random: seeded(1),
+  };
+  #fetch: Disposable = mockFetch(this.server);
+  // Made after mockFetch, which it captures.
+  readonly client: FetchClient = new FetchClient({ server: this.server.url });
+  readonly watchers: AnyWatcher[] = [];
+
+  /** The LISTs the server answered. */
+  lists(): number {
+    return this.server.requests.filter((r) => r.verb === "list").length;
+  }
+
+  /** The watches the server answered. */
+  watches(): number {
+    return this.server.requests.filter((r) => r.verb === "watch").length;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Promise.all(this.watchers.map((w) => w.stop()));
+    assert.equal(this.server.openWatchCount, 0, "no watch left open");
+    await this.server.close();
+    this.#fetch[Symbol.dispose]();
+  }
 }
 
 /** A running watcher against a fake API server, all on one fake clock. */
