@@ -270,8 +270,9 @@ export interface WatcherConfig<
   /**
    * The store backend: `memoryStore()` keeps objects, `cachedStore({ ttl })`
    * keeps references and GETs on read (both from
-   * `@haptic/k8s-watcher/store`), or any {@linkcode StoreFactory}. Its type says
-   * how the store answers reads (`R`): `cachedStore()` makes them promises.
+   * `@haptic/k8s-watcher/store`), or any {@linkcode StoreFactory}. Its
+   * type says how the store answers reads (`R`): `cachedStore()` makes them
+   * promises.
    *
    * @default {memoryStore()}
    */

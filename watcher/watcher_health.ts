@@ -68,7 +68,8 @@ export interface WatcherHealth extends ListWatchCounts {
   readonly shared: { readonly consumers: number } | false;
   /**
    * Why `shared` is `false`: `"shared: false"`, `"store: <name>"` (the
-   * factory's name: `"store: cached"`) or `"SingleWatcher"`. Absent when the watcher can share.
+   * factory's name: `"store: cached"`) or `"SingleWatcher"`. Absent when
+   * the watcher can share.
    */
   readonly notShared?:
     | "shared: false"
