@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { JsonLinesError, readJsonLines } from "./json_lines.ts";
+import { SeededRandom } from "../testing/_seeded_random.ts";
 
 const encoder = new TextEncoder();
 
@@ -38,11 +39,10 @@ function splitEvery(bytes: Uint8Array, size: number): Uint8Array[] {
 /** Splits at pseudo-random points, reproducibly. */
 function splitRandomly(bytes: Uint8Array, seed: number): Uint8Array[] {
   const chunks: Uint8Array[] = [];
-  let state = seed;
+  const random = new SeededRandom(seed);
   let i = 0;
   while (i < bytes.length) {
-    state = (state * 1103515245 + 12345) & 0x7fffffff;
-    const size = 1 + (state % 37);
+    const size = random.int(1, 37);
     chunks.push(bytes.slice(i, i + size));
     i += size;
   }

@@ -19,7 +19,7 @@
  */
 import assert from "node:assert/strict";
 import type { Clock, TimerHandle } from "../clock.ts";
-import { seeded } from "../watcher/_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 import { WorkQueue } from "./work_queue.ts";
 
 const FILE = "controller/work_queue_property_test.ts";

@@ -1,5 +1,6 @@
 import type { Gvr, KubeObject } from "../mod.ts";
 import type { FakeApiServer } from "../testing/mod.ts";
+import { SeededRandom } from "../testing/_seeded_random.ts";
 
 export const INGRESSES: Gvr = {
   group: "networking.k8s.io",
@@ -42,33 +43,11 @@ const EXTRA_APPS = [
   "recommend",
 ];
 
-/** A small seeded PRNG (mulberry32), so that a run can be repeated. */
-export class Rng {
-  #state: number;
-
-  constructor(seed: number) {
-    this.#state = seed >>> 0;
-  }
-
-  next(): number {
-    let t = (this.#state = (this.#state + 0x6d2b79f5) >>> 0);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  }
-
-  int(min: number, max: number): number {
-    return min + Math.floor(this.next() * (max - min + 1));
-  }
-
-  pick<T>(items: readonly T[]): T {
-    return items[Math.floor(this.next() * items.length)];
-  }
-
-  chance(p: number): boolean {
-    return this.next() < p;
-  }
-
+/**
+ * The tests' seeded generator (so that a run can be repeated), and the
+ * demo's random name suffixes.
+ */
+export class Rng extends SeededRandom {
   suffix(): string {
     const chars = "bcdfghjklmnpqrstvwxz2456789";
     let s = "";

@@ -3,7 +3,7 @@
 // another by leaseDurationMs / renewDeadlineMs or more. A failing seed is
 // replayed with LEADER_ELECTION_SEED=<n>; LEADER_ELECTION_SEEDS=<n> runs more.
 import assert from "node:assert/strict";
-import { Rng } from "../demo/cluster.ts";
+import { SeededRandom } from "../testing/_seeded_random.ts";
 import { Cluster, type LinkState, type Replica } from "./_harness_test.ts";
 
 const LINK_STATES: LinkState[] = [
@@ -23,7 +23,7 @@ interface Outcome {
 
 /** One random schedule: replicas on skewed clocks, faults, restarts. */
 async function runSchedule(seed: number): Promise<Outcome> {
-  const rng = new Rng(seed);
+  const rng = new SeededRandom(seed);
   // Timings that pass validation, from tight to default-like.
   const leaseDurationMs = rng.pick([4_000, 8_000, 15_000]);
   const renewDeadlineMs = Math.round(

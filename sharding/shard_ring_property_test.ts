@@ -5,7 +5,7 @@
 // exactly once; and a change reaches its new owners within leaseDurationMs
 // plus a renewal. A failing seed prints the line that replays it.
 import assert from "node:assert/strict";
-import { Rng } from "../demo/cluster.ts";
+import { SeededRandom } from "../testing/_seeded_random.ts";
 import type { LinkState } from "../leaderelection/_harness_test.ts";
 import { type Member, RingCluster } from "./_ring_harness_test.ts";
 import { HASH_SPACE_END } from "./shard_range.ts";
@@ -41,7 +41,7 @@ function describe(members: readonly Member[]): string {
 }
 
 async function runSchedule(seed: number): Promise<string[]> {
-  const rng = new Rng(seed);
+  const rng = new SeededRandom(seed);
   const bound = Math.pow(LEASE_MS / RENEW_DEADLINE_MS, 0.9);
   const rate = () => Math.pow(bound, rng.next() - 0.5);
   await using cluster = new RingCluster();

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { KeyIndex, keyIndexCounters, type Slot } from "./_key_index.ts";
 import { StoreKeyError } from "./errors.ts";
+import { SeededRandom } from "../testing/_seeded_random.ts";
 
 const names = (slots: readonly Slot<unknown>[]) =>
   slots.map((s) => `${s.namespace}/${s.name}`);
@@ -194,11 +195,8 @@ Deno.test("KeyIndex slots lists every identity once, even when namespaces empty 
 Deno.test("KeyIndex answers like a plain list under random writes", () => {
   // A deterministic walk over a small key space, so that paths are shared,
   // left and refilled; every answer is checked against a filtered list.
-  let seed = 42;
-  const random = (n: number) => {
-    seed = (seed * 1103515245 + 12345) % 2147483648;
-    return seed % n;
-  };
+  const rng = new SeededRandom(42);
+  const random = (n: number) => rng.int(0, n - 1);
   const index = new KeyIndex<number>();
   const model = new Map<string, { ns: string; name: string; keys: string[] }>();
   const expect = (keys: string[]) =>

@@ -3,6 +3,7 @@ import type { KubeObject } from "../types.ts";
 import { MemoryStore, memoryStore } from "./memory_store.ts";
 import { StoreKeyError, StoreObjectError } from "./errors.ts";
 import { keyIndexCounters } from "./_key_index.ts";
+import { SeededRandom } from "../testing/_seeded_random.ts";
 
 function obj(namespace: string, name: string, rv = "1"): KubeObject {
   return { metadata: { namespace, name, resourceVersion: rv } };
@@ -85,11 +86,13 @@ Deno.test("MemoryStore orders answers by namespace, then name, whatever the inse
   for (const ns of ["", "a", "a-b", "b"]) {
     for (const name of ["n1", "n10", "n2", "x"]) expected.push(`${ns}/${name}`);
   }
-  // A fixed pseudo-random permutation keeps the test deterministic.
-  let seed = 7;
-  const shuffled = [...expected].sort(() =>
-    (seed = (seed * 31 + 11) % 97) - 48
-  );
+  // A seeded shuffle keeps the test deterministic.
+  const random = new SeededRandom(7);
+  const shuffled = [...expected];
+  for (let i = shuffled.length - 1; i > 0; i--) {
+    const j = random.int(0, i);
+    [shuffled[i], shuffled[j]] = [shuffled[j], shuffled[i]];
+  }
   assert.notDeepEqual(shuffled, expected);
   for (const id of shuffled) {
     const [ns, name] = id.split("/");

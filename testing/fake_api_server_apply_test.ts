@@ -3,7 +3,7 @@
 // together).
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call } from "./_test_call.ts";
+import { call } from "./_call_test.ts";
 
 const APPLY = { "content-type": "application/apply-patch+yaml" };
 const CM = "/api/v1/namespaces/default/configmaps";

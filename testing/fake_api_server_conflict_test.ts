@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { FakeApiError } from "./fake_api_error.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call, type CallResult, WIDGETS } from "./_test_call.ts";
+import { call, type CallResult, WIDGETS } from "./_call_test.ts";
 
 const LEASES = "/apis/coordination.k8s.io/v1/namespaces/kube-system/leases";
 const DEPLOYMENTS = "/apis/apps/v1/namespaces/default/deployments";

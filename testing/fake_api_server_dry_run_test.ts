@@ -3,7 +3,7 @@
 // holds the same answers against kube-apiserver).
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call } from "./_test_call.ts";
+import { call } from "./_call_test.ts";
 
 const CM = "/api/v1/namespaces/shop/configmaps";
 const MERGE = { "content-type": "application/merge-patch+json" };

@@ -9,7 +9,7 @@ import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock, waitFor } from "./fake_clock.ts";
 import { mockFetch } from "./mock_fetch.ts";
 import { builtinResources } from "./resources.ts";
-import { call, WIDGETS } from "./_test_call.ts";
+import { call, WIDGETS } from "./_call_test.ts";
 
 Deno.test("generation is 1 on create exactly for the types that track it", () => {
   using server = new FakeApiServer();

@@ -2,7 +2,7 @@
 // server-side apply in testing/fake_api_server_apply_test.ts.
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call, WIDGETS } from "./_test_call.ts";
+import { call, WIDGETS } from "./_call_test.ts";
 
 const SMP = { "content-type": "application/strategic-merge-patch+json" };
 

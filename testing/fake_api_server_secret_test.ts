@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { FakeApiError } from "./fake_api_error.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call } from "./_test_call.ts";
+import { call } from "./_call_test.ts";
 
 const BASE = "/api/v1/namespaces/default/secrets";
 const b64 = (text: string) =>

@@ -3,7 +3,7 @@ import { ApiError } from "../client/api_error.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { FakeClock } from "./fake_clock.ts";
-import { call } from "./_test_call.ts";
+import { call } from "./_call_test.ts";
 
 const cm = (
   name: string,

@@ -6,7 +6,7 @@
 // against kube-apiserver.
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
-import { call, type CallResult, WIDGETS } from "./_test_call.ts";
+import { call, type CallResult, WIDGETS } from "./_call_test.ts";
 
 const CM = "/api/v1/namespaces/shop/configmaps";
 const SECRETS = "/api/v1/namespaces/shop/secrets";

@@ -22,8 +22,7 @@ const MAPPED = [
 /** Files that need no line: entry points that only re-export, and the demo. */
 function exempt(path: string): boolean {
   const base = path.split("/").at(-1)!;
-  return base === "mod.ts" || path === "demo.ts" || base.endsWith("_test.ts") ||
-    base.startsWith("_test_");
+  return base === "mod.ts" || path === "demo.ts" || base.endsWith("_test.ts");
 }
 
 async function filesOf(folder: string): Promise<string[]> {
@@ -52,4 +51,22 @@ Deno.test("ARCHITECTURE.md names every library file of the folders it maps", asy
     }
   }
   assert.deepEqual(unnamed, []);
+});
+
+Deno.test("test helpers are named _<what>_test.ts, like the tests they serve", async () => {
+  // One convention: a `_test.ts` ending keeps a helper out of the package
+  // and out of this map; a leading underscore says it holds no tests.
+  const odd: string[] = [];
+  async function walk(dir: string): Promise<void> {
+    for await (const entry of Deno.readDir(new URL(dir || ".", ROOT))) {
+      const path = dir + entry.name;
+      if (entry.isDirectory) {
+        if (!/^(\.|bench$|dist$|node_modules$)/.test(entry.name)) {
+          await walk(`${path}/`);
+        }
+      } else if (/^_?test_.*\.ts$/.test(entry.name)) odd.push(path);
+    }
+  }
+  await walk("");
+  assert.deepEqual(odd, []);
 });

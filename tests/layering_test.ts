@@ -46,8 +46,7 @@ const ALLOWED_INTERNAL: Record<string, string> = {
 const MAX_ALLOWED_INTERNAL = 3;
 
 function isLibraryFile(path: string): boolean {
-  return path.endsWith(".ts") && !path.endsWith("_test.ts") &&
-    !path.split("/").at(-1)!.startsWith("_test_");
+  return path.endsWith(".ts") && !path.endsWith("_test.ts");
 }
 
 async function libraryFiles(): Promise<string[]> {

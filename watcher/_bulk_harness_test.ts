@@ -6,6 +6,7 @@
  *
  * @module
  */
+import assert from "node:assert/strict";
 import type { ChangeStats, KubeObject, StoreReads } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { FetchClient } from "../client/fetch_client.ts";
@@ -16,6 +17,7 @@ import {
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 import type { RequestRecord } from "../testing/request_record.ts";
 import { Watcher } from "./bulk.ts";
 import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
@@ -32,21 +34,6 @@ export const CONFIGMAPS = { group: "", version: "v1", resource: "configmaps" };
 
 /** Indexing by identity, as most users do. */
 export const BY_IDENTITY = ["metadata.namespace", "metadata.name"];
-
-/**
- * A tiny seeded PRNG (mulberry32): numbers in [0, 1), reproducible from the
- * seed.
- */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** A ConfigMap with optional labels and data. */
 export function configMap(
@@ -91,6 +78,43 @@ export interface HarnessOptions {
   clientNamespace?: string;
   /** The PRNG seed for jitter and watch timeouts (default 1). */
   randomSeed?: number;
+}
+
+/**
+ * A fake API server on a fake clock, a client on it, and the watchers a
+ * test adds to `watchers`: stopped on dispose, with no watch left open.
+ * The tests of several watchers on one server extend it.
+ */
+export class ServerFixture implements AsyncDisposable {
+  readonly clock: FakeClock = new FakeClock();
+  readonly server: FakeApiServer = new FakeApiServer({ clock: this.clock });
+  readonly logger: RecordingLogger = new RecordingLogger();
+  readonly options: WatcherOptions = {
+    clock: this.clock,
+    logger: this.logger,
+    random: seeded(1),
+  };
+  #fetch: Disposable = mockFetch(this.server);
+  // Made after mockFetch, which it captures.
+  readonly client: FetchClient = new FetchClient({ server: this.server.url });
+  readonly watchers: AnyWatcher[] = [];
+
+  /** The LISTs the server answered. */
+  lists(): number {
+    return this.server.requests.filter((r) => r.verb === "list").length;
+  }
+
+  /** The watches the server answered. */
+  watches(): number {
+    return this.server.requests.filter((r) => r.verb === "watch").length;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await Promise.all(this.watchers.map((w) => w.stop()));
+    assert.equal(this.server.openWatchCount, 0, "no watch left open");
+    await this.server.close();
+    this.#fetch[Symbol.dispose]();
+  }
 }
 
 /** A running watcher against a fake API server, all on one fake clock. */

@@ -82,12 +82,9 @@ export interface DebounceSchedulerOptions<B> {
  * The first call to succeed ends the retries.
  */
 export class DebounceScheduler<B> {
-  readonly #interval: number;
-  readonly #settle: DebounceSettle | undefined;
+  /** The interval, settle rule and callbacks, read where they are used. */
+  readonly #options: Readonly<DebounceSchedulerOptions<B>>;
   readonly #pending: PendingBatch<B>;
-  readonly #onChange: (batch: B) => void | Promise<void>;
-  readonly #onFailure: (error: unknown, batch: B) => void;
-  readonly #onRetry: (() => void) | undefined;
   readonly #suppressDuringSync: boolean;
   readonly #clock: Clock;
   readonly #retry: CallbackRetry;
@@ -119,12 +116,8 @@ export class DebounceScheduler<B> {
   #retriesEnded = false;
 
   constructor(options: DebounceSchedulerOptions<B>) {
-    this.#interval = options.interval;
-    this.#settle = options.settle;
+    this.#options = { ...options };
     this.#pending = options.pending;
-    this.#onChange = options.onChange;
-    this.#onFailure = options.onFailure;
-    this.#onRetry = options.onRetry;
     this.#suppressDuringSync = options.suppressDuringSync ?? true;
     this.#clock = options.clock ?? systemClock;
     this.#retry = new CallbackRetry(this.#clock, this.#retryDue);
@@ -149,7 +142,7 @@ export class DebounceScheduler<B> {
   changed = (): void => {
     this.#fresh = true;
     if (
-      this.#settle !== undefined && !this.#stopped &&
+      this.#options.settle !== undefined && !this.#stopped &&
       !(this.#syncing && this.#suppressDuringSync)
     ) {
       // Only the times move: a timer armed for an earlier time finds, when
@@ -187,8 +180,8 @@ export class DebounceScheduler<B> {
 
   /** When the pending batch falls due (a call running may delay it). */
   #dueAt(): number {
-    const settle = this.#settle;
-    if (settle === undefined) return this.#lastFire + this.#interval;
+    const settle = this.#options.settle;
+    if (settle === undefined) return this.#lastFire + this.#options.interval;
     if (this.#firstChange === undefined) {
       // Pending since before the times were kept (sync mode): from now.
       this.#firstChange = this.#lastChange = this.#clock.now();
@@ -286,7 +279,7 @@ export class DebounceScheduler<B> {
       this.#notifyIdle();
       return;
     }
-    if (this.#settle !== undefined) {
+    if (this.#options.settle !== undefined) {
       const wait = this.#dueAt() - this.#clock.now();
       if (wait > 0) {
         // A change came since the timer was armed: quiet starts again.
@@ -323,7 +316,8 @@ export class DebounceScheduler<B> {
   #start(opensWindow: boolean): Promise<void> {
     this.#cancelTimer();
     this.#retry.cancel();
-    if (this.#failing) this.#onRetry?.();
+    const { onChange, onFailure, onRetry } = this.#options;
+    if (this.#failing) onRetry?.();
     const batch = this.#pending.take(this.#batchInitial || this.#syncing);
     this.#batchInitial = false;
     this.#fresh = false;
@@ -335,16 +329,16 @@ export class DebounceScheduler<B> {
     let failed = false;
     this.#calling = true;
     try {
-      result = this.#onChange(batch);
+      result = onChange(batch);
     } catch (error) {
       failed = true;
-      this.#onFailure(error, batch);
+      onFailure(error, batch);
     } finally {
       this.#calling = false;
     }
     const running = Promise.resolve(result)
       .then(() => failed, (error) => {
-        this.#onFailure(error, batch);
+        onFailure(error, batch);
         return true;
       })
       .then(this.#ended);

@@ -86,7 +86,8 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
 import type { WatcherConfig } from "./watcher_config.ts";
-import { CONFIGMAPS, seeded } from "./_bulk_harness_test.ts";
+import { CONFIGMAPS } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /**
  * Whether a callback that stops its own watcher awaits `stop()`. Always on

@@ -10,12 +10,8 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { BatchBuilder } from "./_batch_builder.ts";
 import { ObjectPreparer } from "./_object_preparer.ts";
 import { SharedSource, type SourceConsumer } from "./_shared_source.ts";
-import {
-  BY_IDENTITY,
-  configMap,
-  CONFIGMAPS,
-  seeded,
-} from "./_bulk_harness_test.ts";
+import { BY_IDENTITY, configMap, CONFIGMAPS } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /**
  * A source of `namespaces: ["a", "b"]` whose requests for `b` are answered

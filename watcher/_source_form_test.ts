@@ -3,8 +3,6 @@ import type { KubeObject } from "../types.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
-import { FakeApiServer } from "../testing/fake_api_server.ts";
-import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./bulk.ts";
@@ -20,8 +18,9 @@ import {
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
-  seeded,
+  ServerFixture,
 } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /** One watcher's part of a pair: what it sets beside the fixture's. */
 interface Setup {
@@ -30,21 +29,11 @@ interface Setup {
   client?: RestClient;
 }
 
-class Fixture implements AsyncDisposable {
-  readonly clock = new FakeClock();
-  readonly server = new FakeApiServer({ clock: this.clock });
-  readonly options: WatcherOptions = {
-    clock: this.clock,
-    logger: new RecordingLogger(),
-    random: seeded(1),
-  };
+class Fixture extends ServerFixture {
   readonly meter = new MetricsRegistry();
-  #fetch = mockFetch(this.server);
-  // Made after mockFetch, which it captures.
-  readonly client = new FetchClient({ server: this.server.url });
-  readonly watchers: AnyWatcher[] = [];
 
   constructor() {
+    super();
     for (const ns of ["a", "b"]) {
       this.server.create(CONFIGMAPS, configMap(ns, "cm-0"));
       this.server.create(CONFIGMAPS, configMap(ns, "cm-1"));
@@ -67,13 +56,6 @@ class Fixture implements AsyncDisposable {
     void watcher.start();
     await watcher.waitForSync();
     return watcher;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await Promise.all(this.watchers.map((w) => w.stop()));
-    assert.equal(this.server.openWatchCount, 0, "no watch left open");
-    await this.server.close();
-    this.#fetch[Symbol.dispose]();
   }
 }
 

@@ -1,13 +1,12 @@
 /**
- * Which store backend a `Watcher` uses: its `store` factory, or the
- * deprecated `storeType` (and `cacheTTL`) mapped to one. The watcher asks
- * the factory alone whether its stream may be shared.
+ * Which store backend a `Watcher` uses: its `store` factory, or a memory
+ * store when it gives none. The watcher asks the factory alone whether its
+ * stream may be shared.
  *
  * @module
  */
 import type { KubeObjectLike, StoreReads } from "../types.ts";
 import { memoryStore } from "../store/memory_store.ts";
-import { cachedStore } from "../store/cached_store.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
 import { type WatcherConfig, WatcherConfigError } from "./watcher_config.ts";
 
@@ -15,7 +14,7 @@ import { type WatcherConfig, WatcherConfigError } from "./watcher_config.ts";
 export interface StoreChoice {
   readonly factory: StoreFactory;
   /** As `health().notShared` says it; `undefined` for a shareable backend. */
-  readonly notShared: `store: ${string}` | "storeType: cached" | undefined;
+  readonly notShared: `store: ${string}` | undefined;
 }
 
 /** The backend `config` asks for; a `WatcherConfigError` naming a bad one. */
@@ -26,44 +25,20 @@ export function chooseStore<
 >(
   config: WatcherConfig<T, R, I>,
 ): StoreChoice {
-  const { store, storeType } = config;
-  if (store !== undefined) {
-    if (!isStoreFactory(store)) {
-      throw new WatcherConfigError(
-        "store",
-        "must be a store factory (memoryStore(), cachedStore() or an object with name, shareable and create)",
-      );
-    }
-    if (storeType !== undefined) {
-      throw new WatcherConfigError(
-        "storeType",
-        "is not allowed with store: store replaces it",
-      );
-    }
-    if (config.cacheTTL !== undefined) {
-      throw new WatcherConfigError(
-        "cacheTTL",
-        "is not allowed with store: give cachedStore({ ttl })",
-      );
-    }
-    return {
-      factory: store,
-      notShared: store.shareable ? undefined : `store: ${store.name}`,
-    };
-  }
-  if (storeType === undefined || storeType === "memory") {
+  const { store } = config;
+  if (store === undefined) {
     return { factory: memoryStore(), notShared: undefined };
   }
-  if (storeType === "cached") {
-    return {
-      factory: cachedStore({ ttl: config.cacheTTL }),
-      notShared: "storeType: cached",
-    };
+  if (!isStoreFactory(store)) {
+    throw new WatcherConfigError(
+      "store",
+      "must be a store factory (memoryStore(), cachedStore() or an object with name, shareable and create)",
+    );
   }
-  throw new WatcherConfigError(
-    "storeType",
-    `must be "memory" or "cached", got ${String(storeType)}`,
-  );
+  return {
+    factory: store,
+    notShared: store.shareable ? undefined : `store: ${store.name}`,
+  };
 }
 
 function isStoreFactory(value: unknown): value is StoreFactory {

@@ -104,8 +104,6 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   settle: true,
   callOnChangeDuringSync: true,
   store: true,
-  storeType: true,
-  cacheTTL: true,
   initialList: true,
   pageSize: true,
   metadataOnly: true,

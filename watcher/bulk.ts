@@ -220,7 +220,6 @@ export class Watcher<
       validateDuration("debounceInterval", config.debounceInterval);
     }
     validateSettle(config.settle);
-    validateDuration("cacheTTL", config.cacheTTL);
     checkCallbacks(config);
     const choice = chooseStore(config);
     checkBoolean("metadataOnly", config.metadataOnly);

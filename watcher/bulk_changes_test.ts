@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import { waitFor } from "../testing/fake_clock.ts";
+import { cachedStore } from "../store/cached_store.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { configMap, Harness, syncedHarness } from "./_bulk_harness_test.ts";
 
@@ -267,7 +268,7 @@ Deno.test("Watcher with a cached store lists what it knows of previous and delet
   await using h = await synced(["a", "b"], {
     config: {
       debounceInterval: INTERVAL,
-      storeType: "cached",
+      store: cachedStore(),
       // Fetched objects go through transform too.
       transform: (obj) => ({ ...obj, seen: true }),
     },

@@ -12,12 +12,8 @@ import { DebounceGroup } from "./debounce_group.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { mergeChangeBatches } from "./merge_change_batches.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
-import {
-  BY_IDENTITY,
-  configMap,
-  CONFIGMAPS,
-  seeded,
-} from "./_bulk_harness_test.ts";
+import { BY_IDENTITY, configMap, CONFIGMAPS } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /**
  * A client that answers `status` for requests (of `verb`) in `namespace`

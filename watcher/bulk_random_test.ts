@@ -1,11 +1,7 @@
 import assert from "node:assert/strict";
 import type { FakeApiFault, FaultHandle } from "../testing/faults.ts";
-import {
-  configMap,
-  Harness,
-  identities,
-  seeded,
-} from "./_bulk_harness_test.ts";
+import { configMap, Harness, identities } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 /**
  * The seed of the schedule; override with `BULK_RANDOM_SEED=<n>` to replay

@@ -9,37 +9,26 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
-import { FetchClient } from "../client/fetch_client.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
-import { FakeApiServer } from "../testing/fake_api_server.ts";
-import { mockFetch } from "../testing/mock_fetch.ts";
-import { FakeClock, settle, waitFor } from "../testing/fake_clock.ts";
-import { RecordingLogger } from "../testing/recording_logger.ts";
+import type { FakeApiServer } from "../testing/fake_api_server.ts";
+import { settle, waitFor } from "../testing/fake_clock.ts";
 import { Watcher } from "./bulk.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import { mergeChangeBatches } from "./merge_change_batches.ts";
-import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
-import { BY_IDENTITY, CONFIGMAPS, seeded } from "./_bulk_harness_test.ts";
+import type { WatcherConfig } from "./watcher_config.ts";
+import {
+  BY_IDENTITY,
+  CONFIGMAPS,
+  ServerFixture,
+} from "./_bulk_harness_test.ts";
 
 const INTERVAL = 1_000;
 
 /** A server, a client, and watchers that record what they were told. */
-class Fixture implements AsyncDisposable {
-  readonly clock = new FakeClock();
-  readonly server = new FakeApiServer({ clock: this.clock });
-  readonly logger = new RecordingLogger();
-  readonly options: WatcherOptions = {
-    clock: this.clock,
-    logger: this.logger,
-    random: seeded(1),
-  };
-  #fetch = mockFetch(this.server);
-  // Made after mockFetch, which it captures.
-  readonly client = new FetchClient({ server: this.server.url });
-  readonly consumers: Consumer[] = [];
-
+class Fixture extends ServerFixture {
   constructor(seed: (server: FakeApiServer) => void) {
+    super();
     seed(this.server);
   }
 
@@ -67,15 +56,8 @@ class Fixture implements AsyncDisposable {
       client,
       this.options,
     );
-    this.consumers.push(c);
+    this.watchers.push(c.watcher);
     return c;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await Promise.all(this.consumers.map((c) => c.watcher.stop()));
-    assert.equal(this.server.openWatchCount, 0, "no watch left open");
-    await this.server.close();
-    this.#fetch[Symbol.dispose]();
   }
 }
 

@@ -3,38 +3,23 @@ import type { KubeObject } from "../types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import { cachedStore } from "../store/cached_store.ts";
 import type { RequestOptions } from "../client/rest_client.ts";
-import { FakeApiServer } from "../testing/fake_api_server.ts";
-import { mockFetch } from "../testing/mock_fetch.ts";
-import { FakeClock, waitFor } from "../testing/fake_clock.ts";
-import { RecordingLogger } from "../testing/recording_logger.ts";
+import { waitFor } from "../testing/fake_clock.ts";
 import { Watcher } from "./bulk.ts";
-import type { WatcherOptions } from "./watcher_config.ts";
 import {
   type AnyWatcher,
   type AnyWatcherConfig,
   BY_IDENTITY,
   configMap,
   CONFIGMAPS,
-  seeded,
+  ServerFixture,
 } from "./_bulk_harness_test.ts";
 
 /** A server with objects, a client, and watchers recording what they saw. */
-class Fixture implements AsyncDisposable {
-  readonly clock = new FakeClock();
-  readonly server = new FakeApiServer({ clock: this.clock });
-  readonly logger = new RecordingLogger();
-  readonly options: WatcherOptions = {
-    clock: this.clock,
-    logger: this.logger,
-    random: seeded(1),
-  };
-  readonly client: FetchClient;
-  readonly watchers: AnyWatcher[] = [];
-  #fetch = mockFetch(this.server);
-
+class Fixture extends ServerFixture {
   constructor() {
-    this.client = new FetchClient({ server: this.server.url });
+    super();
     for (const ns of ["a", "b"]) {
       for (let i = 0; i < 3; i++) {
         this.server.create(CONFIGMAPS, configMap(ns, `cm-${i}`));
@@ -67,21 +52,6 @@ class Fixture implements AsyncDisposable {
     seen.watcher = watcher;
     seen.running = undefined;
     return seen;
-  }
-
-  lists(): number {
-    return this.server.requests.filter((r) => r.verb === "list").length;
-  }
-
-  watches(): number {
-    return this.server.requests.filter((r) => r.verb === "watch").length;
-  }
-
-  async [Symbol.asyncDispose](): Promise<void> {
-    await Promise.all(this.watchers.map((w) => w.stop()));
-    assert.equal(this.server.openWatchCount, 0, "no watch left open");
-    await this.server.close();
-    this.#fetch[Symbol.dispose]();
   }
 }
 
@@ -367,7 +337,7 @@ Deno.test("Watchers whose form differs, on other clients, cached or opted out do
   ];
   const optedOut = [
     f.watcher({ shared: false }),
-    f.watcher({ storeType: "cached" }),
+    f.watcher({ store: cachedStore() }),
   ];
   for (const c of [base, ...others, ...optedOut]) start(c);
   for (const c of [base, ...others, ...optedOut]) await c.watcher.waitForSync();
@@ -380,7 +350,7 @@ Deno.test("Watchers whose form differs, on other clients, cached or opted out do
     optedOut.map((
       c,
     ) => [c.watcher.health().shared, c.watcher.health().notShared]),
-    [[false, "shared: false"], [false, "storeType: cached"]],
+    [[false, "shared: false"], [false, "store: cached"]],
   );
   assert.equal(base.watcher.health().notShared, undefined);
 });

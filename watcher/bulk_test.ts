@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChangeStats, KubeObject, ReadableStore } from "../types.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import { cachedStore } from "../store/cached_store.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
@@ -14,8 +15,8 @@ import {
   CONFIGMAPS,
   Harness,
   identities,
-  seeded,
 } from "./_bulk_harness_test.ts";
+import { seeded } from "../testing/_seeded_random.ts";
 
 function stats(
   created: number,
@@ -508,7 +509,7 @@ Deno.test("Watcher removes ignoreFields and skips objects without an index key",
 Deno.test("Watcher with a cached store GETs on read, filters, and sees updates", async () => {
   await using h = new Harness({
     config: {
-      storeType: "cached",
+      store: cachedStore(),
       ignoreFields: ["metadata.managedFields"],
     },
     seed: (server) => {
@@ -723,7 +724,7 @@ Deno.test("Watcher rejects unusable configurations naming the field", () => {
     }],
     ["debounceInterval", { debounceInterval: 0 }],
     ["pageSize", { pageSize: 2.5 }],
-    ["storeType", { storeType: "disk" }],
+    ["store", { store: "disk" as never }],
     ["namespacedWatch", { namespacedWatch: true }],
   ];
   const noNamespace = { performRequest: client.performRequest.bind(client) };

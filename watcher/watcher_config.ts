@@ -273,29 +273,13 @@ export interface WatcherConfig<
   /**
    * The store backend: `memoryStore()` keeps objects, `cachedStore({ ttl })`
    * keeps references and GETs on read (both from
-   * `@haptic/k8s-watcher/store`), or any {@linkcode StoreFactory}. Not
-   * allowed with `storeType` or `cacheTTL`. Its type says how the store
-   * answers reads (`R`): `cachedStore()` makes them promises.
+   * `@haptic/k8s-watcher/store`), or any {@linkcode StoreFactory}. Its
+   * type says how the store answers reads (`R`): `cachedStore()` makes them
+   * promises.
    *
    * @default {memoryStore()}
    */
   store?: StoreFactory<R>;
-  /**
-   * `"memory"` keeps objects; `"cached"` keeps references and GETs on read
-   * (its reads are promises: type the watcher `Watcher<T, "async">`).
-   *
-   * @deprecated Use `store: memoryStore()` or `store: cachedStore()`.
-   * @default {"memory"}
-   */
-  storeType?: [R] extends ["sync"] ? "memory" : "memory" | "cached";
-  /**
-   * TTL of a cached object in ms, refreshed on access, with
-   * `storeType: "cached"`.
-   *
-   * @deprecated Use `store: cachedStore({ ttl })`.
-   * @default {130000}
-   */
-  cacheTTL?: number;
   /**
    * How the first state is loaded.
    *

@@ -68,13 +68,12 @@ export interface WatcherHealth extends ListWatchCounts {
   readonly shared: { readonly consumers: number } | false;
   /**
    * Why `shared` is `false`: `"shared: false"`, `"store: <name>"` (the
-   * factory's name: `"store: cached"`), `"storeType: cached"` (deprecated)
-   * or `"SingleWatcher"`. Absent when the watcher can share.
+   * factory's name: `"store: cached"`) or `"SingleWatcher"`. Absent when
+   * the watcher can share.
    */
   readonly notShared?:
     | "shared: false"
     | `store: ${string}`
-    | "storeType: cached"
     | "SingleWatcher";
   /**
    * With `namespaces`, each namespace's loop: listed once, its

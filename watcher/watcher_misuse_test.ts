@@ -221,14 +221,6 @@ Deno.test("Watchers reject a duration longer than a timer can wait (2³¹−1 ms
     ],
     ["idleTimeoutMs", (ms) => new Watcher(bulk, client, { idleTimeoutMs: ms })],
     [
-      "cacheTTL",
-      (ms) =>
-        new Watcher<KubeObject, "async">(
-          { ...bulk, storeType: "cached", cacheTTL: ms },
-          client,
-        ),
-    ],
-    [
       "idleTimeoutMs",
       (ms) => new SingleWatcher(single, client, { idleTimeoutMs: ms }),
     ],

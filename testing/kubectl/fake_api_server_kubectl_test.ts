@@ -1,7 +1,7 @@
 // Fidelity check with a real client: kubectl against FakeApiServer.listen().
 import assert from "node:assert/strict";
 import type { FakeApiServer } from "../fake_api_server.ts";
-import { kubectl, spawnKubectl, startCluster, until } from "./_test_kubectl.ts";
+import { kubectl, spawnKubectl, startCluster, until } from "./_kubectl_test.ts";
 import {
   ignoredWithout,
   kubectlMissing,

@@ -11,13 +11,13 @@ import {
   spawnKubectl,
   startCluster,
   until,
-} from "./_test_kubectl.ts";
+} from "./_kubectl_test.ts";
 import {
   ignoredWithout,
   kubectlMissing,
   requireAvailable,
 } from "../../tests/requirements.ts";
-import { WIDGETS } from "../_test_call.ts";
+import { WIDGETS } from "../_call_test.ts";
 
 type Container = {
   name: string;

@@ -12,6 +12,7 @@ import { SingleWatcher } from "../../watcher/single.ts";
 import type { WatcherBase } from "../../watcher/watcher_base.ts";
 import { silentLogger } from "../../logger.ts";
 import type { KubeObject, ReadableStore } from "../../types.ts";
+import { seeded } from "../../testing/_seeded_random.ts";
 import {
   assertConverged,
   CONFIGMAPS,
@@ -31,16 +32,6 @@ const SECONDS = Number(Deno.env.get("K8S_WATCHER_CHAOS_SECONDS") ?? 90);
 const NAMESPACES = ["chaos-a", "chaos-b", "chaos-c"];
 /** Names per namespace the churn picks from. */
 const NAMES = 120;
-
-/** A small seeded PRNG (mulberry32): the same run for the same seed. */
-function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 interface Consumer {
   name: string;
@@ -62,7 +53,7 @@ planeTest(
       Deno.env.get("K8S_WATCHER_CHAOS_SEED") ?? Date.now() % 1_000_000,
     );
     console.log(`chaos seed ${seed} (K8S_WATCHER_CHAOS_SEED to repeat it)`);
-    const random = prng(seed);
+    const random = seeded(seed);
     const pick = <T>(items: readonly T[]) =>
       items[Math.floor(random() * items.length)];
 

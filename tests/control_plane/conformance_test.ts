@@ -9,7 +9,7 @@ import type { JsonValue, RestClient } from "../../client/rest_client.ts";
 import {
   runKubectl,
   startCluster,
-} from "../../testing/kubectl/_test_kubectl.ts";
+} from "../../testing/kubectl/_kubectl_test.ts";
 import type { FakeApiServer } from "../../testing/fake_api_server.ts";
 import {
   controlPlaneMissing,

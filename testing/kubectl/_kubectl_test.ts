@@ -5,7 +5,7 @@ import {
   FakeApiServer,
   type FakeApiServerOptions,
 } from "../fake_api_server.ts";
-import { TEST_CERT, TEST_KEY } from "../_test_tls.ts";
+import { TEST_CERT, TEST_KEY } from "../_tls_test.ts";
 import { kubectlPath } from "../../tests/requirements.ts";
 
 /**
