@@ -106,8 +106,6 @@ const SET_BY_THE_CONTROLLER = [
   "settle",
   "callOnChangeDuringSync",
   "store",
-  "storeType",
-  "cacheTTL",
   "namespacedWatch",
 ] as const;
 

@@ -51,8 +51,6 @@ export type WatchedResource<T extends KubeObjectLike = KubeObject> =
     | "settle"
     | "callOnChangeDuringSync"
     | "store"
-    | "storeType"
-    | "cacheTTL"
     | "namespacedWatch"
   >
   & {
