@@ -2,8 +2,10 @@
  * The reconcile layer on the watchers: `WorkQueue<K>`, a per-key queue in
  * which a key is never handed to two workers at once, with delayed adds,
  * per-key backoff for failures, low-priority keys that age, and client-go's
- * `workqueue_*` metrics; and the helpers a reconcile writes with: controller
- * owner references, finalizers and status conditions.
+ * `workqueue_*` metrics; the helpers a reconcile writes with: controller
+ * owner references, finalizers and status conditions; and `EventRecorder`,
+ * `events.k8s.io/v1` Events with client-go's series for repeats and its
+ * per-object rate limit.
  *
  * @example A queue and a worker
  * ```ts
@@ -24,3 +26,5 @@ export * from "./controller_config_error.ts";
 export * from "./owner_references.ts";
 export * from "./finalizers.ts";
 export * from "./conditions.ts";
+export * from "./event_recorder.ts";
+export * from "./event_recorder_config.ts";
