@@ -7,7 +7,8 @@
  * workers at once, with delayed adds, per-key backoff for failures,
  * low-priority keys that age, and client-go's `workqueue_*` metrics; beside
  * it, the helpers a reconcile writes with: controller owner references,
- * finalizers and status conditions.
+ * finalizers and status conditions; and `EventRecorder`, `events.k8s.io/v1`
+ * Events with client-go's series for repeats and its per-object rate limit.
  *
  * @example A controller of ConfigMaps
  * ```ts
@@ -54,3 +55,5 @@ export * from "./controller_config_error.ts";
 export * from "./owner_references.ts";
 export * from "./finalizers.ts";
 export * from "./conditions.ts";
+export * from "./event_recorder.ts";
+export * from "./event_recorder_config.ts";

@@ -204,7 +204,12 @@ export class ObjectStore {
     ) {
       meta.name = meta.generateName + this.#nameSuffix();
     }
-    validateIdentity(info, meta, namespace);
+    validateIdentity(
+      info,
+      meta,
+      namespace,
+      options.strict ? { ...body, metadata: meta } as KubeObject : undefined,
+    );
     const name = meta.name as string;
     const metadata: ObjectMeta = { ...meta, name };
     if (info.namespaced) metadata.namespace = namespace;

@@ -19,58 +19,73 @@ const PATH_SEGMENT_NAMED: ReadonlySet<string> = new Set([
  * Checks the name (an RFC 1123 subdomain, or for RBAC's types a path
  * segment) and, for namespaced types, the
  * namespace (an RFC 1123 label) of an object being created: 422 Invalid.
+ * Given the object (`content`, when the fake validates), a wrong name comes
+ * with the causes of the rest of its metadata and data, as kube-apiserver
+ * reports them all at once.
  */
 export function validateIdentity(
   info: ResourceInfo,
   meta: ObjectMeta,
   namespace: string,
+  content?: KubeObject,
 ): void {
   const name = meta.name;
-  const fail = (field: string, reason: string, message: string): never => {
-    throw new FakeApiError(
-      invalid(info.kind, info.group, typeof name === "string" ? name : "", [{
-        reason,
-        message,
-        field,
-      }]),
-    );
-  };
+  const causes = identityCauses(info, meta, namespace);
+  if (causes.length === 0) return;
+  if (content !== undefined) causes.push(...contentCauses(info, content));
+  throw new FakeApiError(
+    invalid(
+      info.kind,
+      info.group,
+      typeof name === "string" ? name : "",
+      causes,
+    ),
+  );
+}
+
+function identityCauses(
+  info: ResourceInfo,
+  meta: ObjectMeta,
+  namespace: string,
+): Cause[] {
+  const name = meta.name;
+  const causes: Cause[] = [];
   if (typeof name !== "string" || name === "") {
-    fail(
-      "metadata.name",
-      "FieldValueRequired",
-      "Required value: name or generateName is required",
-    );
-  }
-  if (PATH_SEGMENT_NAMED.has(info.group)) {
-    const problem = pathSegmentProblem(name as string);
+    causes.push({
+      field: "metadata.name",
+      reason: "FieldValueRequired",
+      message: "Required value: name or generateName is required",
+    });
+  } else if (PATH_SEGMENT_NAMED.has(info.group)) {
+    const problem = pathSegmentProblem(name);
     if (problem !== undefined) {
-      fail(
-        "metadata.name",
-        "FieldValueInvalid",
-        `Invalid value: ${JSON.stringify(name)}: ${problem}`,
-      );
+      causes.push({
+        field: "metadata.name",
+        reason: "FieldValueInvalid",
+        message: `Invalid value: ${JSON.stringify(name)}: ${problem}`,
+      });
     }
-  } else if ((name as string).length > 253 || !NAME.test(name as string)) {
-    fail(
-      "metadata.name",
-      "FieldValueInvalid",
-      `Invalid value: ${
+  } else if (name.length > 253 || !NAME.test(name)) {
+    causes.push({
+      field: "metadata.name",
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${
         JSON.stringify(name)
       }: a lowercase RFC 1123 subdomain must consist of lower case alphanumeric characters, '-' or '.', and must start and end with an alphanumeric character`,
-    );
+    });
   }
   if (
     info.namespaced && (namespace.length > 63 || !NAMESPACE.test(namespace))
   ) {
-    fail(
-      "metadata.namespace",
-      "FieldValueInvalid",
-      `Invalid value: ${
+    causes.push({
+      field: "metadata.namespace",
+      reason: "FieldValueInvalid",
+      message: `Invalid value: ${
         JSON.stringify(namespace)
       }: a lowercase RFC 1123 label must consist of lower case alphanumeric characters or '-', and must start and end with an alphanumeric character`,
-    );
+    });
   }
+  return causes;
 }
 
 /** Why `name` cannot be a path segment, if it cannot. */
@@ -103,11 +118,7 @@ export function validateContent(info: ResourceInfo, obj: KubeObject): void {
       invalid("Event", "", obj.metadata.name ?? "", eventWrong),
     );
   }
-  const causes = [
-    ...labelCauses(obj.metadata.labels),
-    ...annotationCauses(obj.metadata.annotations),
-    ...dataCauses(info, obj),
-  ];
+  const causes = contentCauses(info, obj);
   if (causes.length > 0) {
     throw new FakeApiError(
       invalid(info.kind, info.group, obj.metadata.name ?? "", causes),
@@ -117,7 +128,23 @@ export function validateContent(info: ResourceInfo, obj: KubeObject): void {
 
 type Cause = Required<StatusCause>;
 
-/** An `events.k8s.io/v1` Event's `eventTime` and `type`, as the API server checks them. */
+/** The causes of the labels, annotation keys and data keys, metadata first. */
+function contentCauses(info: ResourceInfo, obj: KubeObject): Cause[] {
+  return [
+    ...labelCauses(obj.metadata?.labels),
+    ...annotationCauses(obj.metadata?.annotations),
+    ...dataCauses(info, obj),
+  ];
+}
+
+/**
+ * What kube-apiserver 1.37 checks of an `events.k8s.io/v1` Event, as it
+ * answers (tests/control_plane/conformance_test.ts): `eventTime` and `type`
+ * first, and only those when either is wrong; then the reporter, `action`
+ * and `reason` (required, at most 128 bytes), `note` (at most 1024 bytes,
+ * named `message`), the series (`count` at least 2) and, for an object
+ * without a namespace, the Event's own (`default`).
+ */
 function eventCauses(info: ResourceInfo, obj: KubeObject): Cause[] {
   if (info.group !== "events.k8s.io" || info.resource !== "events") return [];
   const causes: Cause[] = [];
@@ -135,7 +162,75 @@ function eventCauses(info: ResourceInfo, obj: KubeObject): Cause[] {
       message: `Invalid value: "": has invalid value: ${String(obj.type)}`,
     });
   }
+  if (causes.length > 0) return causes;
+  const text = (field: string) =>
+    typeof obj[field] === "string" ? obj[field] as string : "";
+  const required = (field: string) =>
+    causes.push({
+      reason: "FieldValueRequired",
+      field,
+      message: "Required value",
+    });
+  const tooLong = (field: string, limit: number, named = field) => {
+    if (bytes(text(field)) > limit) {
+      causes.push({
+        reason: "FieldValueInvalid",
+        field: named,
+        message: `Invalid value: "": can have at most ${limit} characters`,
+      });
+    }
+  };
+  const controller = text("reportingController");
+  if (controller === "") {
+    required("reportingController");
+    causes.push(
+      cause("reportingController", "", "name part must be non-empty"),
+      cause("reportingController", "", `name part ${NAME_PART_RULE}`),
+    );
+  } else {
+    const problem = qualifiedNameProblem(controller);
+    if (problem) causes.push(cause("reportingController", controller, problem));
+  }
+  if (text("reportingInstance") === "") required("reportingInstance");
+  tooLong("reportingInstance", 128);
+  for (const field of ["action", "reason"]) {
+    if (text(field) === "") required(field);
+    tooLong(field, 128);
+  }
+  tooLong("note", 1024, "message");
+  const series = obj.series;
+  if (isJsonObject(series)) {
+    if (typeof series.count !== "number" || series.count < 2) {
+      causes.push(cause("series.count", "", "should be at least 2"));
+    }
+    if (
+      typeof series.lastObservedTime !== "string" ||
+      series.lastObservedTime === ""
+    ) {
+      required("series.lastObservedTime");
+    }
+  }
+  const regarding = isJsonObject(obj.regarding) ? obj.regarding : {};
+  const namespace = obj.metadata?.namespace ?? "";
+  if (
+    !regarding.namespace && namespace !== "" && namespace !== "default"
+  ) {
+    causes.push(
+      cause(
+        "involvedObject.namespace",
+        regarding.namespace ?? "",
+        "does not match event.namespace",
+      ),
+    );
+  }
   return causes;
+}
+
+const encoder = new TextEncoder();
+
+/** Go's `len` of a string: its UTF-8 bytes. */
+function bytes(text: string): number {
+  return encoder.encode(text).length;
 }
 
 function cause(field: string, value: unknown, problem: string): Cause {

@@ -239,3 +239,103 @@ Deno.test("RBAC's objects take any name that is a path segment; others a DNS sub
   }
   assert.deepEqual(refusal(await post(CM, name)), invalid("metadata.name"));
 });
+
+Deno.test("a wrong name comes with the causes of the labels and data, as kube-apiserver reports them all at once", async () => {
+  using server = new FakeApiServer();
+  const answer = await call(server, "POST", CM, {
+    metadata: { name: "Bad_Name", labels: { "bad key": "x" } },
+    data: { "a b": "x" },
+  });
+  assert.deepEqual(
+    refusal(answer),
+    invalid("metadata.name", "metadata.labels", "data[a b]"),
+  );
+  // A name alone is one cause, as before.
+  assert.deepEqual(
+    refusal(await call(server, "POST", CM, { metadata: { name: "Bad" } })),
+    invalid("metadata.name"),
+  );
+});
+
+Deno.test("an events.k8s.io/v1 Event is validated as kube-apiserver does: eventTime and type first, then the reporter, lengths in bytes, the series", async () => {
+  using server = new FakeApiServer();
+  const path = "/apis/events.k8s.io/v1/namespaces/shop/events";
+  const valid = {
+    metadata: { name: "e" },
+    eventTime: "2026-01-01T12:00:00.000000Z",
+    type: "Normal",
+    reason: "Checked",
+    action: "Checking",
+    reportingController: "example.com/checker",
+    reportingInstance: "checker-0",
+    regarding: {
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      name: "a",
+      namespace: "shop",
+    },
+  };
+  const post = async (name: string, body: Record<string, unknown>) => {
+    const answer = refusal(
+      await call(server, "POST", path, {
+        ...valid,
+        ...body,
+        metadata: { name },
+      }),
+    );
+    return { ...answer, causes: answer.causes?.sort() };
+  };
+  assert.equal((await call(server, "POST", path, valid)).status, 201);
+  assert.deepEqual(
+    await post("bare", { eventTime: undefined, type: "Info", reason: "" }),
+    invalid("eventTime", "type"),
+  );
+  assert.deepEqual(
+    await post("no-reporter", {
+      reason: "",
+      action: undefined,
+      reportingController: undefined,
+      reportingInstance: "",
+    }),
+    invalid(
+      "action",
+      "reason",
+      "reportingController",
+      "reportingController",
+      "reportingController",
+      "reportingInstance",
+    ),
+  );
+  assert.deepEqual(
+    await post("bad-controller", { reportingController: "Not A Name" }),
+    invalid("reportingController"),
+  );
+  assert.deepEqual(
+    await post("long", {
+      reason: "R".repeat(129),
+      action: "A".repeat(129),
+      reportingInstance: "i".repeat(129),
+      note: "é".repeat(513),
+    }),
+    invalid("action", "message", "reason", "reportingInstance"),
+  );
+  assert.deepEqual(
+    (await post("note-at-limit", { note: "é".repeat(512) })).code,
+    201,
+  );
+  assert.deepEqual(
+    await post("series-of-one", {
+      series: { count: 1, lastObservedTime: valid.eventTime },
+    }),
+    invalid("series.count"),
+  );
+  assert.deepEqual(
+    await post("no-regarding", { regarding: undefined }),
+    invalid("involvedObject.namespace"),
+  );
+  // A merge patch that makes one invalid is refused too.
+  const patched = await call(server, "PATCH", `${path}/e`, {
+    series: { count: 1, lastObservedTime: valid.eventTime },
+  }, MERGE);
+  assert.deepEqual(refusal(patched), invalid("series.count"));
+});

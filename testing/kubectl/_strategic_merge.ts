@@ -197,7 +197,9 @@ function mergeList(
       if (at >= 0) result[at] = merged;
       else result.push(merged);
     }
-    return result;
+    return Array.isArray(order)
+      ? result
+      : patchOrder(result, existing, patch, key);
   }
   const primitiveMerge = MERGED_PRIMITIVE_LISTS.has(path) ||
     (Array.isArray(order) && order.every((o) => !isJsonObject(o)) &&
@@ -244,6 +246,42 @@ function mergeKeyOf(
     if (keys.length === 1) return keys[0];
   }
   return undefined;
+}
+
+/**
+ * A merged keyed list in the order kube-apiserver gives it when the patch
+ * sets none: the patch's elements in the patch's order, merged with the
+ * others in their stored order, the two interleaved by their stored
+ * positions; an element the store did not have goes before any stored one
+ * still to place (so a new container comes first), and elements the patch
+ * names all take the patch's order.
+ */
+function patchOrder(
+  merged: unknown[],
+  existing: unknown[],
+  patch: unknown[],
+  key: string,
+): unknown[] {
+  const keyOf = (item: unknown) => isJsonObject(item) ? item[key] : undefined;
+  const stored = (item: unknown) =>
+    existing.findIndex((e) => jsonEqual(keyOf(e), keyOf(item)));
+  const patched: unknown[] = [];
+  for (const p of patch) {
+    if (isJsonObject(p) && p.$patch === "delete") continue;
+    const element = merged.find((m) => jsonEqual(keyOf(m), keyOf(p)));
+    if (element !== undefined && !patched.includes(element)) {
+      patched.push(element);
+    }
+  }
+  const others = merged.filter((m) => !patched.includes(m));
+  const out: unknown[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < patched.length && j < others.length) {
+    if (stored(patched[i]) < stored(others[j])) out.push(patched[i++]);
+    else out.push(others[j++]);
+  }
+  return [...out, ...patched.slice(i), ...others.slice(j)];
 }
 
 /**

@@ -162,3 +162,26 @@ Deno.test("strategic merge: unknown directives and non-object patches are errors
     /spec\.containers merges on name, so each element must be an object with a name/,
   );
 });
+
+Deno.test("strategic merge: without $setElementOrder, the patch's elements lead, the stored ones keep their places", () => {
+  const names = (patch: unknown[]) =>
+    (applyStrategicMergePatch(
+      { spec: { containers: [{ name: "a" }, { name: "b" }] } },
+      { spec: { containers: patch } },
+      "Pod",
+    ).spec as { containers: { name: string }[] }).containers.map((c) => c.name);
+  // kube-apiserver 1.37 answers these (tests/control_plane/conformance_test.ts).
+  assert.deepEqual(names([{ name: "new" }]), ["new", "a", "b"]);
+  assert.deepEqual(names([{ name: "b", image: "x" }, { name: "new" }]), [
+    "a",
+    "b",
+    "new",
+  ]);
+  assert.deepEqual(names([{ name: "new" }, { name: "b" }]), ["new", "a", "b"]);
+  // Both stored: the patch's order wins.
+  assert.deepEqual(names([{ name: "b" }, { name: "a" }]), ["b", "a"]);
+  assert.deepEqual(names([{ name: "a", $patch: "delete" }, { name: "c" }]), [
+    "c",
+    "b",
+  ]);
+});

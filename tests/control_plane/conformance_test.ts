@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
 import { httpStatusOf } from "../../client/http_status.ts";
 import type { JsonValue, RestClient } from "../../client/rest_client.ts";
+import { ResourceClient } from "../../client/resource_client.ts";
+import { ConflictError, InvalidError } from "../../client/api_error_kinds.ts";
 import {
   runKubectl,
   startCluster,
@@ -199,6 +201,60 @@ function gadgetsCrd(): Json {
     },
   };
 }
+
+/**
+ * What a `ResourceClient` call came to: what `pick` keeps of its answer,
+ * or the typed error's class, code, reason and causes' fields.
+ */
+async function outcome<T>(
+  call: Promise<T>,
+  pick: (answer: T) => unknown = () => "ok",
+): Promise<unknown> {
+  try {
+    return { ok: pick(await call) };
+  } catch (error) {
+    return {
+      error: (error as Error).name,
+      code: httpStatusOf(error)?.code ?? null,
+      reason: (error as { status?: Json }).status?.reason ?? null,
+      ...(error instanceof InvalidError &&
+        { causes: error.causes.map((c) => c.field) }),
+      // A server-side apply's conflicts: one cause per field.
+      ...(error instanceof ConflictError &&
+        statusCauses(error) && { causes: statusCauses(error) }),
+    };
+  }
+}
+
+/** The causes of an error's Status, as `type field`, if it has any. */
+function statusCauses(error: ConflictError): string[] | undefined {
+  const causes = (error.status?.details as Json | undefined)?.causes;
+  return Array.isArray(causes)
+    ? causes.map((c: Json) => `${c.type ?? c.reason} ${c.field}`)
+    : undefined;
+}
+
+type Obj = {
+  apiVersion?: string;
+  kind?: string;
+  metadata: {
+    name?: string;
+    uid?: string;
+    resourceVersion?: string;
+    generation?: number;
+    labels?: Record<string, string>;
+    managedFields?: { manager?: string; operation?: string }[];
+  };
+  data?: Record<string, string>;
+  spec?: Json & {
+    replicas?: number;
+    template?: { spec?: { containers?: { name: string }[] } };
+  };
+  status?: Json;
+};
+
+const CM_GVR = { group: "", version: "v1", resource: "configmaps" };
+const DEPLOY_GVR = { group: "apps", version: "v1", resource: "deployments" };
 
 const CASES: Case[] = [
   {
@@ -950,6 +1006,333 @@ const CASES: Case[] = [
         whole: shape(await page({ limit: "3" })),
         negative: shape(await page({ limit: "-1" })),
         notANumber: shape(await page({ limit: "ten" })),
+      };
+    },
+  },
+  {
+    name:
+      "ResourceClient: create, get, replace, patch (merge, JSON, strategic) and delete with preconditions, with typed errors",
+    async run(t) {
+      const ns = await namespace(t, "c-resource-client");
+      const cms = new ResourceClient<Obj>({
+        client: t.client,
+        gvr: CM_GVR,
+        namespace: ns,
+      });
+      const deployments = new ResourceClient<Obj>({
+        client: t.client,
+        gvr: DEPLOY_GVR,
+        namespace: ns,
+      });
+      const made = await cms.create({
+        metadata: { name: "a", labels: { app: "x" } },
+        data: { k: "v" },
+      });
+      const containers = (d: Obj) =>
+        d.spec?.template?.spec?.containers?.map((c) => c.name);
+      await deployments.create(DEPLOYMENT as Obj);
+      return {
+        created: {
+          kind: made.kind,
+          data: made.data,
+          uid: typeof made.metadata.uid,
+          resourceVersion: typeof made.metadata.resourceVersion,
+        },
+        taken: await outcome(cms.create({ metadata: { name: "a" } })),
+        got: await outcome(cms.get("a"), (cm) => cm.data),
+        missing: await outcome(cms.get("nope")),
+        replaced: await outcome(
+          cms.replace({ ...made, data: { k: "w" } }),
+          (cm) => cm.data,
+        ),
+        stale: await outcome(cms.replace({ ...made, data: { k: "z" } })),
+        merged: await outcome(
+          cms.patch("a", {
+            data: { m: "1" },
+            metadata: { labels: { app: null } },
+          }),
+          (cm) => ({ data: cm.data, labels: cm.metadata.labels?.app ?? null }),
+        ),
+        json: await outcome(
+          cms.patch("a", [{ op: "add", path: "/data/j", value: "2" }], {
+            type: "json",
+          }),
+          (cm) => cm.data,
+        ),
+        jsonTestFails: await outcome(
+          cms.patch("a", [{ op: "test", path: "/data/k", value: "no" }], {
+            type: "json",
+          }),
+        ),
+        patchMissing: await outcome(cms.patch("nope", { data: { a: "b" } })),
+        invalid: await outcome(
+          cms.create({
+            metadata: { name: "Bad_Name", labels: { "bad key": "x" } },
+          }),
+        ),
+        strategic: await outcome(
+          deployments.patch("web", {
+            spec: {
+              template: {
+                spec: { containers: [{ name: "sidecar", image: "busybox:1" }] },
+              },
+            },
+          }, { type: "strategic" }),
+          containers,
+        ),
+        mergeReplacesList: await outcome(
+          deployments.patch("web", {
+            spec: {
+              template: {
+                spec: { containers: [{ name: "only", image: "busybox:1" }] },
+              },
+            },
+          }),
+          containers,
+        ),
+        strategicAdds: await outcome(
+          deployments.patch("web", {
+            spec: {
+              template: {
+                spec: { containers: [{ name: "b", image: "busybox:1" }] },
+              },
+            },
+          }, { type: "strategic" }),
+          containers,
+        ),
+        strategicReorders: await outcome(
+          deployments.patch("web", {
+            spec: {
+              template: {
+                spec: { containers: [{ name: "only" }, { name: "b" }] },
+              },
+            },
+          }, { type: "strategic" }),
+          containers,
+        ),
+        staleDelete: await outcome(
+          cms.delete("a", {
+            preconditions: { resourceVersion: made.metadata.resourceVersion },
+          }),
+        ),
+        wrongUid: await outcome(
+          cms.delete("a", { preconditions: { uid: "not-its-uid" } }),
+        ),
+        deleted: await outcome(
+          cms.delete("a", { preconditions: { uid: made.metadata.uid } }),
+          (answer) => answer ?? "gone",
+        ),
+        deleteMissing: await outcome(cms.delete("a")),
+      };
+    },
+  },
+  {
+    name:
+      "ResourceClient: server-side apply creates, merges, 409s another manager's field, takes it with force, removes what a manager stops applying",
+    async run(t) {
+      const ns = await namespace(t, "c-apply");
+      const cms = new ResourceClient<Obj>({
+        client: t.client,
+        gvr: CM_GVR,
+        namespace: ns,
+      });
+      const config = (data: Record<string, string>) => ({
+        apiVersion: "v1",
+        kind: "ConfigMap",
+        metadata: { name: "ap" },
+        data,
+      });
+      const managers = (cm: Obj) =>
+        (cm.metadata.managedFields ?? []).map((f) =>
+          `${f.manager}:${f.operation}`
+        ).sort();
+      const data = (cm: Obj) => cm.data ?? null;
+      return {
+        created: await outcome(
+          cms.apply(config({ a: "1", b: "2" }), { fieldManager: "one" }),
+          (cm) => ({ data: data(cm), managers: managers(cm) }),
+        ),
+        same: await outcome(
+          cms.apply(config({ a: "1" }), { fieldManager: "two" }),
+          (cm) => ({ data: data(cm), managers: managers(cm) }),
+        ),
+        conflict: await outcome(
+          cms.apply(config({ a: "9" }), { fieldManager: "three" }),
+        ),
+        forced: await outcome(
+          cms.apply(config({ a: "9" }), { fieldManager: "three", force: true }),
+          (cm) => ({ data: data(cm), managers: managers(cm) }),
+        ),
+        // "one" stops applying b (it owned it alone) and a (now three's).
+        dropped: await outcome(
+          cms.apply(config({}), { fieldManager: "one" }),
+          (cm) => ({ data: data(cm), managers: managers(cm) }),
+        ),
+        dryRun: await outcome(
+          cms.apply(config({ a: "9", c: "3" }), {
+            fieldManager: "three",
+            dryRun: true,
+          }),
+          data,
+        ),
+        after: await outcome(cms.get("ap"), data),
+        invalid: await outcome(
+          cms.apply(config({ "bad key": "1" }), { fieldManager: "four" }),
+        ),
+      };
+    },
+  },
+  {
+    name:
+      "ResourceClient: the status subresource writes status only; the object's writes leave status alone",
+    async run(t) {
+      const ns = await namespace(t, "c-status");
+      const deployments = new ResourceClient<Obj>({
+        client: t.client,
+        gvr: DEPLOY_GVR,
+        namespace: ns,
+      });
+      const made = await deployments.create(DEPLOYMENT as Obj);
+      const shape = (d: Obj) => ({
+        replicas: d.spec?.replicas ?? null,
+        generation: d.metadata.generation ?? null,
+        status: {
+          observedGeneration: d.status?.observedGeneration ?? null,
+          replicas: d.status?.replicas ?? null,
+          readyReplicas: d.status?.readyReplicas ?? null,
+        },
+      });
+      return {
+        replaced: await outcome(
+          deployments.replaceStatus({
+            ...made,
+            spec: { ...made.spec, replicas: 9 },
+            status: { observedGeneration: 1, replicas: 1 },
+          }),
+          shape,
+        ),
+        patched: await outcome(
+          deployments.patchStatus("web", {
+            spec: { replicas: 7 },
+            status: { replicas: 2 },
+          }),
+          shape,
+        ),
+        applied: await outcome(
+          deployments.applyStatus({
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name: "web" },
+            status: { readyReplicas: 1 },
+          }, { fieldManager: "status-writer" }),
+          shape,
+        ),
+        read: await outcome(deployments.getStatus("web"), shape),
+        objectWrite: await outcome(
+          deployments.patch("web", { status: { replicas: 5 } }),
+          shape,
+        ),
+        stale: await outcome(
+          deployments.replaceStatus({ ...made, status: { replicas: 3 } }),
+        ),
+        missing: await outcome(
+          deployments.patchStatus("nope", { status: { replicas: 1 } }),
+        ),
+      };
+    },
+  },
+  {
+    name:
+      "events.k8s.io/v1 Events: what a create must carry (422 naming each field), and a series written by a patch",
+    async run(t) {
+      const ns = await namespace(t, "c-events");
+      const path = `/apis/events.k8s.io/v1/namespaces/${ns}/events`;
+      const valid = {
+        metadata: { name: "e" },
+        eventTime: "2026-01-01T12:00:00.000000Z",
+        type: "Normal",
+        reason: "Checked",
+        action: "Checking",
+        reportingController: "example.com/checker",
+        reportingInstance: "checker-0",
+        regarding: {
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          name: "a",
+          namespace: ns,
+        },
+        note: "fine",
+      };
+      const post = async (body: Json) => {
+        const r = await request(t.client, "POST", path, { body });
+        const causes = ((r.body.details as Json | undefined)?.causes as
+          | Json[]
+          | undefined)?.map((c) => c.field).sort();
+        return { code: r.code, causes: causes ?? null };
+      };
+      const without = (...fields: string[]) =>
+        post(Object.fromEntries(
+          Object.entries({
+            ...valid,
+            metadata: {
+              name: fields.join("-").toLowerCase().replace(/[^a-z-]/g, ""),
+            },
+          })
+            .filter(([k]) => !fields.includes(k)),
+        ));
+      const created = await post(valid);
+      const patched = await request(t.client, "PATCH", `${path}/e`, {
+        body: {
+          series: { count: 2, lastObservedTime: "2026-01-01T12:01:00.000000Z" },
+        },
+        contentType: "application/merge-patch+json",
+      });
+      return {
+        created,
+        patched: { code: patched.code, series: patched.body.series ?? null },
+        bare: await without(
+          "eventTime",
+          "type",
+          "reason",
+          "action",
+          "reportingController",
+          "reportingInstance",
+        ),
+        noReporter: await without(
+          "reason",
+          "action",
+          "reportingController",
+          "reportingInstance",
+        ),
+        noRegarding: await without("regarding"),
+        badController: await post({
+          ...valid,
+          metadata: { name: "bad-controller" },
+          reportingController: "Not A Name",
+        }),
+        long: await post({
+          ...valid,
+          metadata: { name: "long" },
+          reason: "R".repeat(129),
+          action: "A".repeat(129),
+          reportingInstance: "i".repeat(129),
+          note: "é".repeat(513),
+        }),
+        noteAtLimit: await post({
+          ...valid,
+          metadata: { name: "note-at-limit" },
+          note: "é".repeat(512),
+        }),
+        seriesOfOne: await post({
+          ...valid,
+          metadata: { name: "series-of-one" },
+          series: { count: 1, lastObservedTime: valid.eventTime },
+        }),
+        otherNamespace: await post({
+          ...valid,
+          metadata: { name: "other-namespace" },
+          regarding: { ...valid.regarding, namespace: "elsewhere" },
+        }),
       };
     },
   },

@@ -1,0 +1,220 @@
+/**
+ * An `EventRecorder`'s config and options checked once, into one frozen
+ * plan the recorder is assembled from. The first wrong option is a
+ * `ControllerConfigError`.
+ *
+ * @module
+ */
+import type { Clock } from "../clock.ts";
+import type { RestClient } from "../client/rest_client.ts";
+import type { Meter } from "../metrics/meter.ts";
+import type { Logger } from "../types.ts";
+import { consoleLogger } from "../logger.ts";
+import { monotonicClock } from "../_monotonic_clock.ts";
+import { durationProblem } from "../_duration.ts";
+import { clientMeter, meterProblem } from "../_metrics.ts";
+import { optionNamesProblem } from "../_option_names.ts";
+import { contextLogger } from "../_context_logger.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
+import { ControllerConfigError } from "./controller_config_error.ts";
+import { hostname } from "./_hostname.ts";
+import type {
+  EventRecorderConfig,
+  EventRecorderOptions,
+} from "./event_recorder_config.ts";
+
+/** Everything a recorder runs with. */
+export interface EventRecorderPlan {
+  readonly client: RestClient;
+  readonly reportingController: string;
+  readonly reportingInstance: string;
+  readonly burst: number;
+  readonly refillMs: number;
+  readonly clock: Clock;
+  readonly logger: Logger;
+  readonly meter: Meter | undefined;
+}
+
+const CONFIG = {
+  reportingController: true,
+  reportingInstance: true,
+  rateLimit: true,
+} as const satisfies Record<keyof EventRecorderConfig, true>;
+const RATE = { burst: true, refillMs: true } as const satisfies Record<
+  keyof NonNullable<EventRecorderConfig["rateLimit"]>,
+  true
+>;
+const OPTIONS = {
+  clock: true,
+  logger: true,
+  meter: true,
+} as const satisfies Record<keyof EventRecorderOptions, true>;
+
+/** client-go's spam filter: 25 at once, then one every 5 minutes. */
+const BURST = 25;
+const REFILL_MS = 300_000;
+/** kube-apiserver's limit on `reportingInstance`. */
+export const INSTANCE_LIMIT = 128;
+
+/** A qualified name's name part: what `reportingController` ends with. */
+const NAME = /^[A-Za-z0-9](?:[-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
+/** A DNS-1123 subdomain: a qualified name's optional prefix. */
+const SUBDOMAIN =
+  /^[a-z0-9](?:[-a-z0-9]*[a-z0-9])?(?:\.[a-z0-9](?:[-a-z0-9]*[a-z0-9])?)*$/;
+
+/** Checks the config, client and options; throws the first problem. */
+export function planEventRecorder(
+  config: EventRecorderConfig,
+  client: RestClient,
+  options: EventRecorderOptions | undefined,
+): EventRecorderPlan {
+  const fail = (field: string, message: string): never => {
+    throw new ControllerConfigError("EventRecorder", field, message);
+  };
+  if (config === null || typeof config !== "object") {
+    fail("config", `must be an object, got ${String(config)}`);
+  }
+  if (options === undefined) options = {};
+  if (options === null || typeof options !== "object") {
+    fail("options", `must be an object, got ${String(options)}`);
+  }
+  const names = optionNamesProblem(
+    {
+      known: CONFIG,
+      value: config,
+      type: "EventRecorderConfig",
+      place: "the first argument (EventRecorderConfig)",
+      short: "the config",
+    },
+    {
+      known: RATE,
+      value: config.rateLimit,
+      type: "rateLimit",
+      prefix: "rateLimit.",
+    },
+    {
+      known: OPTIONS,
+      value: options,
+      type: "EventRecorderOptions",
+      place: "the third argument (EventRecorderOptions)",
+      short: "the options",
+    },
+  );
+  if (names) fail(names.field, names.message);
+
+  const controller = config.reportingController;
+  const controllerWrong = qualifiedNameProblem(controller);
+  if (controllerWrong) fail("reportingController", controllerWrong);
+  const instance = config.reportingInstance ??
+    defaultInstance(controller, hostname());
+  if (typeof instance !== "string" || instance === "") {
+    fail(
+      "reportingInstance",
+      `must be a non-empty string, got ${JSON.stringify(instance)}`,
+    );
+  }
+  if (instance.length > INSTANCE_LIMIT) {
+    fail(
+      "reportingInstance",
+      `must be at most ${INSTANCE_LIMIT} characters, got ${instance.length}`,
+    );
+  }
+
+  const rate = config.rateLimit ?? {};
+  if (rate === null || typeof rate !== "object") {
+    fail("rateLimit", `must be an object, got ${String(rate)}`);
+  }
+  const burst = rate.burst ?? BURST;
+  if (!Number.isSafeInteger(burst) || burst < 1) {
+    fail(
+      "rateLimit.burst",
+      `must be a positive whole number, got ${String(burst)}`,
+    );
+  }
+  const refillMs = rate.refillMs ?? REFILL_MS;
+  const refillWrong = durationProblem(refillMs);
+  if (refillWrong) fail("rateLimit.refillMs", refillWrong);
+
+  if (
+    client === null || typeof client !== "object" ||
+    typeof client.performRequest !== "function"
+  ) {
+    fail("client", "must be a RestClient with a performRequest method");
+  }
+  const clock = options.clock ?? monotonicClock;
+  if (
+    clock === null || typeof clock !== "object" ||
+    typeof clock.now !== "function" ||
+    typeof clock.setTimeout !== "function" ||
+    typeof clock.clearTimeout !== "function"
+  ) {
+    fail("clock", "must be a Clock (now, setTimeout, clearTimeout)");
+  }
+  const logger = options.logger ?? consoleLogger();
+  if (
+    logger === null || typeof logger !== "object" ||
+    (["debug", "info", "warn", "error"] as const).some((level) =>
+      typeof logger[level] !== "function"
+    )
+  ) {
+    fail("logger", "must be a Logger (debug, info, warn, error)");
+  }
+  // Its own, else its client's: one set on the client reaches it.
+  const [meter, meterField] = options.meter !== undefined
+    ? [options.meter, "meter"]
+    : [clientMeter(client), "client.meter"];
+  if (meter !== undefined) {
+    const problem = meterProblem(meter);
+    if (problem) fail(meterField, problem);
+  }
+
+  return Object.freeze({
+    client,
+    reportingController: controller,
+    reportingInstance: instance,
+    burst,
+    refillMs,
+    clock,
+    // Who speaks, on every line.
+    logger: neverThrowingLogger(
+      contextLogger(logger, {
+        reportingController: controller,
+        reportingInstance: instance,
+      }),
+    ),
+    meter: meter as Meter | undefined,
+  });
+}
+
+/** client-go's: the controller and the host, within the length allowed. */
+function defaultInstance(controller: string, host: string | undefined) {
+  const instance = host ? `${controller}-${host}` : controller;
+  return instance.slice(0, INSTANCE_LIMIT);
+}
+
+/** Why `value` is not a qualified name (`[prefix/]name`), or undefined. */
+function qualifiedNameProblem(value: unknown): string | undefined {
+  if (typeof value !== "string" || value === "") {
+    return `must be a non-empty string, got ${JSON.stringify(value)}`;
+  }
+  const slash = value.indexOf("/");
+  const [prefix, name] = slash < 0
+    ? [undefined, value]
+    : [value.slice(0, slash), value.slice(slash + 1)];
+  if (
+    prefix !== undefined &&
+    (prefix.length > 253 || !SUBDOMAIN.test(prefix))
+  ) {
+    return `must be a qualified name: its prefix ${
+      JSON.stringify(prefix)
+    } must be a DNS subdomain (lower case, at most 253 characters), got ${
+      JSON.stringify(value)
+    }`;
+  }
+  if (!NAME.test(name)) {
+    return `must be a qualified name: at most 63 characters of letters, digits, "-", "_" and ".", starting and ending with a letter or digit, after an optional "prefix/", got ${
+      JSON.stringify(value)
+    }`;
+  }
+  return undefined;
+}
