@@ -256,7 +256,7 @@ export function setControllerReference<
   owner: OwnerObject,
   child: T,
   options?: SetControllerReferenceOptions,
-): T & { metadata: { ownerReferences: unknown[] } } {
+): T & { metadata: { ownerReferences: OwnerReference[] } } {
   const ref = referenceTo(owner, options?.blockOwnerDeletion ?? true);
   const ownerNamespace = owner.metadata?.namespace ?? "";
   const childMeta = child.metadata as
@@ -287,10 +287,10 @@ export function setControllerReference<
   const kept = refs.filter((r) =>
     !isReference(r) || !sameOwner(r as OwnerReference, ref)
   );
-  return {
-    ...child,
-    metadata: { ...child.metadata, ownerReferences: [...kept, ref] },
-  };
+  // Typed as references, which the kept entries were meant to be: a model
+  // type whose metadata declares `ownerReferences` takes the result.
+  const ownerReferences = [...kept, ref] as OwnerReference[];
+  return { ...child, metadata: { ...child.metadata, ownerReferences } };
 }
 
 function referenceTo(owner: OwnerObject, block: boolean): OwnerReference {
