@@ -257,7 +257,8 @@ export async function runController(
           )
         } ${write.key} ${printer.style("dim", write.what)}`,
       );
-    churn = setInterval(() => show(widgetStep(server, rng)), 700);
+    let step = 0;
+    churn = setInterval(() => show(widgetStep(server, rng, step++)), 600);
 
     const at = (fraction: number) =>
       sleep(startedAt + durationMs * fraction - printer.elapsedMs, signal);

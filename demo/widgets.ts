@@ -102,19 +102,29 @@ export interface WidgetWrite {
   what: string;
 }
 
+/** The churn's writes in turn, so that a short run sees each kind. */
+const PATTERN = ["+", "~", "-", "~"] as const;
+
 /**
- * One churn step on the Widgets: a create, a spec change (a new
- * generation) or a delete, keeping between 4 and 12 of them; `shop/clock`
- * is never deleted.
+ * One churn step on the Widgets, the `step`th: a create, a spec change (a
+ * new generation) or a delete in turn, of random Widgets, keeping between 4
+ * and 12 of them; `shop/clock` is never written.
  */
-export function widgetStep(server: FakeApiServer, rng: Rng): WidgetWrite {
+export function widgetStep(
+  server: FakeApiServer,
+  rng: Rng,
+  step: number,
+): WidgetWrite {
   const widgets = server.list(WIDGETS) as Widget[];
-  const deletable = widgets.filter((w) =>
+  // The clock is left alone: each of its reconciles after the first is a
+  // requeue.
+  const others = widgets.filter((w) =>
     !(w.metadata.namespace === CLOCK.namespace &&
       w.metadata.name === CLOCK.name)
   );
-  const roll = rng.next();
-  if (widgets.length < 4 || (roll < 0.3 && widgets.length < 12)) {
+  const kind = PATTERN[step % PATTERN.length];
+  // At least 4, so that 3 others (the clock aside) are there to pick from.
+  if (widgets.length < 4 || (kind === "+" && widgets.length < 12)) {
     const namespace = rng.pick(NAMESPACES);
     const name = `w-${rng.suffix()}`;
     const spec = { size: rng.int(1, 9), color: rng.pick(COLORS) };
@@ -125,13 +135,13 @@ export function widgetStep(server: FakeApiServer, rng: Rng): WidgetWrite {
       what: `size ${spec.size}, ${spec.color}`,
     };
   }
-  if (roll < 0.5 && deletable.length > 0) {
-    const gone = rng.pick(deletable);
+  if (kind === "-") {
+    const gone = rng.pick(others);
     const { namespace, name } = gone.metadata;
     server.delete(WIDGETS, namespace!, name!);
     return { sign: "-", key: `${namespace}/${name}`, what: "deleted" };
   }
-  const target = rng.pick(widgets);
+  const target = rng.pick(others);
   return resize(server, target, otherSize(target, rng.int(1, 8)));
 }
 
