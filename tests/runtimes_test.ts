@@ -54,7 +54,7 @@ Deno.test({
     );
     assert.match(
       stdout,
-      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen\(\), half-open connections, process metrics, work queue/,
+      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen\(\), half-open connections, process metrics, work queue, controller$/m,
     );
   },
 });
