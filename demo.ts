@@ -1,7 +1,8 @@
 /**
  * `deno task demo`: the watchers at work on an embedded simulated cluster
  * (default), or on a real one with `--resource` and a client source;
- * `--replicas N` shows leader election instead. See `deno task demo --help`.
+ * `--replicas N` shows leader election instead, `--controller` a Controller
+ * reconciling a custom resource. See `deno task demo --help`.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { Printer } from "./demo/output.ts";
 import { runLive } from "./demo/live.ts";
 import { runReplicas } from "./demo/replicas.ts";
 import { runSimulated } from "./demo/simulated.ts";
+import { runController } from "./demo/widget_controller.ts";
 
 /** Where the demo writes, and what stops it. */
 export interface DemoIo {
@@ -33,8 +35,9 @@ export interface DemoIo {
  * Runs the demo with command line `argv`.
  *
  * @returns The exit code: 0 when all went well, 1 when the stores did not
- * match the server (or a live watch never synced, or the endpoints could
- * not be served), 2 for a bad command line.
+ * match the server (or a live watch never synced, the controller did not
+ * converge, or the endpoints could not be served), 2 for a bad command
+ * line.
  */
 export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
   const write = io.write ?? ((line: string) => console.log(line));
@@ -74,8 +77,11 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
     if (args.resource !== undefined) {
       return await runLive(args, printer, signal, metrics);
     }
-    return args.replicas !== undefined
-      ? await runReplicas(args, printer, signal)
+    if (args.replicas !== undefined) {
+      return await runReplicas(args, printer, signal);
+    }
+    return args.controller
+      ? await runController(args, printer, signal, metrics)
       : await runSimulated(args, printer, signal, metrics);
   } catch (error) {
     // The run has cleaned up after itself: only the reason is left to say.

@@ -14,6 +14,8 @@ export interface DemoArgs {
   namespace: string | undefined;
   /** Replicas electing a leader over the simulated cluster (`undefined`: the watchers demo). */
   replicas: number | undefined;
+  /** A Controller of Widgets on the simulated cluster instead of the watchers. */
+  controller: boolean;
   /**
    * Serve /healthz, /readyz and /metrics at this port (0: any free one);
    * with `replicas`, replica i (from 1) at this port + i − 1.
@@ -46,8 +48,14 @@ Options:
                          replica keeps its watchers warm, only the leader renders,
                          the leader is killed mid-run and a survivor takes over
                          (default duration 12 s)
+  --controller           Run a Controller instead: Widgets (a custom resource)
+                         created, changed and deleted, each reconciled into a
+                         ConfigMap it owns with its status written back; shows
+                         reconciles, a retry after a failure, requeues, and the
+                         controller's and its queue's metrics (default 12 s)
   --metrics-port <n>     Serve /healthz, /readyz and /metrics on port <n> (0: a free
-                         port; the URL is printed), here, with --resource, or with
+                         port; the URL is printed), here, with --resource,
+                         --controller (its queue's and reconcile metrics), or with
                          --replicas: replica 1 on <n>, replica 2 on <n>+1, and so on
                          (0: a free port each), each with its own metrics
   --metrics-host <addr>  The address --metrics-port binds (default 127.0.0.1;
@@ -69,6 +77,7 @@ Examples:
   deno task demo
   deno task demo --duration 60
   deno task demo --replicas 3
+  deno task demo --controller --metrics-port 9090
   deno task demo --metrics-port 9090   (then curl http://127.0.0.1:9090/readyz?verbose)
   deno task demo --replicas 3 --metrics-port 9090   (replicas on 9090, 9091, 9092)
   deno task demo --resource ingresses.networking.k8s.io --kubeconfig ~/.kube/config
@@ -91,6 +100,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     resource: undefined,
     namespace: undefined,
     replicas: undefined,
+    controller: false,
     metricsPort: undefined,
     metricsHost: undefined,
   };
@@ -152,6 +162,9 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
         args.replicas = n;
         break;
       }
+      case "--controller":
+        args.controller = true;
+        break;
       case "--metrics-port": {
         const text = value();
         const port = Number(text);
@@ -193,6 +206,14 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     throw new DemoArgsError(
       "--replicas runs on the simulated cluster; it does not go with --resource",
     );
+  }
+  if (args.controller && args.resource !== undefined) {
+    throw new DemoArgsError(
+      "--controller runs on the simulated cluster; it does not go with --resource",
+    );
+  }
+  if (args.controller && args.replicas !== undefined) {
+    throw new DemoArgsError("Use only one of --controller and --replicas");
   }
   if (args.metricsHost !== undefined && args.metricsPort === undefined) {
     throw new DemoArgsError("--metrics-host goes with --metrics-port");

@@ -215,6 +215,116 @@ Deno.test("demo: --metrics-port with --replicas serves each replica on its own p
   }
 });
 
+Deno.test("demo: --controller reconciles Widgets into owned ConfigMaps, retries a failure, requeues, serves its metrics and converges", async () => {
+  const lines: string[] = [];
+  const url = Promise.withResolvers<string>();
+  const ready = Promise.withResolvers<void>();
+  const running = main([
+    "--controller",
+    "--duration",
+    "4",
+    "--seed",
+    "2",
+    "--metrics-port",
+    "0",
+  ], {
+    write: (line) => {
+      lines.push(line);
+      const served = line.match(/health and metrics at (http:\/\/\S+):/);
+      if (served) url.resolve(served[1]);
+      if (/ready +controller synced/.test(line)) ready.resolve();
+    },
+  });
+  try {
+    const base = await Promise.race([url.promise, endedEarly(running, lines)]);
+    await Promise.race([ready.promise, endedEarly(running, lines)]);
+    const readyz = await fetch(`${base}/readyz?verbose`);
+    const body = await readyz.text();
+    assert.equal(readyz.status, 200, body);
+    assert.match(body, /\[\+\]controller\/widgets ok\n/);
+    // The controller's series and its queue's, by its name.
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    assert.match(
+      metrics,
+      /^controller_runtime_max_concurrent_reconciles\{controller="widgets"\} 4$/m,
+    );
+    assert.match(metrics, /^workqueue_adds_total\{name="widgets"\} [1-9]/m);
+    assert.match(metrics, /^workqueue_depth\{name="widgets"\} \d+$/m);
+  } finally {
+    assert.equal(await running, 0, lines.join("\n"));
+  }
+  const out = lines.join("\n");
+  const reconciles = lines.filter((l) => /reconcile +\S+\/\S+ /.test(l));
+  // Each seeded Widget got its ConfigMap, with its status written back.
+  for (const key of ["shop/clock", "shop/gear", "lab/lever", "lab/flaky"]) {
+    const name = key.split("/")[1];
+    assert.ok(
+      reconciles.some((l) =>
+        new RegExp(
+          `reconcile +${key} → ConfigMap ${key}-config created .*status\\.observedGeneration 1`,
+        ).test(l)
+      ),
+      `${name}'s ConfigMap created:\n${out}`,
+    );
+  }
+  // The churn's writes were reconciled: a create, a change, a delete.
+  assert.match(out, /widget +\+ \S+/);
+  assert.match(out, /reconcile +\S+ gone → ConfigMap \S+ deleted/);
+  // lab/flaky's first reconcile threw: retried after its backoff, attempt 2.
+  const failed = lines.findIndex((l) =>
+    /retry +lab\/flaky attempt 1 failed: simulated failure/.test(l)
+  );
+  const retried = lines.findIndex((l) =>
+    /reconcile +lab\/flaky → .* · attempt 2/.test(l)
+  );
+  assert.ok(failed >= 0 && retried > failed, out);
+  // The 500 the API server was told to give one ConfigMap write: retried.
+  const fault = lines.findIndex((l) => /fault +.*with a 500/.test(l));
+  const error500 = lines.findIndex((l) =>
+    /retry +\S+ attempt 1 failed: .*500 InternalError/.test(l)
+  );
+  assert.ok(fault >= 0 && error500 > fault, out);
+  const key500 = lines[error500].match(/retry +(\S+) /)![1];
+  assert.ok(
+    lines.slice(error500).some((l) =>
+      l.includes(`reconcile  ${key500} → `) && l.includes("attempt 2")
+    ),
+    out,
+  );
+  // shop/clock asks for requeueAfter 2000 ms; nothing else writes it, so
+  // a reconcile of it 2 s or more after the start is a requeue.
+  const clock = reconciles.filter((l) => /reconcile +shop\/clock /.test(l));
+  assert.ok(clock.every((l) => l.includes("requeueAfter 2000 ms")), out);
+  assert.ok(
+    clock.some((l) => Number(l.trim().split("s ")[0]) >= 2),
+    `no requeued reconcile of shop/clock:\n${out}`,
+  );
+  assert.match(
+    out,
+    /controller_runtime_reconcile_total\{result="requeue_after"\} +[1-9]/,
+  );
+  assert.match(
+    out,
+    /controller_runtime_reconcile_total\{result="error"\} +[2-9]/,
+  );
+  // A ConfigMap deleted by hand came back.
+  const deleted = out.match(/fault +ConfigMap (\S+) deleted by hand/)?.[1];
+  assert.ok(deleted, out);
+  assert.ok(
+    lines.some((l) => l.includes(`ConfigMap ${deleted} created`)) &&
+      lines.findLastIndex((l) => l.includes(`ConfigMap ${deleted} created`)) >
+        lines.findIndex((l) => l.includes("deleted by hand")),
+    out,
+  );
+  // The final check, on the server: every widget has its ConfigMap, and no
+  // ConfigMap is without a widget.
+  assert.match(
+    out,
+    /verify +converged: (\d+) widgets, \1 ConfigMaps; every widget has its ConfigMap \(owned, in step, status observed its generation\), no ConfigMap without a widget/,
+  );
+  assert.match(out, /all good$/);
+});
+
 /** Fails with the demo's output when it ends before what a test awaits. */
 async function endedEarly(
   running: Promise<number>,
@@ -402,6 +512,7 @@ Deno.test("demo: --help prints usage, a bad command line exits with 2", async ()
     /--kubeconfig <path> +Use this kubeconfig file \(YAML or JSON, read directly\)/,
   );
   assert.doesNotMatch(out.join("\n"), /via kubectl/);
+  assert.match(out.join("\n"), /\n {2}--controller +Run a Controller instead/);
   out.length = 0;
   assert.equal(
     await main(["--duration", "soon"], { write: (l) => out.push(l) }),
@@ -424,6 +535,7 @@ Deno.test("demo: command line parsing", () => {
       resource: undefined,
       namespace: undefined,
       replicas: undefined,
+      controller: false,
       metricsPort: undefined,
       metricsHost: undefined,
     },
@@ -444,6 +556,7 @@ Deno.test("demo: command line parsing", () => {
   assert.equal(parseDemoArgs(["--metrics-port", "0"]).metricsPort, 0);
   assert.equal(parseDemoArgs(["--metrics-port=9090"]).metricsPort, 9090);
   assert.equal(parseDemoArgs(["--replicas", "3"]).replicas, 3);
+  assert.equal(parseDemoArgs(["--controller"]).controller, true);
   assert.equal(parseDemoArgs(["--proxy", "--resource", "pods"]).proxy, true);
   assert.equal(
     parseDemoArgs(["--proxy", "http://127.0.0.1:9999", "--resource", "pods"])
@@ -477,6 +590,14 @@ Deno.test("demo: command line parsing", () => {
       [
         ["--replicas", "3", "--resource", "pods"],
         /does not go with --resource/,
+      ],
+      [
+        ["--controller", "--resource", "pods"],
+        /--controller runs on the simulated cluster; it does not go with --resource/,
+      ],
+      [
+        ["--controller", "--replicas", "3"],
+        /Use only one of --controller and --replicas/,
       ],
     ] as const
   ) {

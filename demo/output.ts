@@ -34,9 +34,12 @@ const TAG_STYLE: Record<string, Style> = {
   lease: "cyan",
   kill: "red",
   serve: "cyan",
+  widget: "magenta",
+  reconcile: "blue",
+  retry: "yellow",
 };
 
-/** Prints timestamped, tagged lines: `  3.214s  batch    ingresses …`. */
+/** Prints timestamped, tagged lines: `  3.214s  batch      ingresses …`. */
 export class Printer {
   readonly #out: Output;
   readonly #start = performance.now();
@@ -62,7 +65,7 @@ export class Printer {
   /** A timestamped line with a tag such as `batch` or `fault`. */
   line(tag: string, text: string): void {
     const time = (this.elapsedMs / 1000).toFixed(3).padStart(7) + "s";
-    const styled = this.style(TAG_STYLE[tag] ?? "bold", tag.padEnd(7));
+    const styled = this.style(TAG_STYLE[tag] ?? "bold", tag.padEnd(9));
     this.#out.write(`${this.style("dim", time)}  ${styled}  ${text}`);
   }
 

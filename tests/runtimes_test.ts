@@ -2,7 +2,8 @@
 // kubectl with an exec plugin, read by FetchClient.fromEnv() on a PATH
 // without kubectl, against a TLS server with its own CA, and a Watcher
 // synced through it; then a proxy-url with tls-server-name, in-cluster and
-// a client certificate. `.ci/runtimes` runs the same script on Node and Bun.
+// a client certificate, a WorkQueue and a Controller. `.ci/runtimes` runs
+// the same script on Node and Bun.
 import assert from "node:assert/strict";
 import {
   ignoredWithout,
@@ -54,7 +55,7 @@ Deno.test({
     );
     assert.match(
       stdout,
-      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen\(\), half-open connections, process metrics, work queue/,
+      /smoke ok on Deno .*: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen\(\), half-open connections, process metrics, work queue, controller$/m,
     );
   },
 });

@@ -9,8 +9,8 @@
 // through it, watch stream included. Then, on the same runtime: another
 // context of that kubeconfig through an HTTP CONNECT proxy-url to a server
 // known by its tls-server-name only, the in-cluster service account, and a
-// client certificate; and the process's metrics. It exits non-zero on any
-// failure.
+// client certificate; the process's metrics; a WorkQueue, and a Controller
+// that reconciles, requeues and stops. It exits non-zero on any failure.
 // The modules are the package as a user of that runtime gets it: the
 // TypeScript sources on Deno (and on Node, which strips their types), the
 // npm package imported by name on Node and Bun (`@haptic/k8s-watcher` and
@@ -49,7 +49,7 @@ const [modPath, testingPath] = process.argv.slice(2);
 if (!modPath || !testingPath) {
   throw new Error("usage: smoke.mjs <mod module> <testing module>");
 }
-const { FetchClient, SingleWatcher, Watcher } = await import(
+const { FetchClient, SingleWatcher, silentLogger, Watcher } = await import(
   moduleUrl(modPath)
 );
 const { FakeApiServer } = await import(moduleUrl(testingPath));
@@ -63,7 +63,8 @@ const entry = (name) =>
   );
 const { ProcessMetrics } = await import(entry("health"));
 const { MetricsRegistry } = await import(entry("metrics"));
-const { WorkQueue } = await import(entry("controller"));
+const { Controller, WorkQueue } = await import(entry("controller"));
+const { ResourceClient } = await import(entry("client"));
 
 const TOKEN = "smoke-token-from-plugin";
 const dir = mkdtempSync(`${tmpdir()}/k8s-watcher-smoke-`);
@@ -513,8 +514,63 @@ try {
       /^workqueue_adds_total\{name="smoke"\} 3$/m.test(registry.render()),
     `the work queue hands out each key once per add:\n${registry.render()}`,
   );
+  // A Controller over FakeApiServer.listen(): shop/a reconciled into a
+  // copy (a server-side apply), requeued once after 20 ms (a requeue is no
+  // retry: attempt 1 again), then stopped.
+  const gvr = { group: "", version: "v1", resource: "configmaps" };
+  const copies = new ResourceClient({ client: plain, gvr });
+  const reconciles = [];
+  const controller = new Controller(
+    {
+      name: "smoke-controller",
+      for: { gvr, namespace: "shop", fieldSelector: "metadata.name=a" },
+      reconcile: async (key, { get, namespace, attempt }) => {
+        reconciles.push(`${key}#${attempt}`);
+        const source = get();
+        await copies.apply({
+          apiVersion: "v1",
+          kind: "ConfigMap",
+          metadata: { namespace, name: "a-copy" },
+          data: { ...source?.data, run: String(reconciles.length) },
+        }, { fieldManager: "smoke", namespace });
+        return reconciles.length === 1 ? { requeueAfter: 20 } : undefined;
+      },
+    },
+    plain,
+    { meter: registry, logger: silentLogger },
+  );
+  const controlling = controller.start();
+  const reconciled = Date.now() + 10_000;
+  while (reconciles.length < 2) {
+    check(
+      Date.now() < reconciled,
+      `the controller reconciles shop/a, then again after its requeue: ${
+        JSON.stringify(reconciles)
+      }`,
+    );
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  await controller.stop();
+  await controlling;
+  const copy = api.get("configmaps", "shop", "a-copy");
+  const reconcileTotal = (result) =>
+    Number(
+      new RegExp(
+        `^controller_runtime_reconcile_total\\{controller="smoke-controller",result="${result}"\\} (\\d+)$`,
+        "m",
+      ).exec(registry.render())?.[1],
+    );
+  check(
+    reconciles.join() === "shop/a#1,shop/a#1" && copy.data.name === "a" &&
+      copy.data.run === "2" && reconcileTotal("requeue_after") === 1 &&
+      reconcileTotal("success") === 1 &&
+      controller.health().state === "stopped",
+    `the controller reconciled shop/a twice (a requeue), wrote its copy and stopped: ${
+      JSON.stringify({ reconciles, data: copy.data })
+    }\n${registry.render()}`,
+  );
   console.log(
-    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections, process metrics, work queue`,
+    `smoke ok on ${runtime}: proxy-url with tls-server-name, in-cluster, client certificate, FakeApiServer.listen(), half-open connections, process metrics, work queue, controller`,
   );
 } finally {
   for (const client of clients) client.close();
