@@ -67,19 +67,30 @@ Deno.test("FakeApiServer without the gate ignores shardSelector, as a server wit
   assert.equal((body as ListBody).metadata.shardInfo, undefined);
 });
 
-Deno.test("FakeApiServer refuses a bound that is not 16 hex digits with a 500, as kube-apiserver 1.37.2", async () => {
+Deno.test("FakeApiServer refuses a selector it cannot read with a 500, in kube-apiserver 1.37.2's words", async () => {
   using server = new FakeApiServer({ shardedListAndWatch: true });
-  const { status, body } = await get(
-    server,
-    q("shardRange(object.metadata.uid, '0x0', '0x8000000000000000')"),
-  );
-  assert.equal(status, 500);
-  assert.equal(
-    body.message,
-    "hexStart must be a 0x-prefixed 16-digit hex value",
-  );
+  const cases: [string, string][] = [
+    [
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x1')",
+      'invalid shard selector: hexEnd must be a 0x-prefixed 16-digit hex value, got "0x1" (did you mean "0x0000000000000001"?)',
+    ],
+    [
+      "shardRange(object.metadata.uid, '0x0000000000000000', '0x0000000000000000')",
+      "invalid shard selector: shard range start 0x0000000000000000 must be less than end 0x0000000000000000",
+    ],
+    [
+      "shardRange(object.metadata.name, '0x0000000000000000', '0x8000000000000000')",
+      'invalid shard selector: unsupported field path "object.metadata.name"; supported: object.metadata.uid, object.metadata.namespace',
+    ],
+  ];
+  for (const [selector, message] of cases) {
+    const { status, body } = await get(server, q(selector));
+    assert.equal(status, 500, selector);
+    assert.equal(body.message, message);
+  }
   const other = await get(server, q("uid in (a, b)"));
-  assert.equal(other.status, 400);
+  assert.equal(other.status, 500);
+  assert.match(other.body.message, /^invalid shard selector: /);
 });
 
 Deno.test("FakeApiServer's sharded WATCH sends only the shard's events", async () => {
