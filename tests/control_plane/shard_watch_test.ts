@@ -139,7 +139,7 @@ planeTest(
     );
     await eventually(
       () => replicas.every((r, i) => changes(r.tap) - before[i] >= expected[i]),
-      async () =>
+      () =>
         `events: ${
           replicas.map((r, i) => changes(r.tap) - before[i])
         }, expected ${expected}`,
