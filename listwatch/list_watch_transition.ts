@@ -325,7 +325,12 @@ function initialEvent(
     }),
     [
       { type: "page", items, first: true, listedSoFar: items.length },
-      { type: "listed", resourceVersion: rv, initial: !state.synced },
+      {
+        type: "listed",
+        resourceVersion: rv,
+        initial: !state.synced,
+        streamed: true,
+      },
     ],
   );
 }

@@ -988,6 +988,16 @@ Deno.test("listWatchTransition restarts a list under way, or the initial stream,
     0,
   );
   assert.equal(command(again, "watch").initialStream, true);
+  // A streamed list says it was streamed: it tells nothing of a shard.
+  const ended = run(again.state, [
+    { type: "watchOpened" },
+    event("ADDED", obj("b")),
+    bookmark("30", true),
+  ]).at(-1)!;
+  assert.deepEqual(
+    outputs(ended, "listed").map((l) => [l.streamed, l.shardSelector]),
+    [[true, undefined]],
+  );
 });
 
 Deno.test("listWatchTransition keeps a backoff's wait on a relist, then lists afresh; idle ignores it", () => {

@@ -349,6 +349,13 @@ export interface ListInfo {
    * initial list).
    */
   readonly shardSelector?: string | undefined;
+  /**
+   * True when the list came as a watch's initial events
+   * (`initialList: "stream"`): such a list says nothing of a shard selector
+   * (kube-apiserver 1.37.2's end bookmark carries no `shardInfo`, though it
+   * applies the selector).
+   */
+  readonly streamed?: boolean;
 }
 
 /**

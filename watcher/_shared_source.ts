@@ -452,7 +452,7 @@ export class SharedSource<T extends KubeObjectLike> {
     loop.listing = false;
     loop.listed = true;
     const shard = this.#shard;
-    shard?.listed(info.shardSelector);
+    if (info.streamed !== true) shard?.listed(info.shardSelector);
     for (const view of this.#viewList) {
       view.writers[loop.index].commitList(info.initial, shard?.holds);
     }

@@ -183,3 +183,23 @@ Deno.test("the shard option is checked: a ShardFilter, with a store that answers
       /peek/.test(e.message),
   );
 });
+
+Deno.test("a sharded Watcher whose lists stream (initialList: stream) cannot tell who filters: its mode stays pending", async () => {
+  const shard = new NamedShard();
+  await shard.hold("a", "c");
+  await using h = new Harness({
+    config: { shard, initialList: "stream" },
+    server: { shardedListAndWatch: false },
+    seed: (server) => seed(server),
+  });
+  await h.waitForBatches(1);
+  assert.deepEqual(names(h), ["a", "c"]);
+  assert.equal(h.requests("list").length, 0);
+  assert.equal(h.watcher.health().shard!.mode, "pending");
+  assert.equal(
+    h.logger.records.some((r) =>
+      r.message.startsWith("Watching only this shard")
+    ),
+    false,
+  );
+});

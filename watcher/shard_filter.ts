@@ -68,7 +68,9 @@ export interface ShardFilterMetadata {
  * `"server"` when the API server applied the `shardSelector` (its LIST
  * said so in `metadata.shardInfo`), `"client"` when it ignored it and the
  * watcher drops the other objects itself, `"pending"` before a LIST with
- * a selector was answered.
+ * a selector was answered. A watcher whose lists come as a watch's initial
+ * events (`initialList: "stream"`) stays `"pending"`: kube-apiserver
+ * 1.37.2 applies the selector to such a stream but says nothing of it.
  *
  * @example Alerting on a server that lost the gate
  * ```ts
@@ -105,6 +107,9 @@ export interface ShardHealth {
   readonly skipped: number;
   /** Objects dropped because the shard no longer holds them (not deleted). */
   readonly released: number;
-  /** Changes of the shard's selector seen (each one relists). */
+  /**
+   * Changes of the shard's selector seen, the first (when the shard first
+   * holds something) included; each later one relists.
+   */
   readonly viewChanges: number;
 }
