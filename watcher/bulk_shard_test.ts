@@ -11,7 +11,12 @@ import type { KubeObject } from "../types.ts";
 import { waitFor } from "../testing/fake_clock.ts";
 import { cachedStore } from "../store/cached_store.ts";
 import { FetchClient } from "../client/fetch_client.ts";
+import { FakeApiServer } from "../testing/fake_api_server.ts";
+import { FakeClock } from "../testing/fake_clock.ts";
+import { mockFetch } from "../testing/mock_fetch.ts";
 import { Watcher } from "./bulk.ts";
+import { DebounceGroup } from "./debounce_group.ts";
+import { mergeChangeBatches } from "./merge_change_batches.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 import type { ChangeBatch } from "./change_batch.ts";
@@ -202,4 +207,56 @@ Deno.test("a sharded Watcher whose lists stream (initialList: stream) cannot tel
     ),
     false,
   );
+});
+
+Deno.test("a sharded Watcher of several namespaces releases in each, and feeds a DebounceGroup member like any watcher", async () => {
+  const shard = new NamedShard();
+  await shard.hold("a", "x");
+  const clock = new FakeClock();
+  await using server = new FakeApiServer({ clock });
+  seed(server);
+  server.create(CONFIGMAPS, configMap("other", "x"));
+  server.create(CONFIGMAPS, configMap("other", "y"));
+  using _fetch = mockFetch(server);
+  using client = new FetchClient({ server: server.url });
+  const calls: string[] = [];
+  const group = new DebounceGroup<ChangeBatch>({
+    interval: 1_000,
+    clock,
+    merge: mergeChangeBatches,
+    onChange: (batches) => {
+      for (const [, batch] of batches) calls.push(...word(batch).split(" "));
+    },
+  });
+  const watcher = new Watcher<KubeObject>(
+    {
+      gvr: CONFIGMAPS,
+      indexBy: BY_IDENTITY,
+      namespaces: ["shop", "other"],
+      shard,
+      group: group.member("configmaps"),
+    },
+    client,
+    { clock },
+  );
+  const running = watcher.start();
+  const identities = () =>
+    watcher.store.list().map((o) =>
+      `${o.metadata.namespace}/${o.metadata.name}`
+    ).sort();
+  await waitFor(() => watcher.health().synced && watcher.store.size === 2);
+  assert.deepEqual(identities(), ["other/x", "shop/a"]);
+  await shard.hold("b", "y");
+  assert.equal(watcher.store.size, 0, "both namespaces released");
+  assert.equal(watcher.health().shard!.released, 2);
+  await waitFor(() => watcher.store.size === 2);
+  assert.deepEqual(identities(), ["other/y", "shop/b"]);
+  for (let i = 0; i < 5 && !calls.includes("+y"); i++) {
+    await clock.tick(1_000);
+  }
+  assert.ok(calls.includes("+y") && calls.includes("+b"), String(calls));
+  assert.equal(calls.some((w) => w.startsWith("-")), false);
+  await watcher.stop();
+  await running;
+  await group.stop();
 });
