@@ -2,7 +2,9 @@
 // ShardedListAndWatch gate: each replica's Watcher, given its ShardRing,
 // chooses server-side sharding (the LIST answers metadata.shardInfo), holds
 // only its share, and its watch carries only its share of the events, as
-// counted on the wire; together the three hold every object once.
+// counted on the wire; together the three hold every object once. Without
+// the gate the same option falls back to client-side: the server ignores the
+// parameter, every watch carries every event, each store holds its share.
 import assert from "node:assert/strict";
 import { silentLogger } from "../../logger.ts";
 import { ShardRing } from "../../sharding/shard_ring.ts";
@@ -23,6 +25,7 @@ import {
 const plane = sharedControlPlane({
   apiServerArgs: ["--feature-gates=ShardedListAndWatch=true"],
 });
+const ungated = sharedControlPlane();
 const NAMESPACE = "shard-watch";
 const TIMINGS = {
   leaseDurationMs: 5_000,
@@ -160,3 +163,83 @@ function changes(tap: TapClient): number {
     e.type === "ADDED" || e.type === "MODIFIED" || e.type === "DELETED"
   ).length;
 }
+
+planeTest(
+  "sharded Watchers on kube-apiserver without ShardedListAndWatch: client-side mode, each store its share, each watch every event",
+  async () => {
+    const p = await ungated();
+    using admin = p.client();
+    await createNamespace(admin, NAMESPACE);
+    for (let i = 0; i < 30; i++) {
+      await create(admin, CONFIGMAPS, NAMESPACE, {
+        metadata: { name: `cm-${i}` },
+      });
+    }
+    const replicas = ["a", "b"].map((identity) => {
+      const client = p.client();
+      const tap = new TapClient(client);
+      const ring = new ShardRing(
+        { name: "watchers", namespace: NAMESPACE, identity, ...TIMINGS },
+        client,
+        { logger: silentLogger },
+      );
+      const watcher = new Watcher<KubeObject>(
+        {
+          gvr: CONFIGMAPS,
+          namespace: NAMESPACE,
+          indexBy: ["metadata.namespace", "metadata.name"],
+          shard: ring,
+          onChange: () => {},
+        },
+        tap,
+        { logger: silentLogger },
+      );
+      const ringRun = ring.start();
+      const run = watcher.start();
+      return {
+        tap,
+        ring,
+        watcher,
+        async [Symbol.asyncDispose]() {
+          await watcher.stop();
+          await ring.stop();
+          await Promise.all([run, ringRun]);
+          client.close();
+        },
+      };
+    });
+    await using _a = replicas[0];
+    await using _b = replicas[1];
+    await eventually(
+      () =>
+        replicas.every((r) =>
+          r.watcher.health().synced &&
+          r.watcher.health().shard?.mode === "client"
+        ) &&
+        replicas.reduce((n, r) => n + r.watcher.store.size, 0) === 30,
+      "two synced watchers share the objects, client-side",
+      30_000,
+    );
+    for (const r of replicas) {
+      assert.ok(r.watcher.store.size > 0 && r.watcher.store.size < 30);
+      for (const obj of r.watcher.store.list()) {
+        assert.ok(r.ring.isAssigned(obj));
+      }
+    }
+    const before = replicas.map((r) => changes(r.tap));
+    for (let i = 0; i < 10; i++) {
+      await patch(admin, CONFIGMAPS, NAMESPACE, `cm-${i}`, {
+        data: { round: "1" },
+      });
+    }
+    await eventually(
+      () => replicas.every((r, i) => changes(r.tap) - before[i] >= 10),
+      "every watch carries every event",
+      30_000,
+    );
+    assert.deepEqual(replicas.map((r, i) => changes(r.tap) - before[i]), [
+      10,
+      10,
+    ]);
+  },
+);
