@@ -46,6 +46,15 @@ export function checkListWatchOptions(options: ListWatchOptions): void {
       `must be a boolean, got ${String(metadataOnly)}`,
     );
   }
+  if (
+    options.shardSelector !== undefined &&
+    typeof options.shardSelector !== "function"
+  ) {
+    throw new WatcherConfigError(
+      "shardSelector",
+      "must be a function answering the selector of each request",
+    );
+  }
   if (options.name !== undefined && typeof options.name !== "string") {
     throw new WatcherConfigError("name", "must be a string");
   }
@@ -75,6 +84,7 @@ const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   namespace: true,
   labelSelector: true,
   fieldSelector: true,
+  shardSelector: true,
   pageSize: true,
   metadataOnly: true,
   initialList: true,

@@ -67,6 +67,12 @@ export function noteLine(note: ListWatchNote, path: string): LogLine {
         `Watch of ${path} ended; resuming from resourceVersion ${note.resourceVersion}`,
         { path, resourceVersion: note.resourceVersion },
       );
+    case "relistRequested":
+      return line(
+        "info",
+        `Listing ${path} again as asked (the selection changed); the ${note.phase} under way is abandoned`,
+        { path },
+      );
     case "idle":
       return note.request === "watch"
         ? line(

@@ -35,6 +35,7 @@ export type ListReason =
   | RelistReason
   | "expired_continue"
   | "stream_unsupported"
+  | "requested"
   | "restart";
 
 /** The loop instruments of one meter. */
@@ -57,7 +58,7 @@ function makeInstruments(meter: Meter): LoopInstruments {
   return {
     lists: counter(
       "lists",
-      "Complete lists delivered, by reason: initial, gone (410), too_large, expired_continue, stream_unsupported, restart",
+      "Complete lists delivered, by reason: initial, gone (410), too_large, expired_continue, stream_unsupported, requested, restart",
     ),
     listPages: counter("list_pages", "LIST pages received"),
     watches: counter("watches", "Watch requests answered with a stream"),
@@ -258,6 +259,9 @@ export class LoopStats implements ListWatchStats {
         return;
       case "streamUnsupported":
         this.#relistReason = "stream_unsupported";
+        return;
+      case "relistRequested":
+        this.#relistReason = "requested";
         return;
       case "requestFailed":
         break;

@@ -11,7 +11,8 @@ import type { Clock, TimerHandle } from "../clock.ts";
 /** Which timer aborted a request. */
 export type Interrupt =
   | { readonly type: "idleTimeout"; readonly idleMs: number }
-  | { readonly type: "initialStreamDeadline"; readonly afterMs: number };
+  | { readonly type: "initialStreamDeadline"; readonly afterMs: number }
+  | { readonly type: "relist" };
 
 /** Options of {@linkcode RequestTimers}. */
 export interface RequestTimersOptions {
@@ -159,15 +160,22 @@ export class RequestTimers {
     this.#interrupt({ type: "idleTimeout", idleMs: quietMs });
   };
 
+  /** Aborts the request for `why` (the first reason given stays). */
+  interruptWith(why: Interrupt): void {
+    this.#interrupt(why);
+  }
+
   #interrupt(why: Interrupt): void {
     this.interrupt ??= why;
     this.#controller.abort(
-      new DOMException(
-        why.type === "idleTimeout"
-          ? `No bytes for ${why.idleMs} ms`
-          : `Deadline of ${why.afterMs} ms passed`,
-        "TimeoutError",
-      ),
+      why.type === "relist"
+        ? new DOMException("A relist was asked for", "AbortError")
+        : new DOMException(
+          why.type === "idleTimeout"
+            ? `No bytes for ${why.idleMs} ms`
+            : `Deadline of ${why.afterMs} ms passed`,
+          "TimeoutError",
+        ),
     );
   }
 

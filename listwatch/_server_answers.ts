@@ -39,6 +39,12 @@ export interface ListAnswer {
   resourceVersion: string;
   /** The token of the next page, when there is one. */
   continueToken: string | undefined;
+  /**
+   * `metadata.shardInfo.selector`: the shard selector the server applied
+   * (kube-apiserver with `ShardedListAndWatch`); absent from a server that
+   * ignored the parameter.
+   */
+  shardSelector: string | undefined;
 }
 
 /** The parts of a LIST answer, or what is wrong with it. */
@@ -59,5 +65,8 @@ export function readListAnswer(list: unknown): ListAnswer | string {
     skipped,
     resourceVersion,
     continueToken: stringOr(meta.continue, undefined),
+    shardSelector: isRecord(meta.shardInfo)
+      ? stringOr(meta.shardInfo.selector, undefined)
+      : undefined,
   };
 }

@@ -128,6 +128,8 @@ function streamQuery(context: ListWatchContext): URLSearchParams {
 function addSelectors(query: URLSearchParams, context: ListWatchContext): void {
   if (context.labelSelector) query.set("labelSelector", context.labelSelector);
   if (context.fieldSelector) query.set("fieldSelector", context.fieldSelector);
+  const shard = context.shardSelector;
+  if (shard) query.set("shardSelector", shard);
 }
 
 /** Random in [300, 600] so that many watchers do not reconnect in step. */

@@ -67,6 +67,7 @@ const START: ListWatchInput = { type: "start" };
 const WATCH_OPENED: ListWatchInput = { type: "watchOpened" };
 const WATCH_ENDED: ListWatchInput = { type: "watchEnded" };
 const BACKOFF_ELAPSED: ListWatchInput = { type: "backoffElapsed" };
+const RELIST: ListWatchInput = { type: "relist" };
 
 /**
  * The list-then-watch loop both watchers share (client-go's reflector): it
@@ -133,6 +134,10 @@ export class ListWatch {
   #watchAccept: string | undefined;
 
   #state: ListWatchState;
+  /** `relist()` was called: fed before the next request is made. */
+  #relistWanted = false;
+  /** The timers of the request under way (a `relist()` aborts it). */
+  #request: RequestTimers | undefined;
   #signal: AbortSignal = new AbortController().signal;
   #running = false;
   #stopped = false;
@@ -200,11 +205,16 @@ export class ListWatch {
       "backoff",
       () => new Backoff({ clock, random, ...options.backoff }),
     );
+    const shardSelector = options.shardSelector;
     this.#context = {
       path: this.#path,
       pageSize: options.pageSize ?? 500,
       labelSelector: options.labelSelector,
       fieldSelector: options.fieldSelector,
+      // Read as each request is built: a shard's ranges change.
+      get shardSelector() {
+        return shardSelector?.();
+      },
       random,
       now: () => clock.now(),
     };
@@ -267,6 +277,34 @@ export class ListWatch {
   }
 
   /**
+   * Lists again, from the first page, as soon as possible: the request
+   * under way (a LIST page, the watch) is abandoned; a backoff's wait is
+   * not cut short. For a consumer whose selection changed (a shard's
+   * ranges, say): what the new list lacks, the consumer finds missing at
+   * its end. Nothing happens while the loop is not running.
+   *
+   * @example After a shard's ranges changed
+   * ```ts
+   * import { ListWatch } from "@haptic/k8s-watcher/listwatch";
+   * import { FetchClient } from "@haptic/k8s-watcher/client";
+   * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+   *
+   * await using server = new FakeApiServer();
+   * using _fetch = mockFetch(server);
+   * using client = new FetchClient({ server: server.url });
+   * const loop = new ListWatch(client, { onListPage() {}, onListEnd() {}, onEvent() {} }, {
+   *   gvr: { group: "", version: "v1", resource: "configmaps" },
+   * });
+   * loop.relist(); // not running: nothing to do
+   * ```
+   */
+  relist(): void {
+    if (!this.#running || this.#signal.aborted) return;
+    this.#relistWanted = true;
+    this.#request?.interruptWith({ type: "relist" });
+  }
+
+  /**
    * Lists, then watches, until `signal` aborts, retrying transient faults. Once
    * it resolves no timer, request or stream is left and the sink is not called
    * again; a second run lists afresh (keeping a fallback from stream to list).
@@ -289,6 +327,14 @@ export class ListWatch {
       if (signal.aborted) return;
       let command = await this.#feed(START);
       while (command !== undefined && !signal.aborted) {
+        // A relist asked for while no request was under way (or after one
+        // had been answered) replaces the next request; a backoff's wait
+        // stands, and is followed by a fresh list.
+        if (this.#relistWanted && command.type !== "backoff") {
+          this.#relistWanted = false;
+          command = await this.#feed(RELIST);
+          continue;
+        }
         command = await this.#perform(command);
       }
       if (command === undefined && !signal.aborted) {
@@ -320,6 +366,7 @@ export class ListWatch {
    * the sink and the log; synchronous unless a sink method returned a promise.
    */
   #feed(input: ListWatchInput): Next {
+    if (input.type === "relist") this.#relistWanted = false;
     const step = listWatchTransition(this.#state, input, this.#context);
     this.#state = step.state;
     if (step.outputs.length !== 0) {
@@ -382,8 +429,9 @@ export class ListWatch {
       firstByteFromSent: this.#client.callsOnSent === true,
     });
     let list: unknown;
+    this.#request = timers;
     try {
-      const body = await this.#request(query, timers, "list");
+      const body = await this.#send(query, timers, "list");
       timers.answered();
       timers.bytes();
       list = await readJsonAnswer(body, {
@@ -397,6 +445,7 @@ export class ListWatch {
       });
     } catch (error) {
       if (this.#signal.aborted) return undefined;
+      if (timers.interrupt?.type === "relist") return this.#feed(RELIST);
       const failure = timers.noAnswerMs !== undefined
         ? new FirstByteTimeoutError(this.#path, timers.noAnswerMs, {
           server: this.#server,
@@ -406,6 +455,7 @@ export class ListWatch {
         : new ListTimeoutError(this.#path, this.#idleTimeoutMs);
       return this.#feed({ type: "listFailed", error: failure });
     } finally {
+      this.#request = undefined;
       timers.close();
     }
     if (this.#signal.aborted) return undefined;
@@ -417,7 +467,7 @@ export class ListWatch {
    * when asked for; a client that cannot send it (throwing first, as
    * `KubectlRawRestClient` does) is asked again without, for good.
    */
-  async #request(
+  async #send(
     query: URLSearchParams,
     timers: RequestTimers,
     verb: "list" | "watch",
@@ -474,10 +524,11 @@ export class ListWatch {
       // An exec plugin's run is not the server's silence.
       firstByteFromSent: this.#client.callsOnSent === true,
     });
+    this.#request = timers;
     try {
       let stream: ReadableStream<Uint8Array>;
       try {
-        stream = await this.#request(command.query, timers, "watch");
+        stream = await this.#send(command.query, timers, "watch");
         timers.answered();
       } catch (error) {
         return this.#watchStopped(timers, error);
@@ -533,6 +584,7 @@ export class ListWatch {
       if (signal.aborted) return undefined;
       return this.#feed(timers.interrupt ?? WATCH_ENDED);
     } finally {
+      this.#request = undefined;
       timers.close();
     }
   }

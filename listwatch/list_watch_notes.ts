@@ -116,6 +116,11 @@ export type ListWatchNote =
   }
   | { readonly kind: "watchEnded"; readonly resourceVersion: string }
   | {
+    readonly kind: "relistRequested";
+    /** The phase the request found the loop in. */
+    readonly phase: "listing" | "streamingInitial" | "watching";
+  }
+  | {
     readonly kind: "idle";
     readonly request: "watch" | "stream";
     readonly idleMs: number;

@@ -157,6 +157,15 @@ export interface ListWatchOptions {
   /** Server-side field selector, e.g. `metadata.name=web`. */
   fieldSelector?: string;
   /**
+   * The server-side shard selector (KEP-5866, kube-apiserver with the
+   * `ShardedListAndWatch` gate), called as each LIST and WATCH request is
+   * built: its answer goes out as the `shardSelector` parameter (none when
+   * empty or `undefined`). A server without the gate ignores it; the end of
+   * a list says whether the server applied it ({@linkcode ListInfo.shardSelector}).
+   * When its answer changes, call {@linkcode ListWatch.relist}.
+   */
+  shardSelector?: () => string | undefined;
+  /**
    * Objects per LIST page (`limit`).
    *
    * @default {500}

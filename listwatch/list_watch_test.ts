@@ -1146,3 +1146,59 @@ Deno.test("ListWatch keeps one record of lists, pages, watches, events, bookmark
   assert.equal(t.loop.stats.lastError, t.loop.lastError);
   await t.stop();
 });
+
+Deno.test("ListWatch.relist() abandons the open watch and lists again, with the shardSelector read at each request", async () => {
+  let selector =
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+  const t = setup({ shardSelector: () => selector });
+  const first = new ScriptedStream();
+  t.client.push(list("100", [cm("a")]), stream(first));
+  t.start();
+  await waitFor(() => t.loop.phase === "watching" && first.open);
+  t.loop.relist();
+  selector =
+    "shardRange(object.metadata.uid, '0x8000000000000000', '0x10000000000000000')";
+  const second = new ScriptedStream();
+  t.client.push(list("120", [cm("b")]), stream(second));
+  await waitFor(() => t.client.streams.length === 2 && second.open);
+  assert.equal(first.state, "aborted");
+  const [l1, w1, l2, w2] = t.client.requests;
+  assert.equal(l1.query.get("shardSelector"), w1.query.get("shardSelector"));
+  assert.notEqual(l2.query.get("shardSelector"), l1.query.get("shardSelector"));
+  assert.equal(l2.query.get("shardSelector"), selector);
+  assert.equal(w2.query.get("shardSelector"), selector);
+  assert.equal(l2.query.has("continue"), false);
+  assert.deepEqual(t.sink.lists.map((l) => [l.names, l.initial]), [
+    [["a"], true],
+    [["b"], false],
+  ]);
+  assert.equal(t.loop.relists, 1);
+  assert.ok(
+    t.logger.records.some((r) =>
+      r.message.startsWith("Listing ") &&
+      r.message.includes("again as asked")
+    ),
+  );
+  await t.stop();
+});
+
+Deno.test("ListWatch.relist() during a list restarts it from the first page; before run() it does nothing", async () => {
+  const t = setup({ pageSize: 1 });
+  t.loop.relist();
+  t.client.push(list("100", [cm("a")], "c1"), { kind: "hang" });
+  t.start();
+  await waitFor(() => t.client.requests.length === 2);
+  t.loop.relist();
+  t.client.push(list("110", [cm("a")], "c1"), list("110", [cm("b")]), stream());
+  await waitFor(() => t.loop.phase === "watching");
+  const lists = t.client.requests.filter((r) => !isWatch(r));
+  assert.deepEqual(lists.map((r) => r.query.get("continue")), [
+    null,
+    "c1",
+    null,
+    "c1",
+  ]);
+  assert.deepEqual(t.sink.lists.map((l) => l.names), [["a", "b"]]);
+  assert.equal(t.sink.lists[0].initial, true);
+  await t.stop();
+});

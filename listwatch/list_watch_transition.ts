@@ -24,6 +24,7 @@ import type {
   ListWatchOutput,
   ListWatchState,
   ListWatchStep,
+  RequestState,
   StreamingInitialState,
   WatchingState,
 } from "./list_watch_types.ts";
@@ -181,6 +182,8 @@ function listingStep(
       return listPage(state, input.list, context);
     case "listFailed":
       return listFault(state, input.error, context);
+    case "relist":
+      return relistRequested(state, context);
     default:
       return stay(state);
   }
@@ -207,7 +210,12 @@ function listPage(
     const next = listing(state, continueToken, listedSoFar, state.paginate);
     return enter(next, context, outputs);
   }
-  outputs.push({ type: "listed", resourceVersion, initial: !state.synced });
+  outputs.push({
+    type: "listed",
+    resourceVersion,
+    initial: !state.synced,
+    shardSelector: answer.shardSelector,
+  });
   return enter(
     watching({ ...state, synced: true }, resourceVersion, {
       opened: false,
@@ -268,6 +276,8 @@ function streamingStep(
         why: "deadline",
         afterMs: input.afterMs,
       }, context);
+    case "relist":
+      return relistRequested(state, context);
     default:
       return stay(state);
   }
@@ -315,7 +325,12 @@ function initialEvent(
     }),
     [
       { type: "page", items, first: true, listedSoFar: items.length },
-      { type: "listed", resourceVersion: rv, initial: !state.synced },
+      {
+        type: "listed",
+        resourceVersion: rv,
+        initial: !state.synced,
+        streamed: true,
+      },
     ],
   );
 }
@@ -380,6 +395,8 @@ function watchingStep(
       return watchFault(state, input.error, context);
     case "idleTimeout":
       return idleRestart(rewatch(state), input.idleMs, context);
+    case "relist":
+      return relistRequested(state, context);
     default:
       return stay(state);
   }
@@ -471,12 +488,33 @@ function backingOffStep(
   input: ListWatchInput,
   context: ListWatchContext,
 ): ListWatchStep {
-  return input.type === "backoffElapsed"
-    ? enter(state.next, context)
-    : stay(state);
+  switch (input.type) {
+    case "backoffElapsed":
+      return enter(state.next, context);
+    case "relist":
+      // The wait stands (the server is failing); what follows it is a
+      // fresh list.
+      return stay({ ...state, next: freshList(state) });
+    default:
+      return stay(state);
+  }
 }
 
 // --- Shared by phases -------------------------------------------------------
+
+/**
+ * The consumer asked for a complete list again (what it selects changed):
+ * the request under way is abandoned and a fresh list starts, from its
+ * first page. The loop stays synced: the list that comes is a relist.
+ */
+function relistRequested(
+  state: RequestState,
+  context: ListWatchContext,
+): ListWatchStep {
+  return enter(freshList(state), context, [
+    note({ kind: "relistRequested", phase: state.phase }),
+  ]);
+}
 
 /** A stream went silent for `idleMs`: the same request again. */
 function idleRestart(

@@ -927,3 +927,130 @@ Deno.test("listWatchTransition streams again on a relist while streaming works",
   const [end] = run(relist.state, [bookmark("20", true)]);
   assert.equal(completed(end)[0].initial, false);
 });
+
+// --- relist on request, shardSelector -----------------------------------------
+
+Deno.test("listWatchTransition lists again from the first page when a relist is asked for while watching", () => {
+  const watching = watchingAt("10");
+  const step = listWatchTransition(watching, { type: "relist" }, context());
+  assert.equal(step.state.phase, "listing");
+  assert.equal(step.state.synced, true);
+  assert.equal(step.state.resourceVersion, watching.resourceVersion);
+  const { query } = command(step, "list");
+  assert.equal(query.has("continue"), false);
+  assert.equal(query.has("resourceVersion"), false);
+  assert.deepEqual(
+    outputs(step, "note").map((o) => o.note),
+    [{ kind: "relistRequested", phase: "watching" }],
+  );
+  assert.equal(logs(step)[0].level, "info");
+  // The list that follows is a relist, not an initial one.
+  const done = listWatchTransition(
+    step.state,
+    page("20", [obj("a")]),
+    context(),
+  );
+  assert.deepEqual(
+    completed(done).map((c) => c.initial),
+    [false],
+  );
+});
+
+Deno.test("listWatchTransition restarts a list under way, or the initial stream, when a relist is asked for", () => {
+  const steps = run(initialListWatchState(), [
+    { type: "start" },
+    page("10", [obj("a")], "next"),
+    { type: "relist" },
+  ]);
+  const restarted = steps[2];
+  assert.equal(restarted.state.phase, "listing");
+  assert.equal(restarted.state.synced, false);
+  assert.equal(command(restarted, "list").query.has("continue"), false);
+  assert.equal(
+    restarted.state.phase === "listing" && restarted.state.listed,
+    0,
+  );
+
+  const stream = streamStart();
+  const collecting = listWatchTransition(
+    stream.state,
+    event("ADDED", obj("a")),
+    context(),
+  );
+  const again = listWatchTransition(
+    collecting.state,
+    { type: "relist" },
+    context(),
+  );
+  assert.equal(again.state.phase, "streamingInitial");
+  assert.equal(
+    again.state.phase === "streamingInitial" && again.state.items.size,
+    0,
+  );
+  assert.equal(command(again, "watch").initialStream, true);
+  // A streamed list says it was streamed: it tells nothing of a shard.
+  const ended = run(again.state, [
+    { type: "watchOpened" },
+    event("ADDED", obj("b")),
+    bookmark("30", true),
+  ]).at(-1)!;
+  assert.deepEqual(
+    outputs(ended, "listed").map((l) => [l.streamed, l.shardSelector]),
+    [[true, undefined]],
+  );
+});
+
+Deno.test("listWatchTransition keeps a backoff's wait on a relist, then lists afresh; idle ignores it", () => {
+  const watching = watchingAt("10");
+  const failed = listWatchTransition(watching, {
+    type: "watchFailed",
+    error: new TypeError("connection reset"),
+  }, context());
+  assert.equal(failed.state.phase, "backingOff");
+  const relist = listWatchTransition(
+    failed.state,
+    { type: "relist" },
+    context(),
+  );
+  assert.equal(relist.command, undefined);
+  assert.equal(relist.state.phase, "backingOff");
+  const after = listWatchTransition(
+    relist.state,
+    { type: "backoffElapsed" },
+    context(),
+  );
+  assert.equal(after.state.phase, "listing");
+  command(after, "list");
+
+  const idle = initialListWatchState();
+  const step = listWatchTransition(idle, { type: "relist" }, context());
+  assert.equal(step.state, idle);
+  assert.equal(step.command, undefined);
+});
+
+Deno.test("listWatchTransition sends the context's shardSelector on LIST and WATCH, and reports the one the server applied", () => {
+  const selector =
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";
+  const ctx = context({ shardSelector: selector });
+  const start = listWatchTransition(initialListWatchState(), {
+    type: "start",
+  }, ctx);
+  assert.equal(command(start, "list").query.get("shardSelector"), selector);
+  const listed = listWatchTransition(start.state, {
+    type: "listPage",
+    list: {
+      metadata: { resourceVersion: "5", shardInfo: { selector } },
+      items: [],
+    },
+  }, ctx);
+  assert.equal(outputs(listed, "listed")[0].shardSelector, selector);
+  assert.equal(command(listed, "watch").query.get("shardSelector"), selector);
+  // A server that ignored it answers no shardInfo; an empty selector is
+  // not sent.
+  const plain = run(initialListWatchState(), [
+    { type: "start" },
+    page("5", []),
+  ], context({ shardSelector: "" }));
+  assert.equal(command(plain[0], "list").query.has("shardSelector"), false);
+  assert.equal(outputs(plain[1], "listed")[0].shardSelector, undefined);
+});

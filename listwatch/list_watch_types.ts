@@ -247,6 +247,8 @@ export type ListWatchState = IdleState | RequestState | BackingOffState;
  * - `initialStreamDeadline`: the initial-events-end bookmark did not come
  *   within `afterMs`.
  * - `backoffElapsed`: the wait asked for by a `backoff` command is over.
+ * - `relist`: the consumer asked for a complete list again (a shard's
+ *   ranges changed, say); any request under way was aborted for it.
  *
  * @example A bookmark arrives
  * ```ts
@@ -268,7 +270,8 @@ export type ListWatchInput =
   | { readonly type: "watchFailed"; readonly error: unknown }
   | { readonly type: "idleTimeout"; readonly idleMs: number }
   | { readonly type: "initialStreamDeadline"; readonly afterMs: number }
-  | { readonly type: "backoffElapsed" };
+  | { readonly type: "backoffElapsed" }
+  | { readonly type: "relist" };
 
 /**
  * Something to hand over without I/O, in order, before the step's command:
@@ -338,6 +341,21 @@ export interface ListInfo {
   readonly resourceVersion: string;
   /** True for the first list this loop delivers, false for relists. */
   readonly initial: boolean;
+  /**
+   * The shard selector the server says it applied to the list
+   * (`metadata.shardInfo.selector`, kube-apiserver with the
+   * `ShardedListAndWatch` gate); `undefined` when the list was not sharded
+   * by the server (none asked for, the server ignored it, or a streamed
+   * initial list).
+   */
+  readonly shardSelector?: string | undefined;
+  /**
+   * True when the list came as a watch's initial events
+   * (`initialList: "stream"`): such a list says nothing of a shard selector
+   * (kube-apiserver 1.37.2's end bookmark carries no `shardInfo`, though it
+   * applies the selector).
+   */
+  readonly streamed?: boolean;
 }
 
 /**
@@ -425,6 +443,11 @@ export interface ListWatchContext {
   readonly labelSelector?: string | undefined;
   /** The server-side field selector, e.g. `metadata.name=web`. */
   readonly fieldSelector?: string | undefined;
+  /**
+   * The `shardSelector` of each LIST and WATCH (KEP-5866), read when the
+   * request is built; empty or `undefined`: none sent.
+   */
+  readonly shardSelector?: string | undefined;
   /**
    * Numbers in `[0, 1)`, for the watch `timeoutSeconds`.
    *

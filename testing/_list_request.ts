@@ -8,6 +8,7 @@ import {
   type ResourceRoute,
   resourceVersionParam,
   type ServerCore,
+  shardOf,
   tableResponse,
 } from "./_request_util.ts";
 import {
@@ -30,13 +31,14 @@ export function list(
 ): Response {
   const { info } = route;
   const store = core.store;
-  const filter = filterOf(info, q);
+  const filter = filterOf(info, q, core);
+  const shard = shardOf(core, q);
   // Zero or less is no limit, as kube-apiserver reads it.
   const limit = integerParam(q, "limit") ?? 0;
   // Without a selector every item counts, so the server can say how many
   // are left (with one, it would have to match them all).
   const countsRemaining = !q.get("labelSelector")?.trim() &&
-    !q.get("fieldSelector")?.trim();
+    !q.get("fieldSelector")?.trim() && shard === undefined;
   const current = store.rv;
   const cont = q.get("continue");
   let snapshotRv = current;
@@ -90,6 +92,8 @@ export function list(
   const metadata: Record<string, unknown> = {
     resourceVersion: String(snapshotRv),
   };
+  // As kube-apiserver with ShardedListAndWatch says it applied the shard.
+  if (shard !== undefined) metadata.shardInfo = { selector: shard.selector };
   if (remaining > 0) {
     metadata.continue = encodeContinue({
       rv: snapshotRv,

@@ -9,6 +9,7 @@ import type { WatchHub } from "./_watch.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 import type { RequestRecord } from "./request_record.ts";
 import type { ResourceInfo } from "./resources.ts";
+import { shardFilterOf, type ShardSelection } from "./_shard_selector.ts";
 
 /** The server state the HTTP layer works on. */
 export interface ServerCore {
@@ -19,6 +20,8 @@ export interface ServerCore {
   readonly clock: Clock;
   readonly bookmarkIntervalMs: number;
   readonly supportsWatchList: boolean;
+  /** Whether LIST and WATCH apply `shardSelector` (KEP-5866's gate). */
+  readonly shardedListAndWatch: boolean;
   /** The bearer token every request must carry, if any. */
   readonly token: string | undefined;
   continueEpoch: number;
@@ -55,8 +58,34 @@ export const JSON_HEADERS = { "content-type": "application/json" };
 /** The spellings Go's strconv.ParseBool takes as true. */
 export const TRUE = new Set(["1", "t", "T", "true", "TRUE", "True"]);
 
-export function filterOf(info: ResourceInfo, q: URLSearchParams): ObjectFilter {
-  return buildFilter(info, q.get("labelSelector"), q.get("fieldSelector"));
+export function filterOf(
+  info: ResourceInfo,
+  q: URLSearchParams,
+  core?: ServerCore,
+): ObjectFilter {
+  const filter = buildFilter(
+    info,
+    q.get("labelSelector"),
+    q.get("fieldSelector"),
+  );
+  const shard = shardOf(core, q);
+  if (shard === undefined) return filter;
+  return {
+    everything: false,
+    matches: (obj) => shard.matches(obj) && filter.matches(obj),
+  };
+}
+
+/**
+ * The request's `shardSelector` when the fake serves it
+ * (`shardedListAndWatch`); a server without the gate ignores it.
+ */
+export function shardOf(
+  core: ServerCore | undefined,
+  q: URLSearchParams,
+): ShardSelection | undefined {
+  if (core?.shardedListAndWatch !== true) return undefined;
+  return shardFilterOf(q.get("shardSelector"));
 }
 
 export function forbidden(

@@ -71,7 +71,7 @@ export function watch(
     throw new FakeApiError(invalid("ListOptions", "meta.k8s.io", "", causes));
   }
 
-  const filter = filterOf(info, q);
+  const filter = filterOf(info, q, core);
   const namespace = route.namespace ?? "";
   // A watch on a named object (the deprecated form) watches just that name.
   const named = route.name;

@@ -70,6 +70,19 @@ export interface FakeApiServerOptions {
    * @default {true}
    */
   supportsWatchList?: boolean;
+  /**
+   * Whether LIST and WATCH serve `shardSelector`, as kube-apiserver 1.36+
+   * does with `--feature-gates=ShardedListAndWatch=true` (KEP-5866):
+   * `shardRange(object.metadata.uid, '0x<16 hex>', '0x<16 hex>')` (or
+   * `object.metadata.namespace`), alternatives joined by ` || `, FNV-1a 64
+   * of the field, the lower bound inclusive and the upper exclusive; a
+   * sharded LIST says so in `metadata.shardInfo.selector` and a sharded
+   * WATCH sends only the shard's events. When false the parameter is
+   * ignored, as by a server without the gate.
+   *
+   * @default {false}
+   */
+  shardedListAndWatch?: boolean;
   /** More resource types to serve besides the built-in ones (e.g. CRDs). */
   resources?: ResourceDefinition[];
   /**
@@ -259,6 +272,7 @@ export class FakeApiServer implements Disposable, AsyncDisposable {
       clock: this.clock,
       bookmarkIntervalMs,
       supportsWatchList: options.supportsWatchList ?? true,
+      shardedListAndWatch: options.shardedListAndWatch ?? false,
       token: options.token,
       continueEpoch: 0,
       requests: [],
@@ -978,6 +992,7 @@ const SERVER_NAMES: Record<keyof FakeApiServerOptions, true> = {
   url: true,
   bookmarkIntervalMs: true,
   supportsWatchList: true,
+  shardedListAndWatch: true,
   resources: true,
   initialResourceVersion: true,
   token: true,

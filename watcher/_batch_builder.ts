@@ -41,6 +41,11 @@ export interface ChangeRecorder<T extends KubeObjectLike = KubeObject> {
   deleted(namespace: string, name: string, last: T): void;
   /** `count` objects of an initial list were added: counted, not listed. */
   createdInBulk(count: number): void;
+  /**
+   * `last` (as stored) was removed from the store because the watcher's
+   * shard no longer holds it: not a deletion, and nothing to deliver.
+   */
+  released(namespace: string, name: string, last: T): void;
 }
 
 const NONE: readonly never[] = Object.freeze([]);
@@ -129,6 +134,16 @@ export class BatchBuilder<T extends KubeObjectLike = KubeObject>
       entry.gone = last;
     }
     this.#changed();
+  }
+
+  /**
+   * The object left the shard: whatever the pending batch says of it is
+   * dropped, and nothing is delivered for it (the watcher no longer holds
+   * it, and another replica now does).
+   */
+  released(namespace: string, name: string, _last: T): void {
+    const entry = this.#entry(namespace, name);
+    if (entry !== undefined) this.#remove(namespace, name, entry);
   }
 
   createdInBulk(count: number): void {

@@ -145,6 +145,29 @@ export function namespacedObjectSkippedLine(
 }
 
 /**
+ * The line for a sharded watcher's choice of who filters (once decided,
+ * and again if a later list says otherwise): the server, when its LIST
+ * said it applied the `shardSelector`; the watcher itself otherwise.
+ */
+export function shardModeLine(
+  resource: string,
+  mode: "server" | "client",
+  selector: string,
+): LogLine {
+  return mode === "server"
+    ? line(
+      "info",
+      `Watching only this shard of ${resource}: the API server applies the shardSelector`,
+      { resource, shardMode: mode, shardSelector: selector },
+    )
+    : line(
+      "info",
+      `Watching only this shard of ${resource}: the API server ignored the shardSelector (no ShardedListAndWatch), so every object is received and the other shards' are dropped here`,
+      { resource, shardMode: mode, shardSelector: selector },
+    );
+}
+
+/**
  * Maps whose keys often hold dots (`app.kubernetes.io/name`): written as a
  * path, such a key reads as nested fields and is never found.
  */

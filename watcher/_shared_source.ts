@@ -30,6 +30,7 @@ import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
+import { ShardScope } from "./_shard_scope.ts";
 
 /** A consumer's own half of a view, built when it makes a new view. */
 export interface ViewParts<T extends KubeObjectLike> {
@@ -90,6 +91,7 @@ class View<T extends KubeObjectLike> {
       modified() {},
       deleted() {},
       createdInBulk() {},
+      released() {},
     };
     this.writers = namespaces.map((namespace) =>
       new StoreWriter<T>({
@@ -119,6 +121,9 @@ class View<T extends KubeObjectLike> {
       },
       createdInBulk(count) {
         for (const t of targets) t.createdInBulk(count);
+      },
+      released(namespace, name, last) {
+        for (const t of targets) t.released(namespace, name, last);
       },
     };
     for (const writer of this.writers) writer.changes = recorder;
@@ -152,6 +157,8 @@ export class SharedSource<T extends KubeObjectLike> {
   #closing: Promise<void> | undefined;
   #onClose: () => void;
   #sharable: boolean;
+  /** The form's shard, when it has one (`shard`). */
+  #shard: ShardScope | undefined;
 
   /**
    * Builds the loops (which check their options: a bad option throws a
@@ -175,6 +182,9 @@ export class SharedSource<T extends KubeObjectLike> {
     this.#preparer = preparer;
     this.#sharable = sharable;
     this.#onClose = onClose;
+    const shard = this.#shard = form.shard === undefined
+      ? undefined
+      : new ShardScope(form.shard, logger, form.gvr.resource);
     this.#loops = form.namespaces.map((namespace, index) => {
       const loop: Loop<T> = {
         index,
@@ -200,6 +210,7 @@ export class SharedSource<T extends KubeObjectLike> {
           gvr: form.gvr,
           namespace,
           labelSelector: form.labelSelector,
+          shardSelector: shard?.requestSelector,
           metadataOnly: form.metadataOnly,
           pageSize: form.pageSize,
           initialList: form.initialList,
@@ -257,7 +268,16 @@ export class SharedSource<T extends KubeObjectLike> {
     consumer.recorder.createdInBulk(view.store.size - pending);
     if (this.#runs.length === 0) {
       const signal = this.#controller.signal;
-      this.#runs = this.#loops.map((loop) => loop.watch.run(signal));
+      const shard = this.#shard;
+      if (shard === undefined) {
+        this.#runs = this.#loops.map((loop) => loop.watch.run(signal));
+      } else {
+        // The loops start once the shard holds something.
+        shard.open({ changed: (selector) => this.#shardChanged(selector) });
+        this.#runs = this.#loops.map((loop) =>
+          shard.ready.then(() => loop.watch.run(signal))
+        );
+      }
     } else if (this.#synced) {
       void consumer.sourceSynced(true);
     }
@@ -287,6 +307,7 @@ export class SharedSource<T extends KubeObjectLike> {
     if (this.#members.size > 0) return done;
     this.#onClose();
     this.#controller.abort();
+    this.#shard?.close();
     this.#closing = Promise.all(this.#runs).then(() => {});
     return this.#closing;
   }
@@ -304,6 +325,7 @@ export class SharedSource<T extends KubeObjectLike> {
       shared: this.#sharable
         ? { consumers: Math.max(1, this.#members.size) }
         : false,
+      shard: this.#shard?.health(),
       namespaces: loops.length === 1 ? undefined : Object.fromEntries(
         loops.map((l) => [l.namespace, {
           synced: l.listed,
@@ -379,6 +401,12 @@ export class SharedSource<T extends KubeObjectLike> {
   }
 
   #page(loop: Loop<T>, page: ListPage): void {
+    const shard = this.#shard;
+    if (shard !== undefined) {
+      // Another shard's objects are not prepared, staged nor stored.
+      const mine = page.items.filter((item) => shard.keeps(item));
+      if (mine.length !== page.items.length) page = { ...page, items: mine };
+    }
     // A loop's initial list finds nothing of its namespace here: its
     // objects go straight in, as they do into the views' stores.
     const initial = !loop.listed;
@@ -423,8 +451,10 @@ export class SharedSource<T extends KubeObjectLike> {
     if (loop.listed && this.#sharable) this.#replace(loop);
     loop.listing = false;
     loop.listed = true;
+    const shard = this.#shard;
+    if (info.streamed !== true) shard?.listed(info.shardSelector);
     for (const view of this.#viewList) {
-      view.writers[loop.index].commitList(info.initial);
+      view.writers[loop.index].commitList(info.initial, shard?.holds);
     }
     if (this.#synced || !this.#loops.every((l) => l.listed)) return undefined;
     this.#synced = true;
@@ -497,6 +527,9 @@ export class SharedSource<T extends KubeObjectLike> {
   }
 
   #event(loop: Loop<T>, type: WatchEventType, raw: KubeObject): void {
+    // Another shard's event: nothing of it is held (a stored object the
+    // shard lost goes when the shard's change is handled).
+    if (this.#shard !== undefined && !this.#shard.keeps(raw)) return;
     if (this.#form.metadataOnly) raw = asPartialObjectMetadata(raw);
     const { namespace = "", name } = raw.metadata;
     let prepared: Prepared<T> = undefined;
@@ -521,6 +554,35 @@ export class SharedSource<T extends KubeObjectLike> {
     for (let i = 0; i < views.length; i++) {
       views[i].writers[index].applyPrepared(type, raw, prepared);
     }
+  }
+
+  /**
+   * The shard changed: what it no longer holds leaves the stored objects
+   * and every view, without a deletion reported (each consumer's pending
+   * batch forgets it too); then, unless it now holds nothing, every loop
+   * lists again for what it gained. Waits for the initial syncs under way.
+   */
+  async #shardChanged(selector: string): Promise<void> {
+    if (this.#settling !== undefined) await this.#settling;
+    const shard = this.#shard!;
+    if (this.#controller.signal.aborted) return;
+    const holds = shard.holds;
+    for (const [namespace, names] of this.#objects) {
+      for (const [name, obj] of names) if (!holds(obj)) names.delete(name);
+      if (names.size === 0) this.#objects.delete(namespace);
+    }
+    for (const loop of this.#loops) {
+      if (loop.staged.length > 0) loop.staged = loop.staged.filter(holds);
+    }
+    let released = 0;
+    for (const view of this.#viewList) {
+      let count = 0;
+      for (const writer of view.writers) count += writer.release(holds);
+      released = Math.max(released, count);
+    }
+    shard.released(released);
+    if (selector === "") return;
+    for (const loop of this.#loops) loop.watch.relist();
   }
 }
 

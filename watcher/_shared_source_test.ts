@@ -53,6 +53,7 @@ function setUp(sharable: boolean) {
       logger,
       random: seeded(1),
       preselect: undefined,
+      shard: undefined,
       meter: undefined,
       name: undefined,
     },

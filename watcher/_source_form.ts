@@ -16,6 +16,7 @@ import type { Meter } from "../metrics/meter.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import type { InitialListMode } from "../listwatch/list_watch_types.ts";
+import type { ShardFilter } from "./shard_filter.ts";
 
 /** What makes two watchers share a source, and what the source runs with. */
 export interface SourceForm {
@@ -47,6 +48,8 @@ export interface SourceForm {
    * then keeps only the objects it chose, as sent.
    */
   readonly preselect: FieldSelector | undefined;
+  /** Only this shard's objects are fetched and kept (`shard`). */
+  readonly shard: ShardFilter | undefined;
   /** Where the loops' metrics go, and their `watcher` label (with a meter). */
   readonly meter: Meter | undefined;
   readonly name: string | undefined;
@@ -81,6 +84,7 @@ export const FORM_FIELDS: {
   logger: identity,
   random: identity,
   preselect: (selector) => selector === undefined ? null : String(selector),
+  shard: identity,
   meter: identity,
   name: byValue,
 };

@@ -1,3 +1,4 @@
+import type { ShardFilter } from "./shard_filter.ts";
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
 import { FetchClient } from "../client/fetch_client.ts";
@@ -61,6 +62,14 @@ class Fixture extends ServerFixture {
 
 const keep = (obj: KubeObject) => obj;
 
+/** A shard holding every object: a new value on each call. */
+const everything = (): ShardFilter => ({
+  isAssigned: () => true,
+  selector: () =>
+    "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')",
+  subscribe: () => () => {},
+});
+
 /**
  * For every field of the form, two setups that differ in that field only
  * (`a` is the fixture's own when absent). Typed by the form's fields: a
@@ -90,6 +99,11 @@ const DIFFERING: {
   preselect: () => ({
     a: { config: { transform: keep, fieldSelector: "metadata.name=cm-0" } },
     b: { config: { transform: keep, fieldSelector: "metadata.name=cm-1" } },
+  }),
+  // Each shard its own stream (one holding everything, each time new).
+  shard: () => ({
+    a: { config: { shard: everything() } },
+    b: { config: { shard: everything() } },
   }),
   meter: (f) => ({ b: { options: { meter: f.meter } } }),
   name: (f) => ({
@@ -144,6 +158,7 @@ Deno.test("formKey compares plain data by value and objects by identity", () => 
     logger: undefined,
     random: undefined,
     preselect: undefined,
+    shard: undefined,
     meter: undefined,
     name: undefined,
     ...changes,

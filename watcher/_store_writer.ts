@@ -309,7 +309,7 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
    * deleted (it went while nobody watched). With `countsOnly` (the initial
    * list) the objects added are counted, not recorded one by one.
    */
-  commitList(countsOnly = false): void {
+  commitList(countsOnly = false, keep?: (obj: T) => boolean): void {
     const staged = this.#staged;
     const kept = this.#kept;
     this.#staged = [];
@@ -334,6 +334,8 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
     }
     const seen = new Set<string>(kept);
     for (const item of staged) {
+      // Staged before the shard changed, and no longer its own.
+      if (keep !== undefined && !keep(item.obj)) continue;
       const { namespace = "", name = "" } = item.obj.metadata!;
       seen.add(`${namespace}/${name}`);
       this.#write(item.obj, item.keys, namespace, name);
@@ -341,7 +343,41 @@ export class StoreWriter<T extends KubeObjectLike = KubeObject> {
     const scope = this.#scope;
     for (const [namespace, name] of store.identities()) {
       if (scope !== undefined && namespace !== scope) continue;
-      if (!seen.has(`${namespace}/${name}`)) this.#remove(namespace, name);
+      if (seen.has(`${namespace}/${name}`)) continue;
+      // Missing from the list because the shard no longer holds it: not a
+      // deletion (a sharded watcher's store answers peek with every object).
+      const last = keep === undefined ? undefined : store.peek(namespace, name);
+      if (last !== undefined && !keep!(last)) {
+        this.#release(namespace, name, last);
+      } else this.#remove(namespace, name);
+    }
+  }
+
+  /**
+   * Drops from the store, without reporting a deletion, every object of
+   * this writer's scope that `keep` refuses (the shard no longer holds
+   * it). Needs a store whose `peek` answers every object it holds.
+   *
+   * @returns How many were dropped.
+   */
+  release(keep: (obj: T) => boolean): number {
+    const store = this.#store;
+    const scope = this.#scope;
+    const gone: [string, string, T][] = [];
+    for (const [namespace, name] of store.identities()) {
+      if (scope !== undefined && namespace !== scope) continue;
+      const obj = store.peek(namespace, name);
+      if (obj !== undefined && !keep(obj)) gone.push([namespace, name, obj]);
+    }
+    for (const [namespace, name, obj] of gone) {
+      this.#release(namespace, name, obj);
+    }
+    return gone.length;
+  }
+
+  #release(namespace: string, name: string, last: T): void {
+    if (this.#store.delete(namespace, name)) {
+      this.#changes.released(namespace, name, last);
     }
   }
 

@@ -109,6 +109,7 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   metadataOnly: true,
   namespaces: true,
   shared: true,
+  shard: true,
 };
 const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
   gvr: true,

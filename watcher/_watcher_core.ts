@@ -101,6 +101,10 @@ export interface CoreParts {
   silence: () => void;
   /** Others whose callbacks this watcher's stop must not wait for (its group). */
   callbackOwners?: readonly object[];
+  /** A sharded watcher's mode now (the `shard_server_side` gauge). */
+  shardServerSide?:
+    | (() => "server" | "client" | "pending" | undefined)
+    | undefined;
   /** The watcher's metrics, when it has a meter. */
   metrics?: WatcherMetrics | undefined;
   /** How far delivery to a Watcher's own `onChange` has got. */
@@ -223,6 +227,7 @@ export class WatcherCore<T> {
         objects: () => this.#parts?.objects() ?? 0,
         synced: () => this.syncedAndRunning,
         oldestUndeliveredSeconds: delivery && (() => delivery.ageSeconds()),
+        shardServerSide: this.#parts?.shardServerSide,
       });
     }
     return started;

@@ -36,6 +36,7 @@ interface WatcherInstruments {
   objects: ObservableGauge;
   synced: ObservableGauge;
   oldestUndelivered: ObservableGauge;
+  shardServerSide: ObservableGauge;
 }
 
 function makeInstruments(meter: Meter): WatcherInstruments {
@@ -72,6 +73,13 @@ function makeInstruments(meter: Meter): WatcherInstruments {
     synced: meter.createObservableGauge(PREFIX + "synced", {
       description: "1 once the initial list is in and the watcher runs, else 0",
     }),
+    shardServerSide: meter.createObservableGauge(
+      PREFIX + "shard_server_side",
+      {
+        description:
+          "A sharded Watcher: 1 when the API server applies its shardSelector, 0 when it ignored it and the watcher drops the other shards' objects itself (absent until the first sharded LIST is answered)",
+      },
+    ),
     oldestUndelivered: meter.createObservableGauge(
       PREFIX + "oldest_undelivered_change_seconds",
       {
@@ -89,6 +97,10 @@ export interface WatcherGaugeSource {
   synced(): boolean;
   /** A Watcher with its own `onChange`: see `oldest_undelivered_change_seconds`. */
   oldestUndeliveredSeconds?: () => number;
+  /** A sharded Watcher: who filters (see `shard_server_side`). */
+  shardServerSide?:
+    | (() => "server" | "client" | "pending" | undefined)
+    | undefined;
 }
 
 /** Times user callbacks on a clock, counting their failures and retries. */
@@ -167,6 +179,7 @@ export class WatcherMetrics extends CallbackTimer {
   #observe: ((result: ObservableResult) => void) | undefined;
   #observeSynced: ((result: ObservableResult) => void) | undefined;
   #observeOldest: ((result: ObservableResult) => void) | undefined;
+  #observeShard: ((result: ObservableResult) => void) | undefined;
 
   constructor(
     meter: Meter,
@@ -222,6 +235,16 @@ export class WatcherMetrics extends CallbackTimer {
       this.#observeOldest = (result) => result.observe(oldest(), base);
       this.#instruments.oldestUndelivered.addCallback(this.#observeOldest);
     }
+    const shard = source.shardServerSide;
+    if (shard !== undefined) {
+      this.#observeShard = (result) => {
+        const mode = shard();
+        if (mode === "server" || mode === "client") {
+          result.observe(mode === "server" ? 1 : 0, base);
+        }
+      };
+      this.#instruments.shardServerSide.addCallback(this.#observeShard);
+    }
   }
 
   /** The gauges stop reading the watcher (it stopped). */
@@ -232,7 +255,11 @@ export class WatcherMetrics extends CallbackTimer {
     if (this.#observeOldest !== undefined) {
       this.#instruments.oldestUndelivered.removeCallback(this.#observeOldest);
     }
+    if (this.#observeShard !== undefined) {
+      this.#instruments.shardServerSide.removeCallback(this.#observeShard);
+    }
     this.#observe = this.#observeSynced = this.#observeOldest = undefined;
+    this.#observeShard = undefined;
   }
 }
 

@@ -23,6 +23,8 @@ import { MemoryStore } from "../store/memory_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
 import { chooseStore } from "./_store_choice.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
+import type { ShardFilter, ShardHealth } from "./shard_filter.ts";
+import type { StoreFactory } from "../store/store_factory.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import {
   checkConfigObject,
@@ -224,6 +226,7 @@ export class Watcher<
     const choice = chooseStore(config);
     checkBoolean("metadataOnly", config.metadataOnly);
     checkBoolean("shared", config.shared);
+    const shard = checkShard(config.shard, choice.factory);
     const namespaces = resolveNamespaces(config, client);
     const labelSelector = config.labelSelector === undefined
       ? undefined
@@ -324,6 +327,7 @@ export class Watcher<
           logger: options.logger,
           random: options.random,
           preselect,
+          shard,
           // A stream's series carry one watcher name, on one meter.
           meter,
           name: meter === undefined ? undefined : config.name,
@@ -469,6 +473,8 @@ export class Watcher<
       stopping: () => this.#outlet.stopping(),
       shutdown: () => this.#shutdown(),
       objects: () => store.size,
+      shardServerSide: shard &&
+        (() => this.#source?.health().shard?.mode),
       silence: () => this.#outlet.silence(),
       callbackOwners: this.#outlet.callbackOwners,
       metrics,
@@ -590,8 +596,11 @@ export class Watcher<
       },
       health: () => {
         const notShared = this.#notShared;
-        const health = leftHealth ?? this.#source?.health() ??
-          { ...UNSTARTED_HEALTH, idleTimeoutMs: this.#idleTimeoutMs };
+        const health = leftHealth ?? this.#source?.health() ?? {
+          ...UNSTARTED_HEALTH,
+          idleTimeoutMs: this.#idleTimeoutMs,
+          shard: this.#config.shard && unstartedShard(this.#config.shard),
+        };
         return notShared === undefined
           ? health
           : { ...health, shared: false, notShared };
@@ -675,6 +684,10 @@ export class Watcher<
         builder.deleted(namespace, name, last);
       },
       createdInBulk: (count) => builder.createdInBulk(count),
+      released(namespace, name, last) {
+        freeze((copy) => copy.add(last, indexer.extractKeys(last)!));
+        builder.released(namespace, name, last);
+      },
     };
     source.rewire(this.#consumer);
     return () => {
@@ -864,6 +877,45 @@ function namedIndexes(
   }
   key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
   return { names: Object.keys(keyFunctions), keyFunctions, key };
+}
+
+/** The `shard` option, checked: a `ShardFilter`, with a store that fits. */
+function checkShard(
+  shard: unknown,
+  factory: StoreFactory,
+): ShardFilter | undefined {
+  if (shard === undefined) return undefined;
+  const methods = ["isAssigned", "selector", "subscribe"] as const;
+  const value = shard as Partial<Record<string, unknown>> | null;
+  if (
+    value === null || typeof value !== "object" ||
+    methods.some((m) => typeof value[m] !== "function")
+  ) {
+    throw new WatcherConfigError(
+      "shard",
+      "must be a ShardRing (./sharding) or an object with isAssigned, selector and subscribe methods",
+    );
+  }
+  if (!factory.shareable) {
+    throw new WatcherConfigError(
+      "shard",
+      `needs a store that answers peek with every object it holds (memoryStore()); the ${
+        JSON.stringify(factory.name)
+      } backend keeps references only, so what leaves the shard could not be told from what was deleted`,
+    );
+  }
+  return shard as ShardFilter;
+}
+
+/** A sharded watcher's `health().shard` before it started. */
+function unstartedShard(shard: ShardFilter): ShardHealth {
+  return {
+    mode: "pending",
+    selector: shard.selector(),
+    skipped: 0,
+    released: 0,
+    viewChanges: 0,
+  };
 }
 
 function checkBoolean(field: string, value: unknown): void {

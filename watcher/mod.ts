@@ -10,7 +10,9 @@
  * The root module exports everything here except `Debouncer`,
  * `DebouncerOptions`, `DebounceGroupOptions`, `DebounceGroupMember`,
  * `DebounceGroupMembers`, `DebounceGroupBatch`, `DebounceGroupBatches`,
- * `DebounceSettle`, `changeStats` and `ChangeStatsInit`.
+ * `DebounceSettle`, `changeStats`, `ChangeStatsInit` and the `shard`
+ * option's types (`ShardFilter`, `ShardFilterMetadata`, `ShardHealth`,
+ * `ShardMode`).
  *
  * @example Debouncing changes of your own
  * ```ts
@@ -52,3 +54,4 @@ export * from "./watcher_not_started_error.ts";
 export * from "./watcher_stopped_error.ts";
 export * from "./debounce_group.ts";
 export * from "./debounce_settle.ts";
+export * from "./shard_filter.ts";

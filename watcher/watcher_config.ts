@@ -17,6 +17,7 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
+import type { ShardFilter } from "./shard_filter.ts";
 
 // Declared at the root: `ListWatch`, below the watcher, throws it too.
 export { WatcherConfigError } from "../config_error.ts";
@@ -188,6 +189,32 @@ export interface WatcherConfig<
    * @default {true}
    */
   shared?: boolean;
+  /**
+   * Watch only one replica's share of the objects: a `ShardRing` from
+   * `./sharding` (or any {@linkcode ShardFilter}). The same option works two
+   * ways, chosen by what the API server answers:
+   *
+   * - **server-side**: each LIST and WATCH carries the shard's
+   *   `shardSelector` (KEP-5866). A kube-apiserver with the
+   *   `ShardedListAndWatch` gate applies it and says so in the LIST's
+   *   `metadata.shardInfo`: this replica receives only its share.
+   * - **client-side**: a server without the gate ignores the parameter;
+   *   every object still arrives, and the watcher drops the others' before
+   *   it prepares, stores, indexes or batches them. Memory is divided, the
+   *   network and parse are not.
+   *
+   * `health().shard.mode` (`"server"`, `"client"`, `"pending"` before the
+   * first sharded LIST answer), the `k8s_watcher_shard_server_side` gauge
+   * and one log line say which. The loops start once the shard holds
+   * something (a ring member that joined). When the shard changes, what it
+   * lost leaves the store and the pending batch without a deletion being
+   * reported (`health().shard.released` counts them), and the watcher
+   * lists again for what it gained, which arrives as created. The store
+   * must answer `peek` with every object (a shareable one, as
+   * `memoryStore()`), and the stored copies must keep the hashed field
+   * (`metadata.uid` or `metadata.namespace`).
+   */
+  shard?: ShardFilter;
   /**
    * Watch the client's `defaultNamespace` (ignored when `namespace` is set).
    *

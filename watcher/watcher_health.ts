@@ -1,5 +1,6 @@
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { ListWatchCounts } from "../listwatch/list_watch_stats.ts";
+import type { ShardHealth } from "./shard_filter.ts";
 
 /**
  * A snapshot of a watcher's state, for health endpoints: the same for the
@@ -66,6 +67,12 @@ export interface WatcherHealth extends ListWatchCounts {
    * same form (see `WatcherConfig.shared`).
    */
   readonly shared: { readonly consumers: number } | false;
+  /**
+   * A sharded watcher's (`shard`): who filters (`mode`: the API server, or
+   * the watcher itself), the selector, what was dropped as another shard's
+   * (`skipped`) or given up when the shard changed (`released`).
+   */
+  readonly shard?: ShardHealth | undefined;
   /**
    * Why `shared` is `false`: `"shared: false"`, `"store: <name>"` (the
    * factory's name: `"store: cached"`) or `"SingleWatcher"`. Absent when

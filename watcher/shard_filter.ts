@@ -1,0 +1,115 @@
+/**
+ * What a `Watcher` needs of a shard to watch only its objects: the
+ * `shard` option's type. `ShardRing` (`./sharding`) is one; the interface
+ * lives here, below it, so that the watcher does not depend on the ring.
+ *
+ * @module
+ */
+import type { Awaitable } from "../types.ts";
+
+/**
+ * A replica's share of the objects, as a `Watcher` reads it: which objects
+ * it keeps, the server-side `shardSelector` asking for exactly them, and
+ * a way to hear that they changed. `ShardRing` from `./sharding` fits it.
+ *
+ * The watcher keeps an object exactly while `isAssigned(obj)` answers
+ * true. When `selector()` answers something new (the listeners are told),
+ * it drops the objects no longer assigned without reporting them as
+ * deleted, and lists again to pick up the objects newly assigned.
+ *
+ * @example A fixed shard: the lower half of the uid hash space
+ * ```ts
+ * import type { ShardFilter } from "@haptic/k8s-watcher/watcher";
+ *
+ * const lowerHalf: ShardFilter = {
+ *   isAssigned: (obj) => (obj.metadata?.uid ?? "") < "8",
+ *   selector: () =>
+ *     "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')",
+ *   subscribe: () => () => {},
+ * };
+ * ```
+ */
+export interface ShardFilter {
+  /**
+   * Whether this replica keeps `obj` (its cache holds it): for a ring,
+   * its assigned ranges, keys it will work on once a hand-off is over
+   * included.
+   *
+   * @param obj An object as the server sent it.
+   */
+  isAssigned(obj: { readonly metadata?: ShardFilterMetadata }): boolean;
+  /**
+   * The `shardSelector` asking the API server (KEP-5866, the
+   * `ShardedListAndWatch` gate) for exactly the objects `isAssigned`
+   * keeps; `""` while it keeps none.
+   */
+  selector(): string;
+  /**
+   * Calls `listener` whenever the share changes (and may call it at once
+   * with the share as it is). A ring waits for the listeners before it
+   * gives keys away: the watcher's listener has dropped the objects the
+   * replica lost when it settles. Returns the function that removes it.
+   *
+   * @param listener Told of each change; what it is given is not read.
+   */
+  subscribe(listener: (state: unknown) => Awaitable<void>): () => void;
+}
+
+/** The metadata fields a shard may hash. */
+export interface ShardFilterMetadata {
+  /** The object's uid. */
+  readonly uid?: string;
+  /** The object's namespace. */
+  readonly namespace?: string;
+}
+
+/**
+ * How a sharded watcher gets only its shard, as `health().shard.mode` says:
+ * `"server"` when the API server applied the `shardSelector` (its LIST
+ * said so in `metadata.shardInfo`), `"client"` when it ignored it and the
+ * watcher drops the other objects itself, `"pending"` before a LIST with
+ * a selector was answered. A watcher whose lists come as a watch's initial
+ * events (`initialList: "stream"`) stays `"pending"`: kube-apiserver
+ * 1.37.2 applies the selector to such a stream but says nothing of it.
+ *
+ * @example Alerting on a server that lost the gate
+ * ```ts
+ * import type { ShardMode } from "@haptic/k8s-watcher/watcher";
+ *
+ * const mode: ShardMode = "client";
+ * if (mode === "client") console.log("every replica receives every event");
+ * ```
+ */
+export type ShardMode = "server" | "client" | "pending";
+
+/**
+ * A sharded watcher's part of `health()`.
+ *
+ * @example Reading it
+ * ```ts
+ * import type { ShardHealth } from "@haptic/k8s-watcher/watcher";
+ *
+ * const shard: ShardHealth = {
+ *   mode: "server",
+ *   selector: "shardRange(object.metadata.uid, '0x0000000000000000', '0x10000000000000000')",
+ *   skipped: 0,
+ *   released: 0,
+ *   viewChanges: 1,
+ * };
+ * ```
+ */
+export interface ShardHealth {
+  /** Who filters: see {@linkcode ShardMode}. */
+  readonly mode: ShardMode;
+  /** The shard's selector now (`""`: it keeps nothing). */
+  readonly selector: string;
+  /** Objects and events received and dropped as another shard's. */
+  readonly skipped: number;
+  /** Objects dropped because the shard no longer holds them (not deleted). */
+  readonly released: number;
+  /**
+   * Changes of the shard's selector seen, the first (when the shard first
+   * holds something) included; each later one relists.
+   */
+  readonly viewChanges: number;
+}
