@@ -722,7 +722,7 @@ Deno.test("Watcher rejects unusable configurations naming the field", () => {
     ["labelSelector", {
       labelSelector: { matchExpressions: [{ key: "a", operator: "Bogus" }] },
     }],
-    ["debounceInterval", { debounceInterval: 0 }],
+    ["debounceInterval", { debounceInterval: -1 }],
     ["pageSize", { pageSize: 2.5 }],
     ["store", { store: "disk" as never }],
     ["namespacedWatch", { namespacedWatch: true }],
