@@ -180,7 +180,8 @@ export interface ReconcileRun {
   key: string;
   /** The Widget's resourceVersion as the reconcile read it; undefined: absent. */
   saw: string | undefined;
-  /** Its generation, when present. */
+  /** Its uid and generation, when present. */
+  uid: string | undefined;
   generation: number | undefined;
   /** `performance.now()` at its start and its end. */
   start: number;
@@ -230,6 +231,7 @@ export function widgetController(
     const { name, signal } = context;
     const widget = context.get();
     run.saw = widget?.metadata.resourceVersion;
+    run.uid = widget?.metadata.uid;
     run.generation = widget?.metadata.generation;
     options.onReconcile?.(run);
     const [child] = context.store("configmaps").get(
@@ -323,6 +325,7 @@ export function widgetController(
           replica: options.replica,
           key,
           saw: undefined,
+          uid: undefined,
           generation: undefined,
           start: performance.now(),
           wrote: [],
@@ -442,4 +445,22 @@ export async function assertWidgetsConverged(
       `the Widgets of ${namespace} did not converge: ${problems.join("; ")}`,
     options.timeoutMs,
   );
+}
+
+/**
+ * Writes of `kind` made more than once for one generation of one Widget:
+ * none when each reconcile read the cache after the previous one's writes
+ * (`context.wrote()`), unless a write's answer was lost.
+ */
+export function repeatedWrites(
+  runs: readonly ReconcileRun[],
+  kind: "configmap" | "status",
+): string[] {
+  const counts = new Map<string, number>();
+  for (const run of runs) {
+    if (!run.wrote.includes(kind)) continue;
+    const at = `${run.key} ${run.uid} generation ${run.generation}`;
+    counts.set(at, (counts.get(at) ?? 0) + 1);
+  }
+  return [...counts].filter(([, n]) => n > 1).map(([at, n]) => `${at}: ${n}`);
 }

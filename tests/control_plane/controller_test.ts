@@ -25,6 +25,7 @@ import {
   childName,
   installWidgetCrd,
   type ReconcileRun,
+  repeatedWrites,
   type Widget,
   widgetController,
   WIDGETS,
@@ -150,6 +151,10 @@ planeTest(
 
     assert.deepEqual(overlaps(runs), []);
     assert.deepEqual(runs.filter((r) => r.result !== "ok"), []);
+    // Read your writes: no reconcile acted on a cache from before the
+    // previous one's writes (it would write the same thing again).
+    assert.deepEqual(repeatedWrites(runs, "status"), []);
+    assert.deepEqual(repeatedWrites(runs, "configmap"), []);
     const health = controller.health();
     assert.equal(health.state, "running");
     assert.equal(health.synced, true);
@@ -294,6 +299,7 @@ planeTest(
 
     assert.deepEqual(overlaps(runs), []);
     assert.deepEqual(runs.filter((r) => r.result !== "ok"), []);
+    assert.deepEqual(repeatedWrites(runs, "status"), []);
     console.log(
       `children: ${runs.length} reconciles; ${
         Math.round(performance.now() - started)
