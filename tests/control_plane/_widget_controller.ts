@@ -464,3 +464,27 @@ export function repeatedWrites(
   }
   return [...counts].filter(([, n]) => n > 1).map(([at, n]) => `${at}: ${n}`);
 }
+
+/**
+ * Runs of one key that overlapped in time, on one replica or two (there
+ * must be none: the queue hands a key to one worker at a time, and a
+ * replica reconciles only while it leads).
+ */
+export function overlappingRuns(runs: readonly ReconcileRun[]): string[] {
+  const found: string[] = [];
+  for (const [key, list] of Map.groupBy(runs, (r) => r.key)) {
+    const sorted = [...list].sort((a, b) => a.start - b.start);
+    for (let i = 0; i < sorted.length; i++) {
+      for (let j = i + 1; j < sorted.length; j++) {
+        const [a, b] = [sorted[i], sorted[j]];
+        if (a.end !== undefined && a.end <= b.start) break;
+        found.push(
+          `${key}: ${a.replica} ${a.start.toFixed(0)}–${
+            a.end?.toFixed(0) ?? "…"
+          } and ${b.replica} from ${b.start.toFixed(0)}`,
+        );
+      }
+    }
+  }
+  return found;
+}

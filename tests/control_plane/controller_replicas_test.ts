@@ -31,6 +31,7 @@ import { PartitionProxy } from "./_partition_proxy.ts";
 import {
   assertWidgetsConverged,
   installWidgetCrd,
+  overlappingRuns,
   type ReconcileRun,
   type Widget,
   widgetController,
@@ -117,26 +118,6 @@ function replica(
       await proxy[Symbol.asyncDispose]();
     },
   };
-}
-
-/** Pairs of runs of one key, on two replicas, that overlapped in time. */
-function crossReplicaOverlaps(runs: readonly ReconcileRun[]): string[] {
-  const found: string[] = [];
-  for (const [key, list] of Map.groupBy(runs, (r) => r.key)) {
-    const sorted = [...list].sort((a, b) => a.start - b.start);
-    for (let i = 0; i < sorted.length; i++) {
-      for (let j = i + 1; j < sorted.length; j++) {
-        const [a, b] = [sorted[i], sorted[j]];
-        if (a.end !== undefined && a.end <= b.start) break;
-        found.push(
-          `${key}: ${a.replica} ${a.start.toFixed(0)}–${
-            a.end?.toFixed(0) ?? "…"
-          } and ${b.replica} from ${b.start.toFixed(0)}`,
-        );
-      }
-    }
-  }
-  return found;
 }
 
 planeTest(
@@ -276,7 +257,7 @@ planeTest(
         } led until ${terms[i - 1].end}`,
       );
     }
-    assert.deepEqual(crossReplicaOverlaps(runs), []);
+    assert.deepEqual(overlappingRuns(runs), []);
     const gap =
       runs.filter((r) =>
         r.replica === second.identity && r.key === cutShort.key &&
