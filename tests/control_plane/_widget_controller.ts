@@ -203,6 +203,8 @@ export interface WidgetControllerOptions {
   leader?: Leadership;
   /** Called at the start of each reconcile, after the Widget was read. */
   onReconcile?: (run: ReconcileRun) => void;
+  /** The controller's `drainOnStop` [true]. */
+  drainOnStop?: boolean;
   logger?: Logger;
 }
 
@@ -316,6 +318,7 @@ export function widgetController(
       for: { gvr: WIDGETS, kind: "Widget", namespace },
       owns: [{ gvr: CONFIGMAPS, namespace, labelSelector: MANAGED_SELECTOR }],
       leader: options.leader,
+      drainOnStop: options.drainOnStop,
       // Retries of writes refused while kube-apiserver restarts: 50 ms
       // doubling, at most 2 s apart, so the test does not wait out a long
       // backoff once the server is back.
