@@ -120,6 +120,14 @@ planeTest(
     await assertWidgetsConverged(admin, namespace, { runs, absent: deleted });
     for (const name of deleted) {
       await assert.rejects(configMaps.get(childName(name)), NotFoundError);
+      // Deleted by the reconcile of the absent Widget, not by anyone else.
+      assert.ok(
+        runs.some((r) =>
+          r.key === `${namespace}/${name}` && r.saw === undefined &&
+          r.wrote.includes("delete")
+        ),
+        `${name}'s ConfigMap was not deleted by its reconcile`,
+      );
     }
 
     // A Widget re-created under a deleted one's name: a new uid, a new child.
