@@ -279,6 +279,9 @@ export function widgetController(
         { fieldManager: FIELD_MANAGER, force: true, signal },
       );
       run.wrote.push("configmap");
+      // The key's next reconcile sees this ConfigMap in its cache: if the
+      // Widget went while this apply ran, that (absent) reconcile deletes
+      // it instead of missing it and leaving it orphaned.
       context.wrote(applied, "configmaps");
     }
     const generation = widget.metadata.generation;
