@@ -25,6 +25,7 @@ import { ControllerConfigError } from "./controller_config_error.ts";
 import type {
   ControllerConfig,
   ControllerOptions,
+  ControllerShard,
   Leadership,
   MappedResource,
   ReconcileContext,
@@ -69,6 +70,7 @@ export interface ControllerPlan<T extends KubeObjectLike> {
   readonly generationChangedOnly: boolean;
   readonly resyncEveryMs: number | undefined;
   readonly leader: Leadership | undefined;
+  readonly shard: ControllerShard | undefined;
   readonly readYourWritesTimeoutMs: number;
   readonly drainOnStop: boolean;
   readonly queue: WorkQueueOptions;
@@ -91,6 +93,7 @@ const CONFIG = {
   generationChangedOnly: true,
   resyncEveryMs: true,
   leader: true,
+  shard: true,
   readYourWritesTimeoutMs: true,
   drainOnStop: true,
   queue: true,
@@ -107,6 +110,7 @@ const SET_BY_THE_CONTROLLER = [
   "callOnChangeDuringSync",
   "store",
   "namespacedWatch",
+  "shard",
 ] as const;
 
 const MAX_CONCURRENT = 4;
@@ -231,6 +235,20 @@ export function planController<T extends KubeObjectLike = KubeObject>(
   ) {
     fail("leader", "must be a LeaderElector (whileLeading, isLeader)");
   }
+  const shard = config.shard;
+  if (
+    shard !== undefined &&
+    (shard === null ||
+      ["owns", "isAssigned", "selector", "subscribe"].some((method) =>
+        typeof (shard as unknown as Record<string, unknown>)[method] !==
+          "function"
+      ))
+  ) {
+    fail(
+      "shard",
+      "must be a ShardRing (owns, isAssigned, selector, subscribe)",
+    );
+  }
   if (
     config.queue !== undefined &&
     (config.queue === null || typeof config.queue !== "object")
@@ -256,6 +274,10 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     name: config.name,
     primary: Object.freeze({
       ...primary,
+      // The primary watcher keeps this replica's share.
+      watcher: shard === undefined
+        ? primary.watcher
+        : Object.freeze({ ...primary.watcher, shard }),
       kind: kind as string | undefined,
       group: primary.watcher.gvr.group ?? "",
     }),
@@ -266,6 +288,7 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     generationChangedOnly: config.generationChangedOnly ?? false,
     resyncEveryMs,
     leader,
+    shard,
     readYourWritesTimeoutMs,
     drainOnStop: config.drainOnStop ?? true,
     queue: Object.freeze({

@@ -46,6 +46,9 @@ type SyncStore = IndexedStore<Obj, "sync">;
 /** Why a reconcile's signal aborted, when its timeout did it. */
 class ReconcileTimeout extends Error {}
 
+/** Why a reconcile's signal aborted, when its key left the shard. */
+class KeyMoved extends Error {}
+
 /**
  * A controller: it watches a primary resource (`for`), its children
  * (`owns`) and anything mapped to it (`watches`), queues the key of every
@@ -142,6 +145,17 @@ export class Controller<T extends KubeObjectLike = KubeObject>
   #stopping = false;
   #unfollow: (() => void) | undefined;
   #resync: TimerHandle;
+  /** Sharded: the reconciles running, to abort those whose key leaves. */
+  readonly #running = new Map<
+    string,
+    { readonly own: AbortController; readonly ended: Promise<void> }
+  >();
+  /**
+   * Sharded: keys whose deletion the primary watcher reported, so their
+   * reconcile (absent) is this replica's, until one succeeds.
+   */
+  readonly #deleted = new Set<string>();
+  #unsubscribe: (() => void) | undefined;
 
   /**
    * Checks the configuration and builds the watchers; nothing is requested
@@ -393,6 +407,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
   }
 
   async #run(signal: AbortSignal): Promise<void> {
+    this.#unsubscribe = this.#plan.shard?.subscribe(() => this.#shardChanged());
     for (const [name, watcher] of this.#watchers) {
       watcher.start();
       void this.#tracker.track(name, watcher);
@@ -463,6 +478,14 @@ export class Controller<T extends KubeObjectLike = KubeObject>
 
   /** One key, handed out: held for a write, or reconciled. */
   async #process(key: string, term: AbortSignal): Promise<void> {
+    if (!this.#mayWork(key)) {
+      // Another replica's (now): its backoff goes; a share that brings it
+      // back queues it again.
+      this.#queue.forget(key);
+      this.#waits.clear(key);
+      this.#queue.done(key);
+      return;
+    }
     if (!this.#waits.ready(key)) {
       this.#queue.done(key); // its wait's end queues it again
       return;
@@ -470,6 +493,13 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     const plan = this.#plan;
     const attempt = this.#queue.retries(key) + 1;
     const own = new AbortController();
+    let ended = () => {};
+    if (plan.shard !== undefined) {
+      this.#running.set(key, {
+        own,
+        ended: new Promise<void>((resolve) => ended = resolve),
+      });
+    }
     const signal = AbortSignal.any([own.signal, term, this.#abortAll.signal]);
     const timeoutMs = plan.reconcileTimeoutMs;
     const timer = timeoutMs === undefined ? undefined : plan.clock.setTimeout(
@@ -490,13 +520,16 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       failure = { error };
     } finally {
       this.#active--;
+      this.#running.delete(key);
+      ended();
       if (timer !== undefined) plan.clock.clearTimeout(timer);
     }
     const outcome = this.#settle(key, {
       result,
       failure,
       timedOut: own.signal.reason instanceof ReconcileTimeout,
-      leadLost: term.aborted,
+      // A lost lead or a key that left the shard: not this one's failure.
+      leadLost: term.aborted || own.signal.reason instanceof KeyMoved,
       attempt,
       logger,
     });
@@ -539,6 +572,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     const result = end.result as ReconcileResult | undefined;
     if (result === undefined || result === null) {
       queue.forget(key);
+      this.#deleted.delete(key);
       return "success";
     }
     if (
@@ -650,6 +684,11 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       return;
     }
     this.#observeWrites(resource, batch);
+    if (resource.role === "for" && this.#plan.shard !== undefined) {
+      for (const obj of batch.objects.deleted) {
+        this.#deleted.add(objectKey(obj));
+      }
+    }
     if (resource.role === "reconcileAllOn") {
       if (batch.total > 0) this.#addAll();
       return;
@@ -675,6 +714,38 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     for (const obj of created) seen(obj, false);
     for (const { current } of modified) seen(current, false);
     for (const obj of deleted) seen(obj, true);
+  }
+
+  /**
+   * Whether this replica may reconcile `key` now: always unsharded; else
+   * while the shard owns its object, or its deletion was reported here.
+   */
+  #mayWork(key: string): boolean {
+    const shard = this.#plan.shard;
+    if (shard === undefined) return true;
+    const { namespace, name } = splitObjectKey(key);
+    const obj = this.#lookup(this.#plan.primary.name, namespace, name);
+    return obj === undefined ? this.#deleted.has(key) : shard.owns(obj);
+  }
+
+  /**
+   * The share changed (the ring waits for this before it gives keys away):
+   * reconciles of keys that left are aborted and awaited; keys it owns now
+   * are queued (those that arrived among them).
+   */
+  async #shardChanged(): Promise<void> {
+    const leaving: Promise<void>[] = [];
+    for (const [key, { own, ended }] of this.#running) {
+      if (this.#mayWork(key)) continue;
+      own.abort(new KeyMoved(`${key} left this replica's shard`));
+      leaving.push(ended);
+    }
+    await Promise.all(leaving);
+    if (this.#stopping || this.#queue.isShutDown) return;
+    const shard = this.#plan.shard!;
+    for (const obj of this.#store(this.#plan.primary.name).list()) {
+      if (shard.owns(obj)) this.#add(objectKey(obj));
+    }
   }
 
   #mapFailed(resource: ResourcePlan): (error: unknown) => void {
@@ -705,6 +776,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     const plan = this.#plan;
     this.#stopping = true;
     this.#unfollow?.();
+    this.#unsubscribe?.();
     plan.clock.clearTimeout(this.#resync);
     this.#trackerAbort.abort();
     lines.stopping(plan.logger, plan.drainOnStop, this.#active);

@@ -14,6 +14,10 @@ import type {
   WatcherConfig,
   WatcherOptions,
 } from "../watcher/watcher_config.ts";
+import type {
+  ShardFilter,
+  ShardFilterMetadata,
+} from "../watcher/shard_filter.ts";
 import type { WorkQueueOptions } from "./work_queue_options.ts";
 
 /**
@@ -212,6 +216,33 @@ export interface Leadership {
 }
 
 /**
+ * A replica's share of the keys: what a `Controller` needs of a
+ * `ShardRing` (which has it). Its primary watcher keeps the objects
+ * `isAssigned` gives it (server-side or client-side, as the `Watcher`'s
+ * `shard` option does); a key is reconciled only while `owns` gives it
+ * its object.
+ *
+ * @example A ring is one
+ * ```ts
+ * import type { ControllerShard } from "@haptic/k8s-watcher/controller";
+ * import { ShardRing } from "@haptic/k8s-watcher/sharding";
+ * import { FetchClient } from "@haptic/k8s-watcher/client";
+ *
+ * using client = new FetchClient({ server: "https://127.0.0.1:6443" });
+ * const shard: ControllerShard = new ShardRing({
+ *   name: "widgets",
+ *   namespace: "shop",
+ *   identity: "replica-a",
+ * }, client);
+ * console.log(shard.selector()); // "" until it holds a range
+ * ```
+ */
+export interface ControllerShard extends ShardFilter {
+  /** Whether this replica may work on `obj` now (see `ShardRing.owns`). */
+  owns(obj: { readonly metadata?: ShardFilterMetadata }): boolean;
+}
+
+/**
  * A controller: the resources it watches and the reconcile it runs for
  * each key that changed.
  *
@@ -297,6 +328,18 @@ export interface ControllerConfig<T extends KubeObjectLike = KubeObject> {
    * the reconciles in flight, and their keys wait for the next term.
    */
   leader?: Leadership;
+  /**
+   * Run as one shard of several replicas (a started `ShardRing`): the
+   * primary watcher keeps only this replica's share (server-side where the
+   * API server filters by `shardSelector`, client-side otherwise), and a
+   * key is reconciled only while `shard.owns` gives it its object. When
+   * the share changes, the reconciles of keys that left are aborted and
+   * the ring's hand-off waits for them to return; keys that arrive are
+   * queued once this replica owns them, their backoff fresh. The keys of
+   * `owns` and `watches` whose primary object this replica does not hold
+   * are not its own, and are left to the replica that holds it.
+   */
+  shard?: ControllerShard;
   /**
    * How long a key's next reconcile waits for the cache to reach what the
    * previous one `wrote()` [10,000 ms]; then it runs anyway, with a warning.

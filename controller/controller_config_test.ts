@@ -52,6 +52,7 @@ Deno.test("Controller refuses a wrong option, naming it", () => {
   );
   refused({ drainOnStop: "yes" }, "drainOnStop", /true or false/);
   refused({ leader: {} }, "leader", /LeaderElector/);
+  refused({ shard: { owns: () => true } }, "shard", /ShardRing/);
   refused({ workers: 3 }, "workers", /is not a/);
   refused(
     { queue: { backoff: { baseMs: -5 } } },
@@ -96,6 +97,11 @@ Deno.test("Controller refuses a wrong resource, naming its path", () => {
     /only for watches/,
   );
   refused({ owns: "configmaps" }, "owns", /array/);
+  refused(
+    { for: { gvr: WIDGETS, shard: {} } },
+    "for.shard",
+    /set by the controller/,
+  );
   refused(
     { for: { gvr: { group: "", version: "v1" } } },
     "for.gvr.resource",
