@@ -443,7 +443,11 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     term.addEventListener("abort", () => {
       if (!this.#stopping) lines.leadLost(this.#plan.logger, this.#active);
     }, { once: true });
-    this.#work(term);
+    // The last term's workers end first (their reconciles were aborted):
+    // never more than maxConcurrent reconciles at once.
+    void Promise.all(this.#workers).then(() => {
+      if (!term.aborted && !this.#stopping) this.#work(term);
+    });
   }
 
   /**
