@@ -42,11 +42,28 @@ export interface CutNode {
   readonly each: CutNode | undefined;
   /** How many members the whole trie cuts; `Infinity` with an `each`. */
   readonly targets: number;
+  /**
+   * This member's value must be written as one of these texts for the
+   * `guarded` members after it to be walked (a watch line's `type`).
+   */
+  readonly guard: readonly string[] | undefined;
+  /** Walked only after a member with a `guard` it met. */
+  readonly guarded: boolean;
 }
+
+/** The event types whose objects are cut (and pruned): never a BOOKMARK's or an ERROR's. */
+export const CUT_EVENT_TYPES: readonly string[] = [
+  "ADDED",
+  "MODIFIED",
+  "DELETED",
+];
 
 /** The two places a watch stream's objects come in. */
 export interface JsonCut {
-  /** A watch line: `{"type":…,"object":{…}}`, the paths in `object`. */
+  /**
+   * A watch line: `{"type":…,"object":{…}}`, the paths in `object` when
+   * `type` comes first and is one of {@linkcode CUT_EVENT_TYPES}.
+   */
   readonly line: CutNode;
   /** A LIST body: `{…,"items":[{…},…]}`, the paths in every item. */
   readonly list: CutNode;
@@ -61,10 +78,20 @@ interface MutableNode {
   nodes: MutableNode[];
   each: MutableNode | undefined;
   targets: number;
+  guard: readonly string[] | undefined;
+  guarded: boolean;
 }
 
 function node(): MutableNode {
-  return { remove: false, names: [], nodes: [], each: undefined, targets: 0 };
+  return {
+    remove: false,
+    names: [],
+    nodes: [],
+    each: undefined,
+    targets: 0,
+    guard: undefined,
+    guarded: false,
+  };
 }
 
 /**
@@ -98,9 +125,12 @@ export function jsonCut(
   if (!any) return undefined;
   const targets = countTargets(root);
   root.targets = targets;
+  root.guarded = true;
+  const type = node();
+  type.guard = CUT_EVENT_TYPES.map((t) => JSON.stringify(t));
   const line = node();
-  line.names.push("object");
-  line.nodes.push(root);
+  line.names.push("type", "object");
+  line.nodes.push(type, root);
   line.targets = targets;
   const items = node();
   items.each = root;
@@ -122,18 +152,42 @@ function countTargets(n: MutableNode): number {
  * Parses `text` as `parseJson` does, without the members `at` cuts where
  * the cut is exact (see the module's documentation); the value is then
  * what parsing the whole text gives once those paths are removed from it.
+ * `accept`, when given, must hold for the value parsed from a cut text,
+ * else the whole text is parsed (a watch line whose `type` came twice).
  *
  * @throws {SyntaxError} Exactly what `JSON.parse(text)` throws.
  */
-export function parseJsonCut(text: string, at: CutNode | undefined): unknown {
+export function parseJsonCut(
+  text: string,
+  at: CutNode | undefined,
+  accept?: (value: unknown) => boolean,
+): unknown {
   const cut = at === undefined ? undefined : cutJson(text, at);
   if (cut === undefined) return parseJson(text);
+  let value: unknown;
   try {
-    return parseJson(cut);
+    value = parseJson(cut);
   } catch {
     // The error (and its position) is the whole text's.
     return parseJson(text);
   }
+  return accept === undefined || accept(value) ? value : parseJson(text);
+}
+
+/**
+ * Whether `event` is a watch event whose object is cut and pruned: its
+ * `type` one of {@linkcode CUT_EVENT_TYPES}, its `object` an object.
+ */
+export function isCutEvent(event: unknown): boolean {
+  if (event === null || typeof event !== "object") return false;
+  const { type, object } = event as { type?: unknown; object?: unknown };
+  return (type === "ADDED" || type === "MODIFIED" || type === "DELETED") &&
+    object !== null && typeof object === "object" && !Array.isArray(object);
+}
+
+/** {@linkcode parseJsonCut} for a watch line. */
+export function parseWatchLine(text: string, cut: JsonCut): unknown {
+  return parseJsonCut(text, cut.line, isCutEvent);
 }
 
 const QUOTE = 0x22;
@@ -208,6 +262,7 @@ function walkObject(
   const { names, nodes } = at;
   let unvisited = names.length;
   let visited = 0;
+  let guardMet = false;
   /** Whether a member before this one stays (else a cut takes a comma after). */
   let kept = false;
   let comma = -1;
@@ -236,7 +291,7 @@ function walkObject(
       }
       if (child.remove) {
         // The key is valid: `nameAt` matched it as it is, or decoded it.
-        const valueEnd = validValueEnd(text, i);
+        const valueEnd = checkedValueEnd(text, i);
         if (valueEnd < 0) return BAIL;
         const after = ws(text, valueEnd);
         const c = text.charCodeAt(after);
@@ -262,7 +317,13 @@ function walkObject(
       } else {
         const c = text.charCodeAt(i);
         const finish = mustFinish || unvisited > 0;
-        if (c === LBRACE && child.names.length > 0) {
+        if (child.guarded && !guardMet) return BAIL;
+        if (child.guard !== undefined) {
+          const end = skipValue(text, i);
+          if (end < 0) return BAIL;
+          guardMet = child.guard.includes(text.slice(i, end));
+          i = end;
+        } else if (c === LBRACE && child.names.length > 0) {
           i = walkObject(text, i, child, finish);
         } else if (c === LBRACKET && child.each !== undefined) {
           i = walkArray(text, i, child.each);
@@ -400,19 +461,42 @@ const MAX_DEPTH = 1024;
 /** Open containers of the value being checked: 1 an object, 0 an array. */
 const open = new Uint8Array(MAX_DEPTH);
 
+/** What no string of a checked value may hold raw (nor compact JSON). */
+// deno-lint-ignore no-control-regex
+const CONTROL = /[\x00-\x1f]/;
+/** A backslash that starts no escape (or, harmlessly, an escaped one). */
+const BAD_ESCAPE = /\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
+
 /**
  * The index after the JSON value at `i`, checked exactly as `JSON.parse`
  * checks it; `BAIL` when it is not valid (or nests deeper than 1024).
+ *
+ * The first pass finds each string's end as `skipString` does and checks
+ * the strings afterwards, all at once: no control character in the whole
+ * value, and every backslash followed by an escape. That is exact for
+ * compact JSON (what the API server sends); a value it doubts (with
+ * whitespace, say) is checked again string by string.
  */
-function validValueEnd(text: string, i: number): number {
+function checkedValueEnd(text: string, i: number): number {
+  const end = validValueEnd(text, i, false);
+  if (end < 0) return BAIL;
+  const value = text.slice(i, end);
+  if (!CONTROL.test(value) && !BAD_ESCAPE.test(value)) return end;
+  return validValueEnd(text, i, true);
+}
+
+/**
+ * The index after the value at `i`, its structure checked, and its strings
+ * too with `strings` (else only delimited); `BAIL` when it is not valid.
+ */
+function validValueEnd(text: string, i: number, strings: boolean): number {
   let depth = 0;
   while (true) {
     // A value at i.
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      STRING.lastIndex = i;
-      if (!STRING.test(text)) return BAIL;
-      i = STRING.lastIndex;
+      i = stringEnd(text, i, strings);
+      if (i < 0) return BAIL;
     } else if (c === LBRACE || c === LBRACKET) {
       const isObject = c === LBRACE;
       i = ws(text, i + 1);
@@ -422,7 +506,7 @@ function validValueEnd(text: string, i: number): number {
         if (depth === MAX_DEPTH) return BAIL;
         open[depth++] = isObject ? 1 : 0;
         if (isObject) {
-          i = memberValueStart(text, i);
+          i = memberValueStart(text, i, strings);
           if (i < 0) return BAIL;
         }
         continue;
@@ -450,7 +534,7 @@ function validValueEnd(text: string, i: number): number {
       if (d === COMMA) {
         i = ws(text, i + 1);
         if (inObject) {
-          i = memberValueStart(text, i);
+          i = memberValueStart(text, i, strings);
           if (i < 0) return BAIL;
         }
         break;
@@ -462,12 +546,19 @@ function validValueEnd(text: string, i: number): number {
   }
 }
 
-/** At a member's key: checks `"key" :`, returns where its value starts. */
-function memberValueStart(text: string, i: number): number {
-  if (text.charCodeAt(i) !== QUOTE) return BAIL;
+/** The index after the string at `i`, checked with `check`; or `BAIL`. */
+function stringEnd(text: string, i: number, check: boolean): number {
+  if (!check) return skipString(text, i);
   STRING.lastIndex = i;
-  if (!STRING.test(text)) return BAIL;
-  i = ws(text, STRING.lastIndex);
+  return STRING.test(text) ? STRING.lastIndex : BAIL;
+}
+
+/** At a member's key: checks `"key" :`, returns where its value starts. */
+function memberValueStart(text: string, i: number, strings: boolean): number {
+  if (text.charCodeAt(i) !== QUOTE) return BAIL;
+  i = stringEnd(text, i, strings);
+  if (i < 0) return BAIL;
+  i = ws(text, i);
   if (text.charCodeAt(i) !== COLON) return BAIL;
   return ws(text, i + 1);
 }

@@ -14,7 +14,12 @@
  * `PARSE_CUT_SEEDS=<count>` or `=<from>-<to>` runs other seeds.
  */
 import assert from "node:assert/strict";
-import { cutJson, jsonCut, parseJsonCut } from "../_json_cut.ts";
+import {
+  cutJson,
+  jsonCut,
+  parseJsonCut,
+  parseWatchLine,
+} from "../_json_cut.ts";
 import { parseJson } from "../_parse_json.ts";
 import { buildPruneTrie, prune, type PruneNode } from "../indexer/_prune.ts";
 
@@ -365,6 +370,12 @@ function randomText(r: Random, list: boolean): string {
     ];
     if (r() < 0.2) entries.reverse();
     if (r() < 0.05) entries.push(["object", object()]);
+    if (r() < 0.05) {
+      entries.push(["type", {
+        kind: "string",
+        value: pick(r, ["ERROR", "ADDED"]),
+      }]);
+    }
     tree = { kind: "object", entries };
   }
   const pad = spaced ? pick(r, WS) : "";
@@ -390,6 +401,8 @@ function removeAtPlace(
       );
     }
   } else if (
+    // The loop prunes the objects of these events only.
+    ["ADDED", "MODIFIED", "DELETED"].includes(out.type as string) &&
     out.object !== null && typeof out.object === "object" &&
     !Array.isArray(out.object)
   ) {
@@ -433,7 +446,11 @@ function runSeed(seed: number, counts: Counts): string | undefined {
     if (r() < 0.1) text = mutate(r, text);
     const node = list ? plan.list : plan.line;
     const expected = outcome(() => parseJson(text), trie, list);
-    const actual = outcome(() => parseJsonCut(text, node), trie, list);
+    const actual = outcome(
+      () => list ? parseJsonCut(text, plan.list) : parseWatchLine(text, plan),
+      trie,
+      list,
+    );
     counts.texts++;
     if (cutJson(text, node) !== undefined) counts.cut++;
     if ("error" in expected) counts.failed++;
