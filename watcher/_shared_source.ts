@@ -28,6 +28,7 @@ import type {
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
+import { removableBeforeSelection } from "./_selection_rule.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 
@@ -201,6 +202,10 @@ export class SharedSource<T extends KubeObjectLike> {
           namespace,
           labelSelector: form.labelSelector,
           metadataOnly: form.metadataOnly,
+          ignoreFields: removableBeforeSelection(
+            form.ignoreFields,
+            form.preselect,
+          ),
           pageSize: form.pageSize,
           initialList: form.initialList,
           idleTimeoutMs: form.idleTimeoutMs,
