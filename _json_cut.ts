@@ -461,11 +461,13 @@ const MAX_DEPTH = 1024;
 /** Open containers of the value being checked: 1 an object, 0 an array. */
 const open = new Uint8Array(MAX_DEPTH);
 
-/** What no string of a checked value may hold raw (nor compact JSON). */
+/**
+ * What makes a checked value's strings doubtful: a raw control character
+ * (none in a string, none at all in compact JSON), or a backslash that
+ * starts no escape (or, harmlessly, one that is escaped itself).
+ */
 // deno-lint-ignore no-control-regex
-const CONTROL = /[\x00-\x1f]/;
-/** A backslash that starts no escape (or, harmlessly, an escaped one). */
-const BAD_ESCAPE = /\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
+const DOUBT = /[\x00-\x1f]|\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
 
 /**
  * The index after the JSON value at `i`, checked exactly as `JSON.parse`
@@ -481,7 +483,7 @@ function checkedValueEnd(text: string, i: number): number {
   const end = validValueEnd(text, i, false);
   if (end < 0) return BAIL;
   const value = text.slice(i, end);
-  if (!CONTROL.test(value) && !BAD_ESCAPE.test(value)) return end;
+  if (!DOUBT.test(value)) return end;
   return validValueEnd(text, i, true);
 }
 
