@@ -473,42 +473,42 @@ const DOUBT = /[\x00-\x1f]|\\(?!["\\/bfnrt]|u[0-9a-fA-F]{4})/;
  * The index after the JSON value at `i`, checked exactly as `JSON.parse`
  * checks it; `BAIL` when it is not valid (or nests deeper than 1024).
  *
- * The first pass finds each string's end as `skipString` does and checks
+ * The first pass reads compact JSON only (what the API server sends: no
+ * whitespace) and finds each string's end as `skipString` does; it checks
  * the strings afterwards, all at once: no control character in the whole
- * value, and every backslash followed by an escape. That is exact for
- * compact JSON (what the API server sends); a value it doubts (with
- * whitespace, say) is checked again string by string.
+ * value, and every backslash followed by an escape. A value it doubts
+ * (with whitespace, say) is read again, whitespace allowed and each string
+ * checked on its own.
  */
 function checkedValueEnd(text: string, i: number): number {
   const end = validValueEnd(text, i, false);
-  if (end < 0) return BAIL;
-  const value = text.slice(i, end);
-  if (!DOUBT.test(value)) return end;
+  if (end >= 0 && !DOUBT.test(text.slice(i, end))) return end;
   return validValueEnd(text, i, true);
 }
 
 /**
- * The index after the value at `i`, its structure checked, and its strings
- * too with `strings` (else only delimited); `BAIL` when it is not valid.
+ * The index after the value at `i`, or `BAIL`: its structure checked, in
+ * compact JSON only (no whitespace) unless `exact`, which also checks each
+ * string (else they are only delimited).
  */
-function validValueEnd(text: string, i: number, strings: boolean): number {
+function validValueEnd(text: string, i: number, exact: boolean): number {
   let depth = 0;
   while (true) {
     // A value at i.
     const c = text.charCodeAt(i);
     if (c === QUOTE) {
-      i = stringEnd(text, i, strings);
+      i = stringEnd(text, i, exact);
       if (i < 0) return BAIL;
     } else if (c === LBRACE || c === LBRACKET) {
       const isObject = c === LBRACE;
-      i = ws(text, i + 1);
+      i = exact ? ws(text, i + 1) : i + 1;
       if (text.charCodeAt(i) === (isObject ? RBRACE : RBRACKET)) {
         i++;
       } else {
         if (depth === MAX_DEPTH) return BAIL;
         open[depth++] = isObject ? 1 : 0;
         if (isObject) {
-          i = memberValueStart(text, i, strings);
+          i = memberValueStart(text, i, exact);
           if (i < 0) return BAIL;
         }
         continue;
@@ -530,13 +530,13 @@ function validValueEnd(text: string, i: number, strings: boolean): number {
     // After a value: close what ends here, or go on to the next one.
     while (true) {
       if (depth === 0) return i;
-      i = ws(text, i);
+      if (exact) i = ws(text, i);
       const d = text.charCodeAt(i);
       const inObject = open[depth - 1] === 1;
       if (d === COMMA) {
-        i = ws(text, i + 1);
+        i = exact ? ws(text, i + 1) : i + 1;
         if (inObject) {
-          i = memberValueStart(text, i, strings);
+          i = memberValueStart(text, i, exact);
           if (i < 0) return BAIL;
         }
         break;
@@ -556,11 +556,11 @@ function stringEnd(text: string, i: number, check: boolean): number {
 }
 
 /** At a member's key: checks `"key" :`, returns where its value starts. */
-function memberValueStart(text: string, i: number, strings: boolean): number {
+function memberValueStart(text: string, i: number, exact: boolean): number {
   if (text.charCodeAt(i) !== QUOTE) return BAIL;
-  i = stringEnd(text, i, strings);
+  i = stringEnd(text, i, exact);
   if (i < 0) return BAIL;
-  i = ws(text, i);
+  if (exact) i = ws(text, i);
   if (text.charCodeAt(i) !== COLON) return BAIL;
-  return ws(text, i + 1);
+  return exact ? ws(text, i + 1) : i + 1;
 }
