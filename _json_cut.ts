@@ -379,9 +379,17 @@ function nameAt(
   end: number,
   names: readonly string[],
 ): number {
-  const length = end - start - 2;
-  const slash = text.indexOf("\\", start + 1);
-  if (slash < 0 || slash >= end) {
+  // Keys are short: look for a backslash in this one only (an indexOf
+  // would run on to the next one, perhaps at the end of the text).
+  let escaped = false;
+  for (let j = start + 1; j < end - 1; j++) {
+    if (text.charCodeAt(j) === BACKSLASH) {
+      escaped = true;
+      break;
+    }
+  }
+  if (!escaped) {
+    const length = end - start - 2;
     for (let k = 0; k < names.length; k++) {
       const name = names[k];
       if (name.length === length && text.startsWith(name, start + 1)) return k;
