@@ -324,7 +324,38 @@ function mutate(r: Random, text: string): string {
         places.push(Math.max(0, m - 3) + hit.index);
       }
       const near = places.length > 0 ? pick(r, places) : m;
-      switch (int(r, 4)) {
+      switch (int(r, 6)) {
+        case 5: {
+          // A literal misspelt: `nul`, `nulll`, `tru`, `fals`, `nUll`…
+          const literals = [...window.matchAll(/true|false|null/g)];
+          if (literals.length === 0) return text.slice(0, near);
+          const hit = pick(r, literals);
+          const from = Math.max(0, m - 3) + hit.index;
+          const wrong = pick(r, [
+            "nul",
+            "nulll",
+            "nUll",
+            "tru",
+            "truee",
+            "fals",
+            "n1ll",
+            "nu",
+          ]);
+          return text.slice(0, from) + wrong + text.slice(from + hit[0].length);
+        }
+        case 4: {
+          // A bracket of the other kind: `{…]` is not `{…}`.
+          const swap: Record<string, string> = {
+            "{": "[",
+            "[": "{",
+            "}": "]",
+            "]": "}",
+          };
+          const brackets = places.filter((p) => text[p] in swap);
+          if (brackets.length === 0) return text.slice(0, near);
+          const b = pick(r, brackets);
+          return text.slice(0, b) + swap[text[b]] + text.slice(b + 1);
+        }
         case 0:
           return text.slice(0, near);
         case 1:
