@@ -26,6 +26,10 @@
  *   it first; what `JSON.parse` keeps of the others, the removal after the
  *   parse removes. The removal always runs after the cut: the cut only
  *   saves it work.
+ * - A watch line is cut only when its `type` comes before its `object` and
+ *   is ADDED, MODIFIED or DELETED, and the type parsed is checked again (a
+ *   second `type` may have changed it): a BOOKMARK's or an ERROR's object
+ *   is the loop's to read, and is never cut nor pruned.
  *
  * @module
  */
