@@ -619,6 +619,21 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       signal,
       attempt,
       logger,
+      event: (event) => {
+        const recorder = this.#plan.recorder;
+        if (recorder === undefined) {
+          throw new TypeError(
+            `Controller ${this.#plan.name} has no recorder: give it one (an EventRecorder) to record Events`,
+          );
+        }
+        const obj = this.#lookup(primary.name, namespace, name);
+        if (obj === undefined) return;
+        recorder.event({
+          apiVersion: this.#plan.apiVersion,
+          kind: primary.kind,
+          metadata: obj.metadata,
+        }, event);
+      },
       wrote: (object, store = primary.name) => {
         const written = this.#written(object, store);
         if (typeof written === "string") lines.badWrite(logger, written);
