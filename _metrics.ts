@@ -144,3 +144,45 @@ export function clientMeter(client: unknown): unknown {
     ? (client as { meter?: unknown }).meter
     : undefined;
 }
+
+/**
+ * The meter a component reports on: its own, else its client's (so one set
+ * on the client reaches every component built on it), checked; a problem
+ * goes to `fail` with the option it came from (`meter` or `client.meter`).
+ */
+export function ownOrClientMeter(
+  own: unknown,
+  client: unknown,
+  fail: (field: string, message: string) => never,
+): Meter | undefined {
+  const [meter, field] = own !== undefined
+    ? [own, "meter"]
+    : [clientMeter(client), "client.meter"];
+  if (meter === undefined) return undefined;
+  const problem = meterProblem(meter);
+  if (problem) fail(field, problem);
+  return meter as Meter;
+}
+
+const claimed = new WeakMap<Meter, Map<string, Set<string>>>();
+
+/**
+ * Reserves `name` among the `kind` components on `meter` (two queues, or
+ * two controllers, with one name would report one series as theirs both):
+ * throws what `taken` makes when another holds it; the returned function
+ * gives it back.
+ */
+export function claimName(
+  meter: Meter,
+  kind: string,
+  name: string,
+  taken: () => Error,
+): () => void {
+  let kinds = claimed.get(meter);
+  if (kinds === undefined) claimed.set(meter, kinds = new Map());
+  let names = kinds.get(kind);
+  if (names === undefined) kinds.set(kind, names = new Set());
+  if (names.has(name)) throw taken();
+  names.add(name);
+  return () => void names.delete(name);
+}

@@ -13,7 +13,12 @@ import type {
   ObservableGauge,
   ObservableResult,
 } from "../metrics/meter.ts";
-import { instrumentsOf, LATENCY_BUCKETS, withAttributes } from "../_metrics.ts";
+import {
+  claimName,
+  instrumentsOf,
+  LATENCY_BUCKETS,
+  withAttributes,
+} from "../_metrics.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 
 /** How a reconcile ended, as controller-runtime's `result` label says. */
@@ -62,8 +67,6 @@ function makeInstruments(meter: Meter): ControllerInstruments {
   };
 }
 
-const namesInUse = new WeakMap<Meter, Set<string>>();
-
 /** One controller's series; `close()` when it stops. */
 export class ControllerMetrics {
   readonly #instruments: ControllerInstruments;
@@ -71,8 +74,7 @@ export class ControllerMetrics {
   readonly #byOutcome: Readonly<Record<ReconcileOutcome, MetricAttributes>>;
   readonly #observeActive: (result: ObservableResult) => void;
   readonly #observeMax: (result: ObservableResult) => void;
-  readonly #names: Set<string>;
-  readonly #name: string;
+  readonly #release: () => void;
   #open = true;
 
   constructor(
@@ -80,20 +82,19 @@ export class ControllerMetrics {
     name: string,
     readings: { active(): number; max: number },
   ) {
-    let names = namesInUse.get(meter);
-    if (names === undefined) namesInUse.set(meter, names = new Set());
-    if (names.has(name)) {
-      throw new ControllerConfigError(
-        "Controller",
-        "name",
-        `another Controller that is not stopped reports on this meter as ${
-          JSON.stringify(name)
-        }; give each controller its own name`,
-      );
-    }
-    names.add(name);
-    this.#names = names;
-    this.#name = name;
+    this.#release = claimName(
+      meter,
+      "controller",
+      name,
+      () =>
+        new ControllerConfigError(
+          "Controller",
+          "name",
+          `another Controller that is not stopped reports on this meter as ${
+            JSON.stringify(name)
+          }; give each controller its own name`,
+        ),
+    );
     const instruments = this.#instruments = instrumentsOf(
       meter,
       "controller",
@@ -129,7 +130,7 @@ export class ControllerMetrics {
   close(): void {
     if (!this.#open) return;
     this.#open = false;
-    this.#names.delete(this.#name);
+    this.#release();
     this.#instruments.active.removeCallback(this.#observeActive);
     this.#instruments.max.removeCallback(this.#observeMax);
   }

@@ -17,7 +17,7 @@ import type {
 import { consoleLogger } from "../logger.ts";
 import { monotonicClock } from "../_monotonic_clock.ts";
 import { durationProblem } from "../_duration.ts";
-import { clientMeter, meterProblem } from "../_metrics.ts";
+import { ownOrClientMeter } from "../_metrics.ts";
 import { optionNamesProblem } from "../_option_names.ts";
 import { contextLogger } from "../_context_logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
@@ -273,14 +273,7 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     fail("queue", `must be an object, got ${String(config.queue)}`);
   }
 
-  // Its own, else its client's: one set on the client reaches it.
-  const [meter, meterField] = options.meter !== undefined
-    ? [options.meter, "meter"]
-    : [clientMeter(client), "client.meter"];
-  if (meter !== undefined) {
-    const problem = meterProblem(meter);
-    if (problem) fail(meterField, problem);
-  }
+  const meter = ownOrClientMeter(options.meter, client, fail);
   const clock = options.clock ?? monotonicClock;
   const logger = neverThrowingLogger(
     contextLogger(options.logger ?? consoleLogger(), {
@@ -316,14 +309,14 @@ export function planController<T extends KubeObjectLike = KubeObject>(
       ...config.queue,
       name: config.name,
       clock,
-      meter: meter as Meter | undefined,
+      meter: meter,
     }),
     logger,
     clock,
-    meter: meter as Meter | undefined,
+    meter: meter,
     watcherOptions: Object.freeze({
       ...options,
-      meter: meter as Meter | undefined,
+      meter: meter,
     }),
   });
 }

@@ -12,7 +12,7 @@ import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { monotonicClock } from "../_monotonic_clock.ts";
 import { durationProblem } from "../_duration.ts";
-import { clientMeter, meterProblem } from "../_metrics.ts";
+import { ownOrClientMeter } from "../_metrics.ts";
 import { optionNamesProblem } from "../_option_names.ts";
 import { contextLogger } from "../_context_logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
@@ -159,14 +159,7 @@ export function planEventRecorder(
   ) {
     fail("logger", "must be a Logger (debug, info, warn, error)");
   }
-  // Its own, else its client's: one set on the client reaches it.
-  const [meter, meterField] = options.meter !== undefined
-    ? [options.meter, "meter"]
-    : [clientMeter(client), "client.meter"];
-  if (meter !== undefined) {
-    const problem = meterProblem(meter);
-    if (problem) fail(meterField, problem);
-  }
+  const meter = ownOrClientMeter(options.meter, client, fail);
 
   return Object.freeze({
     client,
@@ -182,7 +175,7 @@ export function planEventRecorder(
         reportingInstance: instance,
       }),
     ),
-    meter: meter as Meter | undefined,
+    meter: meter,
   });
 }
 

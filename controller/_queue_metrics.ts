@@ -15,14 +15,13 @@ import type {
   ObservableGauge,
   ObservableResult,
 } from "../metrics/meter.ts";
-import { instrumentsOf } from "../_metrics.ts";
+import { claimName, instrumentsOf } from "../_metrics.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 
 /**
  * The names of the queues reporting on each meter: a gauge keeps one value
  * per label set, so two queues of one name would overwrite each other.
  */
-const namesInUse = new WeakMap<Meter, Set<string>>();
 
 /** client-go's buckets for both durations: 10 ns to 10 s, tenfold. */
 const QUEUE_BUCKETS: readonly number[] = Object.freeze(
@@ -99,8 +98,7 @@ export class QueueMetrics {
   readonly #observeDepth: (result: ObservableResult) => void;
   readonly #observeUnfinished: (result: ObservableResult) => void;
   readonly #observeLongest: (result: ObservableResult) => void;
-  readonly #names: Set<string>;
-  readonly #name: string;
+  readonly #release: () => void;
   #open = true;
 
   /**
@@ -108,20 +106,19 @@ export class QueueMetrics {
    * this meter already.
    */
   constructor(meter: Meter, name: string, readings: QueueReadings) {
-    let names = namesInUse.get(meter);
-    if (names === undefined) namesInUse.set(meter, names = new Set());
-    if (names.has(name)) {
-      throw new ControllerConfigError(
-        "WorkQueue",
-        "name",
-        `another WorkQueue that is not shut down reports on this meter as ${
-          JSON.stringify(name)
-        }; give each queue its own name`,
-      );
-    }
-    names.add(name);
-    this.#names = names;
-    this.#name = name;
+    this.#release = claimName(
+      meter,
+      "workqueue",
+      name,
+      () =>
+        new ControllerConfigError(
+          "WorkQueue",
+          "name",
+          `another WorkQueue that is not shut down reports on this meter as ${
+            JSON.stringify(name)
+          }; give each queue its own name`,
+        ),
+    );
     const instruments = this.#instruments = instrumentsOf(
       meter,
       "workqueue",
@@ -175,7 +172,7 @@ export class QueueMetrics {
   close(): void {
     if (!this.#open) return;
     this.#open = false;
-    this.#names.delete(this.#name);
+    this.#release();
     this.#instruments.depth.removeCallback(this.#observeDepth);
     this.#instruments.unfinished.removeCallback(this.#observeUnfinished);
     this.#instruments.longest.removeCallback(this.#observeLongest);

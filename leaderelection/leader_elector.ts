@@ -22,7 +22,7 @@ import {
 import { monotonicClock } from "../_monotonic_clock.ts";
 import { ElectorMetrics } from "./_elector_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
-import { clientMeter, meterProblem } from "../_metrics.ts";
+import { ownOrClientMeter } from "../_metrics.ts";
 import {
   JITTER_FACTOR,
   validateCallback,
@@ -408,15 +408,12 @@ export class LeaderElector {
     );
     this.#clock = options.clock ?? monotonicClock;
     this.#random = options.random ?? Math.random;
-    // Its own, else its client's: one set on the client reaches it.
-    const [meter, field] = options.meter !== undefined
-      ? [options.meter, "meter"]
-      : [clientMeter(client), "client.meter"];
+    const meter = ownOrClientMeter(options.meter, client, (field, problem) => {
+      throw new LeaderElectionConfigError(field, problem);
+    });
     if (meter !== undefined) {
-      const problem = meterProblem(meter);
-      if (problem) throw new LeaderElectionConfigError(field, problem);
       this.#metrics = new ElectorMetrics(
-        meter as Meter,
+        meter,
         config.lease,
         () => this.isLeader(),
       );

@@ -11,7 +11,7 @@ import type { Meter } from "../metrics/meter.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { monotonicClock } from "../_monotonic_clock.ts";
-import { clientMeter, meterProblem } from "../_metrics.ts";
+import { ownOrClientMeter } from "../_metrics.ts";
 import { optionNamesProblem } from "../_option_names.ts";
 import { leaseTimingsProblem } from "../_lease_timings.ts";
 import { contextLogger } from "../_context_logger.ts";
@@ -147,14 +147,7 @@ export function planRing(
   ) {
     fail("client", "must be a RestClient with a performRequest method");
   }
-  // Its own, else its client's: one set on the client reaches it.
-  const [meter, meterField] = options.meter !== undefined
-    ? [options.meter, "meter"]
-    : [clientMeter(client), "client.meter"];
-  if (meter !== undefined) {
-    const problem = meterProblem(meter);
-    if (problem) fail(meterField, problem);
-  }
+  const meter = ownOrClientMeter(options.meter, client, fail);
   if (options.random !== undefined && typeof options.random !== "function") {
     fail("random", "must be a function returning a number in [0, 1)");
   }
@@ -174,7 +167,7 @@ export function planRing(
         identity: config.identity,
       }),
     ),
-    meter: meter as Meter | undefined,
+    meter: meter,
     random: options.random ?? Math.random,
   });
 }
