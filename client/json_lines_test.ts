@@ -408,3 +408,35 @@ Deno.test("readJsonLines() keeps object data of a cut line out of the error mess
     /"\{\\"type\\":\\"MODIFIED\\",\\"object\\":\{\\"ki…"/,
   );
 });
+
+Deno.test("readJsonLines parse: how each line becomes its value; a throw is an invalid-json line with its cause", async () => {
+  const lines = '{"n":1}\n{"n":2}\n';
+  const values = [];
+  const parse = (line: string) => ({
+    ...JSON.parse(line),
+    length: line.length,
+  });
+  for await (
+    const value of readJsonLines(new Blob([lines]).stream(), { parse })
+  ) {
+    values.push(value);
+  }
+  assert.deepEqual(values, [{ n: 1, length: 7 }, { n: 2, length: 7 }]);
+  const refused = new Error("not this one");
+  await assert.rejects(
+    async () => {
+      const body = new Blob(['{"n":1}\n{"n":2}\n']).stream();
+      for await (
+        const _ of readJsonLines(body, {
+          parse: (line) => {
+            if (line.includes("2")) throw refused;
+            return JSON.parse(line);
+          },
+        })
+      ) { /* drained */ }
+    },
+    (error) =>
+      error instanceof JsonLinesError && error.kind === "invalid-json" &&
+      error.cause === refused && error.preview === '{"n":2}',
+  );
+});

@@ -71,6 +71,9 @@ export interface ControllerPlan<T extends KubeObjectLike> {
   readonly resyncEveryMs: number | undefined;
   readonly leader: Leadership | undefined;
   readonly shard: ControllerShard | undefined;
+  readonly recorder: ControllerConfig<KubeObject>["recorder"];
+  /** The primary's `group/version`, as an Event's `regarding` names it. */
+  readonly apiVersion: string;
   readonly readYourWritesTimeoutMs: number;
   readonly drainOnStop: boolean;
   readonly queue: WorkQueueOptions;
@@ -94,6 +97,7 @@ const CONFIG = {
   resyncEveryMs: true,
   leader: true,
   shard: true,
+  recorder: true,
   readYourWritesTimeoutMs: true,
   drainOnStop: true,
   queue: true,
@@ -177,6 +181,19 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     if (!Array.isArray(list)) fail(role, "must be an array of resources");
     (list as unknown[]).forEach((spec, i) =>
       others.push(resourcePlan(role, `${role}[${i}]`, spec, fail))
+    );
+  }
+  const recorder = config.recorder;
+  if (
+    recorder !== undefined &&
+    (recorder === null || typeof recorder.event !== "function")
+  ) {
+    fail("recorder", "must be an EventRecorder (event)");
+  }
+  if (kind === undefined && recorder !== undefined) {
+    fail(
+      "for.kind",
+      "is required with recorder: an Event names the kind of the object it regards",
     );
   }
   if (kind === undefined && others.some((r) => r.role === "owns")) {
@@ -289,6 +306,10 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     resyncEveryMs,
     leader,
     shard,
+    recorder,
+    apiVersion: primary.watcher.gvr.group
+      ? `${primary.watcher.gvr.group}/${primary.watcher.gvr.version}`
+      : primary.watcher.gvr.version,
     readYourWritesTimeoutMs,
     drainOnStop: config.drainOnStop ?? true,
     queue: Object.freeze({

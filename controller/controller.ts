@@ -443,7 +443,11 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     term.addEventListener("abort", () => {
       if (!this.#stopping) lines.leadLost(this.#plan.logger, this.#active);
     }, { once: true });
-    this.#work(term);
+    // The last term's workers end first (their reconciles were aborted):
+    // never more than maxConcurrent reconciles at once.
+    void Promise.all(this.#workers).then(() => {
+      if (!term.aborted && !this.#stopping) this.#work(term);
+    });
   }
 
   /**
@@ -615,6 +619,21 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       signal,
       attempt,
       logger,
+      event: (event) => {
+        const recorder = this.#plan.recorder;
+        if (recorder === undefined) {
+          throw new TypeError(
+            `Controller ${this.#plan.name} has no recorder: give it one (an EventRecorder) to record Events`,
+          );
+        }
+        const obj = this.#lookup(primary.name, namespace, name);
+        if (obj === undefined) return;
+        recorder.event({
+          apiVersion: this.#plan.apiVersion,
+          kind: primary.kind,
+          metadata: obj.metadata,
+        }, event);
+      },
       wrote: (object, store = primary.name) => {
         const written = this.#written(object, store);
         if (typeof written === "string") lines.badWrite(logger, written);

@@ -19,6 +19,8 @@ import type {
   ShardFilterMetadata,
 } from "../watcher/shard_filter.ts";
 import type { WorkQueueOptions } from "./work_queue_options.ts";
+import type { EventRecorder } from "./event_recorder.ts";
+import type { EventInput } from "./event_recorder_config.ts";
 
 /**
  * The watcher fields a controller's resource takes: what to watch (`gvr`,
@@ -188,6 +190,15 @@ export interface ReconcileContext<T extends KubeObjectLike = KubeObject> {
    * So it does not act on the cache from before its own write.
    */
   wrote(object: KubeObjectLike, store?: string): void;
+  /**
+   * Records an `events.k8s.io/v1` Event regarding the key's object (as the
+   * cache holds it now, with `for`'s apiVersion and `kind`) through the
+   * controller's `recorder`; never throws for the write (see
+   * `EventRecorder.event`), and records nothing once the object is absent.
+   *
+   * @throws {TypeError} When the controller was given no `recorder`.
+   */
+  event(event: EventInput): void;
 }
 
 /**
@@ -328,6 +339,12 @@ export interface ControllerConfig<T extends KubeObjectLike = KubeObject> {
    * the reconciles in flight, and their keys wait for the next term.
    */
   leader?: Leadership;
+  /**
+   * Where `context.event()` records Events: an `EventRecorder` (its
+   * aggregation and rate limit apply); the controller does not stop it.
+   * Needs `for.kind`.
+   */
+  recorder?: Pick<EventRecorder, "event">;
   /**
    * Run as one shard of several replicas (a started `ShardRing`): the
    * primary watcher keeps only this replica's share (server-side where the

@@ -53,6 +53,12 @@ Deno.test("Controller refuses a wrong option, naming it", () => {
   refused({ drainOnStop: "yes" }, "drainOnStop", /true or false/);
   refused({ leader: {} }, "leader", /LeaderElector/);
   refused({ shard: { owns: () => true } }, "shard", /ShardRing/);
+  refused({ recorder: {} }, "recorder", /EventRecorder/);
+  refused(
+    { for: { gvr: WIDGETS }, recorder: { event() {} } },
+    "for.kind",
+    /required with recorder/,
+  );
   refused({ workers: 3 }, "workers", /is not a/);
   refused(
     { queue: { backoff: { baseMs: -5 } } },

@@ -2,10 +2,12 @@ import assert from "node:assert/strict";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { settle, waitFor } from "../testing/fake_clock.ts";
 import { ControllerHarness, widget } from "./_controller_harness_test.ts";
-import type { Leadership } from "./controller_config.ts";
+import type { ControllerConfig, Leadership } from "./controller_config.ts";
 
 /** A harness whose controller follows an elector on the same server. */
-function withElector(): { h: ControllerHarness; elector: () => LeaderElector } {
+function withElector(
+  config: Partial<ControllerConfig> = {},
+): { h: ControllerHarness; elector: () => LeaderElector } {
   // The elector needs the harness's client, the harness the leadership.
   const made: { elector?: LeaderElector } = {};
   const leader: Leadership = {
@@ -14,7 +16,7 @@ function withElector(): { h: ControllerHarness; elector: () => LeaderElector } {
   };
   const h = new ControllerHarness({
     seed: (server) => server.create("widgets", widget("shop", "a")),
-    config: { leader },
+    config: { leader, ...config },
   });
   const elector = made.elector = new LeaderElector(
     {
@@ -87,6 +89,45 @@ Deno.test("Controller with a leader: losing the lead aborts the reconciles in fl
     "shop/a",
     "shop/b",
   ]);
+  await elector().stop();
+  await electing;
+});
+
+Deno.test("Controller with a leader: a new term's workers wait for the last term's reconciles to return (never more than maxConcurrent)", async () => {
+  const { h, elector } = withElector({ maxConcurrent: 1 });
+  await using _h = h;
+  let release = () => {};
+  // The first reconcile ignores its signal until released.
+  h.reconcile = () =>
+    h.runs.length > 1
+      ? undefined
+      : new Promise<void>((resolve) => release = resolve);
+  const electing = elector().start();
+  await h.started();
+  await waitFor(() => h.runs.length === 1, { description: "first run" });
+  const outage = h.server.addReactor({
+    verb: ["get", "update"],
+    resource: "leases",
+    react: () => new Response("down", { status: 503 }),
+  });
+  for (let i = 0; i < 12 && elector().isLeader(); i++) {
+    await h.clock.tick(1_000);
+    await settle();
+  }
+  assert.equal(elector().isLeader(), false);
+  outage.cancel();
+  for (let i = 0; i < 30 && !elector().isLeader(); i++) {
+    await h.clock.tick(1_000);
+    await settle();
+  }
+  assert.equal(elector().isLeader(), true);
+  h.server.create("widgets", widget("shop", "b"));
+  await waitFor(() => h.controller.health().queue.waiting >= 1);
+  await settle(10);
+  assert.equal(h.runs.length, 1, "the new term waits for the old reconcile");
+  assert.equal(h.controller.health().workers.active, 1);
+  release();
+  await h.ended(2);
   await elector().stop();
   await electing;
 });

@@ -273,7 +273,7 @@ for (const sharded of [true, false]) {
       10_000,
       "b busy",
     );
-    const c = setup.replica("c");
+    setup.replica("c");
     await setup.until(
       () => setup.reconciledBy("c").size > 0,
       60_000,

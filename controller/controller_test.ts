@@ -4,7 +4,10 @@ import {
   CONFIGMAPS,
   ControllerHarness,
   widget,
+  WIDGETS,
 } from "./_controller_harness_test.ts";
+import { Controller } from "./controller.ts";
+import { EventRecorder } from "./event_recorder.ts";
 
 Deno.test("Controller reconciles every listed object once after sync, then each change, and a deletion with the object absent", async () => {
   await using h = new ControllerHarness({
@@ -345,4 +348,54 @@ Deno.test("Controller: resyncEveryMs reconciles every key again", async () => {
   await h.clock.tick(30_000);
   await h.ended(3);
   assert.deepEqual(h.keys(), ["shop/a", "shop/a", "shop/a"]);
+});
+
+Deno.test("Controller: context.event() records an Event regarding the key's object, named by for's apiVersion and kind", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+  });
+  await using recorder = new EventRecorder(
+    { reportingController: "example.com/widgets", reportingInstance: "r-0" },
+    h.client,
+    { clock: h.clock, logger: h.logger },
+  );
+  // A second controller on the same harness server, with the recorder.
+  await using controller = new Controller(
+    {
+      name: "widgets-events",
+      for: { gvr: WIDGETS, kind: "Widget" },
+      recorder,
+      reconcile: (_key, context) =>
+        context.event({
+          type: "Warning",
+          reason: "Broken",
+          action: "Reconciling",
+        }),
+    },
+    h.client,
+    { clock: h.clock, logger: h.logger },
+  );
+  controller.start();
+  const events = () =>
+    h.server.list(
+      { group: "events.k8s.io", version: "v1", resource: "events" },
+      "shop",
+    );
+  await waitFor(() => events().length === 1, { description: "an Event" });
+  const regarding = events()[0].regarding as Record<string, unknown>;
+  assert.equal(regarding.apiVersion, "example.com/v1");
+  assert.equal(regarding.kind, "Widget");
+  assert.equal(regarding.name, "a");
+  assert.equal(
+    regarding.uid,
+    h.server.get("widgets", "shop", "a").metadata.uid,
+  );
+  // Without a recorder, asking for one is a clear error.
+  h.reconcile = (_key, context) => {
+    assert.throws(
+      () => context.event({ type: "Normal", reason: "X", action: "Y" }),
+      /has no recorder/,
+    );
+  };
+  await h.started(1);
 });

@@ -93,6 +93,7 @@ const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   firstByteTimeoutMs: true,
   backoff: true,
   maxLineBytes: true,
+  ignoreFields: true,
   clock: true,
   logger: true,
   random: true,

@@ -17,6 +17,8 @@ export interface ReadJsonBodyOptions {
   signal: AbortSignal;
   /** The collection path, for the error when the body is not JSON. */
   path: string;
+  /** How the body's text becomes its value (default: `JSON.parse`'s). */
+  parse?: ((text: string) => unknown) | undefined;
 }
 
 /** Enough to tell an HTML page from a cut list, too little for data. */
@@ -36,7 +38,7 @@ export async function readJsonAnswer(
   if (answer instanceof ReadableStream) {
     return await readJsonBody(answer, options);
   }
-  if (answer instanceof Uint8Array) return parse(answer, options.path);
+  if (answer instanceof Uint8Array) return parse(answer, options);
   return answer;
 }
 
@@ -73,13 +75,14 @@ export async function readJsonBody(
     signal.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
-  return parse(concatBytes(chunks), options.path);
+  return parse(concatBytes(chunks), options);
 }
 
-function parse(bytes: Uint8Array, path: string): unknown {
+function parse(bytes: Uint8Array, options: ReadJsonBodyOptions): unknown {
+  const { path, parse = parseJson } = options;
   const text = new TextDecoder().decode(bytes);
   try {
-    return parseJson(text);
+    return parse(text);
   } catch {
     const preview = text.length > PREVIEW_CHARS
       ? `${text.slice(0, PREVIEW_CHARS)}…`

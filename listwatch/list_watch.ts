@@ -38,6 +38,7 @@ import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { LoopStats } from "./_loop_stats.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
+import { IgnoredFields } from "./_ignored_fields.ts";
 import {
   acceptRefusedLine,
   backoffLine,
@@ -129,6 +130,8 @@ export class ListWatch {
   readonly #server: string | undefined;
   #deadlineMs: number;
   #maxLineBytes: number | undefined;
+  /** `ignoreFields`: how lines and lists are parsed, and pruned. */
+  #ignored: IgnoredFields | undefined;
   /** `Accept` of LIST and WATCH requests; undefined: the client's default. */
   #listAccept: string | undefined;
   #watchAccept: string | undefined;
@@ -163,7 +166,7 @@ export class ListWatch {
    * @param client The Kubernetes client; never closed by the loop.
    * @param sink Receives pages, lists and events.
    * @param options What to watch, and tuning.
-   * @throws {WatcherConfigError} Naming the wrong option: `gvr`, `initialList`, a size, a duration, or a name it does not take.
+   * @throws {WatcherConfigError} Naming the wrong option: `gvr`, `initialList`, a size, a duration, `ignoreFields`, or a name it does not take.
    */
   constructor(
     client: RestClient,
@@ -176,6 +179,7 @@ export class ListWatch {
     this.#firstByteTimeoutMs = options.firstByteTimeoutMs ?? 30_000;
     this.#deadlineMs = options.initialStreamDeadlineMs ?? 60_000;
     this.#maxLineBytes = options.maxLineBytes;
+    this.#ignored = IgnoredFields.of(options.ignoreFields);
     if (options.metadataOnly === true) {
       this.#listAccept = PARTIAL_OBJECT_METADATA_LIST_ACCEPT;
       this.#watchAccept = PARTIAL_OBJECT_METADATA_ACCEPT;
@@ -442,7 +446,9 @@ export class ListWatch {
         },
         signal: timers.signal,
         path: this.#path,
+        parse: this.#ignored?.parseList,
       });
+      if (this.#ignored !== undefined) list = this.#ignored.list(list);
     } catch (error) {
       if (this.#signal.aborted) return undefined;
       if (timers.interrupt?.type === "relist") return this.#feed(RELIST);
@@ -549,16 +555,19 @@ export class ListWatch {
         onBytes: timers.bytes,
         maxLineBytes: this.#maxLineBytes,
         signal: timers.signal,
+        parse: this.#ignored?.parseLine,
       });
       try {
         // The hot path: #feed, synchronous unless the sink returns a
         // promise; one step of the line reader per chunk, not per event.
         const stats = this.#stats;
+        const ignored = this.#ignored;
         for await (const events of chunks) {
           // The events of one chunk arrived together.
           const arrived = this.#clock.now();
           for (let i = 0; i < events.length; i++) {
             const event = events[i];
+            ignored?.event(event);
             stats.line(
               (event as WatchLine | null)?.type === "BOOKMARK",
               arrived,

@@ -229,6 +229,19 @@ export interface ListWatchOptions {
    */
   maxLineBytes?: number;
   /**
+   * Paths no object reaches the sink with, as a watcher's `ignoreFields`
+   * (JSONPath-lite, e.g. `metadata.managedFields`): removed from every
+   * listed object and from the object of every ADDED, MODIFIED and DELETED
+   * event (a BOOKMARK's and an ERROR's are the loop's to read). A path of
+   * field names only is cut out of the text before it is parsed, where
+   * that can be done exactly, so that what is dropped is never built.
+   * Paths that would remove `metadata.name`, `metadata.namespace` or
+   * `metadata.resourceVersion` are refused.
+   *
+   * @default {[]}
+   */
+  ignoreFields?: readonly string[];
+  /**
    * Time source for every timer, and for the times the loop records
    * (`lastActivityTime`, `retryAt`). The default's `now()` is monotonic
    * (the epoch time at process start advanced by `performance.now()`), so

@@ -45,6 +45,23 @@ export function selectsOnlyAsSent(
   );
 }
 
+/**
+ * The `ignoreFields` paths the loop may remove before selection (and cut
+ * out of the text before the parse, `_json_cut.ts`): all of them but those
+ * the source's `preselect`, which reads the object as sent, may read.
+ * Without a `preselect`, no selector's path meets an ignored one; index keys
+ * and `transform` read the stored copy, which lacks them anyway.
+ */
+export function removableBeforeSelection(
+  ignoreFields: readonly string[],
+  preselect: FieldSelector | undefined,
+): readonly string[] {
+  if (preselect === undefined) return ignoreFields;
+  return ignoreFields.filter((path) =>
+    !selectsOnlyAsSent(preselect, [path], undefined)
+  );
+}
+
 function mixesKeyAndIndex(
   a: JsonPath["segments"],
   b: JsonPath["segments"],

@@ -28,6 +28,7 @@ import type {
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
+import { removableBeforeSelection } from "./_selection_rule.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { ShardScope } from "./_shard_scope.ts";
@@ -212,6 +213,10 @@ export class SharedSource<T extends KubeObjectLike> {
           labelSelector: form.labelSelector,
           shardSelector: shard?.requestSelector,
           metadataOnly: form.metadataOnly,
+          ignoreFields: removableBeforeSelection(
+            form.ignoreFields,
+            form.preselect,
+          ),
           pageSize: form.pageSize,
           initialList: form.initialList,
           idleTimeoutMs: form.idleTimeoutMs,
