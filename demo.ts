@@ -2,7 +2,8 @@
  * `deno task demo`: the watchers at work on an embedded simulated cluster
  * (default), or on a real one with `--resource` and a client source;
  * `--replicas N` shows leader election instead (`--shards`: sharding across
- * the replicas), `--controller` a Controller reconciling a custom resource. See `deno task demo --help`.
+ * the replicas), `--controller` a Controller reconciling a custom resource.
+ * See `deno task demo --help`.
  *
  * @module
  */

@@ -58,7 +58,8 @@ Options:
                          Controller of ConfigMaps given the ring as its shard; shows
                          which replica owns how many keys, kills one (no release)
                          and the hand-off: its keys reconciled by the others once
-                         its Lease has expired, with the time it took (12 s)
+                         its Lease has expired, with the time it took (default
+                         duration 12 s)
   --controller           Run a Controller instead: Widgets (a custom resource)
                          created, changed and deleted, each reconciled into a
                          ConfigMap it owns with its status written back; shows
