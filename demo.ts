@@ -1,8 +1,9 @@
 /**
  * `deno task demo`: the watchers at work on an embedded simulated cluster
  * (default), or on a real one with `--resource` and a client source;
- * `--replicas N` shows leader election instead, `--controller` a Controller
- * reconciling a custom resource. See `deno task demo --help`.
+ * `--replicas N` shows leader election instead (`--shards`: sharding across
+ * the replicas), `--controller` a Controller reconciling a custom resource.
+ * See `deno task demo --help`.
  *
  * @module
  */
@@ -12,6 +13,7 @@ import { EndpointsError } from "./demo/endpoints.ts";
 import { Printer } from "./demo/output.ts";
 import { runLive } from "./demo/live.ts";
 import { runReplicas } from "./demo/replicas.ts";
+import { runShards } from "./demo/shards.ts";
 import { runSimulated } from "./demo/simulated.ts";
 import { runController } from "./demo/widget_controller.ts";
 
@@ -77,6 +79,7 @@ export async function main(argv: string[], io: DemoIo = {}): Promise<number> {
     if (args.resource !== undefined) {
       return await runLive(args, printer, signal, metrics);
     }
+    if (args.shards) return await runShards(args, printer, signal);
     if (args.replicas !== undefined) {
       return await runReplicas(args, printer, signal);
     }

@@ -17,6 +17,11 @@ export interface DemoArgs {
   /** A Controller of Widgets on the simulated cluster instead of the watchers. */
   controller: boolean;
   /**
+   * The replicas shard the keys (a ShardRing each, a sharded Controller)
+   * instead of electing a leader; alone, three replicas.
+   */
+  shards: boolean;
+  /**
    * Serve /healthz, /readyz and /metrics at this port (0: any free one);
    * with `replicas`, replica i (from 1) at this port + i − 1.
    */
@@ -48,6 +53,13 @@ Options:
                          replica keeps its watchers warm, only the leader renders,
                          the leader is killed mid-run and a survivor takes over
                          (default duration 12 s)
+  --shards               With --replicas n (default 3): the replicas shard the keys
+                         instead: each runs a ShardRing on a Lease of its own and a
+                         Controller of ConfigMaps given the ring as its shard; shows
+                         which replica owns how many keys, kills one (no release)
+                         and the hand-off: its keys reconciled by the others once
+                         its Lease has expired, with the time it took (default
+                         duration 12 s)
   --controller           Run a Controller instead: Widgets (a custom resource)
                          created, changed and deleted, each reconciled into a
                          ConfigMap it owns with its status written back; shows
@@ -56,8 +68,9 @@ Options:
   --metrics-port <n>     Serve /healthz, /readyz and /metrics on port <n> (0: a free
                          port; the URL is printed), here, with --resource,
                          --controller (its queue's and reconcile metrics), or with
-                         --replicas: replica 1 on <n>, replica 2 on <n>+1, and so on
-                         (0: a free port each), each with its own metrics
+                         --replicas (and --shards): replica 1 on <n>, replica 2 on
+                         <n>+1, and so on (0: a free port each), each with its own
+                         metrics
   --metrics-host <addr>  The address --metrics-port binds (default 127.0.0.1;
                          0.0.0.0: every IPv4 interface, :: every interface)
   -h, --help             Show this help
@@ -77,6 +90,7 @@ Examples:
   deno task demo
   deno task demo --duration 60
   deno task demo --replicas 3
+  deno task demo --replicas 3 --shards
   deno task demo --controller --metrics-port 9090
   deno task demo --metrics-port 9090   (then curl http://127.0.0.1:9090/readyz?verbose)
   deno task demo --replicas 3 --metrics-port 9090   (replicas on 9090, 9091, 9092)
@@ -101,6 +115,7 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
     namespace: undefined,
     replicas: undefined,
     controller: false,
+    shards: false,
     metricsPort: undefined,
     metricsHost: undefined,
   };
@@ -165,6 +180,9 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
       case "--controller":
         args.controller = true;
         break;
+      case "--shards":
+        args.shards = true;
+        break;
       case "--metrics-port": {
         const text = value();
         const port = Number(text);
@@ -215,6 +233,15 @@ export function parseDemoArgs(argv: readonly string[]): DemoArgs {
   if (args.controller && args.replicas !== undefined) {
     throw new DemoArgsError("Use only one of --controller and --replicas");
   }
+  if (args.shards && args.resource !== undefined) {
+    throw new DemoArgsError(
+      "--shards runs on the simulated cluster; it does not go with --resource",
+    );
+  }
+  if (args.shards && args.controller) {
+    throw new DemoArgsError("Use only one of --controller and --shards");
+  }
+  if (args.shards) args.replicas ??= 3;
   if (args.metricsHost !== undefined && args.metricsPort === undefined) {
     throw new DemoArgsError("--metrics-host goes with --metrics-port");
   }

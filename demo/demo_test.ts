@@ -412,6 +412,85 @@ Deno.test("demo: --replicas 3 elects one leader, kills it mid-run and shows the 
   assert.match(out, /all good$/);
 });
 
+Deno.test("demo: --replicas 3 --shards splits the keys, kills one replica and shows its keys reconciled by the others", async () => {
+  const lines: string[] = [];
+  const code = await main(
+    ["--replicas", "3", "--shards", "--duration", "6", "--seed", "2"],
+    { write: (line) => lines.push(line) },
+  );
+  const out = lines.join("\n");
+  assert.equal(code, 0, out);
+  assert.match(
+    out,
+    /3 replicas synced; 900 reconciles, each key once: 900 keys/,
+  );
+  // Who owns how many keys: three shares of the 900, server-side.
+  const owned = new Map(
+    lines.flatMap((l) => {
+      const m = l.match(
+        /ring +(replica-\d) owns (\d+) keys · range .* its watch: server-side, (\d+) objects held/,
+      );
+      return m ? [[m[1], { keys: Number(m[2]), held: Number(m[3]) }]] : [];
+    }),
+  );
+  assert.deepEqual([...owned.keys()].sort(), [
+    "replica-1",
+    "replica-2",
+    "replica-3",
+  ]);
+  let sum = 0;
+  for (const { keys, held } of owned.values()) {
+    assert.ok(keys > 0 && keys < 900, out);
+    assert.equal(held, keys);
+    sum += keys;
+  }
+  assert.equal(sum, 900);
+  const kill = lines.findIndex((l) =>
+    / kill +replica-\d \(owner of \d+ keys\)/.test(l)
+  );
+  assert.ok(kill > 0, out);
+  const [, victim, victimKeys] = lines[kill].match(
+    /(replica-\d) \(owner of (\d+) keys\)/,
+  )!;
+  assert.equal(Number(victimKeys), owned.get(victim)!.keys);
+  assert.match(
+    out,
+    new RegExp(`lease +${victim}'s Lease stays until it expires`),
+  );
+  // The hand-off: the survivors reconcile all its keys, after its Lease
+  // (3 s) expired.
+  const handoff = lines.findIndex((l) => / handoff +/.test(l));
+  assert.ok(handoff > kill, out);
+  const m = lines[handoff].match(
+    /(replica-\d)'s (\d+) keys reconciled by (replica-\d) \((\d+)\) and (replica-\d) \((\d+)\) (\d+\.\d{3})–(\d+\.\d{3}) s after the kill/,
+  );
+  assert.ok(m, lines[handoff]);
+  assert.equal(m[1], victim);
+  assert.equal(Number(m[2]), owned.get(victim)!.keys);
+  assert.equal(Number(m[4]) + Number(m[6]), Number(m[2]));
+  assert.ok(![m[3], m[5]].includes(victim));
+  assert.ok(
+    Number(m[7]) >= 2,
+    `taken over before the Lease expired: ${lines[handoff]}`,
+  );
+  // Both survivors see the ring without it, after the kill.
+  for (const survivor of [m[3], m[5]]) {
+    const seen = lines.findIndex((l) =>
+      new RegExp(`ring +${survivor} sees 2 members`).test(l)
+    );
+    assert.ok(seen > kill, out);
+  }
+  // The killed replica says nothing more.
+  for (const line of lines.slice(kill + 1)) {
+    assert.doesNotMatch(line, new RegExp(`reconcile +${victim} `));
+  }
+  assert.match(
+    out,
+    /verify +\d+ reconciles, none of a key on two replicas at once; every key of replica-\d reconciled by a survivor; each of the 900 keys has one live owner/,
+  );
+  assert.match(out, /all good$/);
+});
+
 Deno.test("demo: live mode watches a resource through kubectl proxy and prints batches", async () => {
   await using server = new FakeApiServer({ initialResourceVersion: 100 });
   for (const name of ["a", "b"]) {
@@ -513,6 +592,10 @@ Deno.test("demo: --help prints usage, a bad command line exits with 2", async ()
   );
   assert.doesNotMatch(out.join("\n"), /via kubectl/);
   assert.match(out.join("\n"), /\n {2}--controller +Run a Controller instead/);
+  assert.match(
+    out.join("\n"),
+    /\n {2}--shards +With --replicas n \(default 3\)/,
+  );
   out.length = 0;
   assert.equal(
     await main(["--duration", "soon"], { write: (l) => out.push(l) }),
@@ -536,6 +619,7 @@ Deno.test("demo: command line parsing", () => {
       namespace: undefined,
       replicas: undefined,
       controller: false,
+      shards: false,
       metricsPort: undefined,
       metricsHost: undefined,
     },
@@ -557,6 +641,13 @@ Deno.test("demo: command line parsing", () => {
   assert.equal(parseDemoArgs(["--metrics-port=9090"]).metricsPort, 9090);
   assert.equal(parseDemoArgs(["--replicas", "3"]).replicas, 3);
   assert.equal(parseDemoArgs(["--controller"]).controller, true);
+  assert.deepEqual(
+    pick(parseDemoArgs(["--replicas", "5", "--shards"])),
+    { replicas: 5, metricsPort: undefined },
+  );
+  // Alone, three replicas.
+  assert.equal(parseDemoArgs(["--shards"]).replicas, 3);
+  assert.equal(parseDemoArgs(["--shards"]).shards, true);
   assert.equal(parseDemoArgs(["--proxy", "--resource", "pods"]).proxy, true);
   assert.equal(
     parseDemoArgs(["--proxy", "http://127.0.0.1:9999", "--resource", "pods"])
@@ -598,6 +689,14 @@ Deno.test("demo: command line parsing", () => {
       [
         ["--controller", "--replicas", "3"],
         /Use only one of --controller and --replicas/,
+      ],
+      [
+        ["--controller", "--shards"],
+        /Use only one of --controller and --shards/,
+      ],
+      [
+        ["--shards", "--resource", "pods"],
+        /--shards runs on the simulated cluster; it does not go with --resource/,
       ],
     ] as const
   ) {

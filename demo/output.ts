@@ -37,6 +37,8 @@ const TAG_STYLE: Record<string, Style> = {
   widget: "magenta",
   reconcile: "blue",
   retry: "yellow",
+  ring: "cyan",
+  handoff: "green",
 };
 
 /** Prints timestamped, tagged lines: `  3.214s  batch      ingresses …`. */
