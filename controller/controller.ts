@@ -155,6 +155,11 @@ export class Controller<T extends KubeObjectLike = KubeObject>
    * reconcile (absent) is this replica's, until one succeeds.
    */
   readonly #deleted = new Set<string>();
+  /**
+   * Sharded: keys of objects this replica holds but was not yet allowed
+   * to work on (a hand-off to it under way): queued once it may.
+   */
+  readonly #waitingForShard = new Set<string>();
   #unsubscribe: (() => void) | undefined;
 
   /**
@@ -485,6 +490,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     if (!this.#mayWork(key)) {
       // Another replica's (now): its backoff goes; a share that brings it
       // back queues it again.
+      if (this.#holds(key)) this.#waitingForShard.add(key);
       this.#queue.forget(key);
       this.#waits.clear(key);
       this.#queue.done(key);
@@ -749,8 +755,9 @@ export class Controller<T extends KubeObjectLike = KubeObject>
 
   /**
    * The share changed (the ring waits for this before it gives keys away):
-   * reconciles of keys that left are aborted and awaited; keys it owns now
-   * are queued (those that arrived among them).
+   * reconciles of keys that left are aborted and awaited; keys held but
+   * not yet its own are queued once they are (the others' changes queue
+   * them as they arrive).
    */
   async #shardChanged(): Promise<void> {
     const leaving: Promise<void>[] = [];
@@ -761,10 +768,19 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     }
     await Promise.all(leaving);
     if (this.#stopping || this.#queue.isShutDown) return;
-    const shard = this.#plan.shard!;
-    for (const obj of this.#store(this.#plan.primary.name).list()) {
-      if (shard.owns(obj)) this.#add(objectKey(obj));
+    for (const key of this.#waitingForShard) {
+      if (!this.#holds(key)) this.#waitingForShard.delete(key);
+      else if (this.#mayWork(key)) {
+        this.#waitingForShard.delete(key);
+        this.#add(key);
+      }
     }
+  }
+
+  /** Whether the primary store holds `key`'s object. */
+  #holds(key: string): boolean {
+    const { namespace, name } = splitObjectKey(key);
+    return this.#lookup(this.#plan.primary.name, namespace, name) !== undefined;
   }
 
   #mapFailed(resource: ResourcePlan): (error: unknown) => void {

@@ -338,10 +338,6 @@ export async function runShards(
         r.reconciles,
       ]),
     );
-    printer.plain(printer.style(
-      "dim",
-      "  (when its share changes, a replica queues every key it owns again, not only those that arrived)",
-    ));
     printer.plain();
     const overlaps = overlapping(intervals);
     if (overlaps.length > 0) {
