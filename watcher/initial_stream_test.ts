@@ -185,3 +185,72 @@ Deno.test("initial stream: a server without it gets one refused stream, one log 
   assert.match(line.message, /422/);
   assert.deepEqual(h.recorded.syncs, [OBJECTS]);
 });
+
+Deno.test("initial stream: one that keeps bringing objects past the deadline (60 s) is not taken for a server without the feature", async () => {
+  // A large collection on a busy server: the initial events arrive over
+  // 100 s, one every 20 s, then the end bookmark.
+  const held: string[] = [];
+  let stream: FakeWatchStream | undefined;
+  await using h = new Harness({
+    config: { initialList: "stream" },
+    seed,
+    start: false,
+  });
+  h.server.addReactor({
+    verb: "watch",
+    times: 1,
+    react: (call) =>
+      call.serve({
+        watch: {
+          line: (text, s) => {
+            stream = s;
+            if (s.lines === 0) return undefined;
+            held.push(text);
+            return "";
+          },
+        },
+      }),
+  });
+  h.running = h.watcher.start();
+  await waitFor(() => held.length === OBJECTS, {
+    description: "the stream's lines",
+  });
+  for (const line of held) {
+    await h.clock.tick(20_000);
+    stream!.write(line);
+  }
+  assert.equal(await h.watcher.waitForSync(), OBJECTS);
+  assert.equal(h.requests("list").length, 0);
+  assert.equal(streamed(h), 1);
+  assert.equal(unsupportedLines(h), 0);
+});
+
+Deno.test("initial stream: a server that sends the objects but no end bookmark (one that ignores sendInitialEvents) falls back after the deadline", async () => {
+  await using h = new Harness({
+    config: { initialList: "stream" },
+    server: { bookmarkIntervalMs: 10_000 },
+    seed,
+    start: false,
+  });
+  h.server.addReactor({
+    verb: "watch",
+    times: 1,
+    react: (call) =>
+      call.serve({
+        watch: {
+          line: (text) =>
+            text.includes("k8s.io/initial-events-end") ? "" : undefined,
+        },
+      }),
+  });
+  h.running = h.watcher.start();
+  // Bookmarks keep coming; objects do not.
+  for (let i = 0; i < 7; i++) await h.clock.tick(10_000);
+  assert.equal(await h.watcher.waitForSync(), OBJECTS);
+  assert.equal(h.requests("list").length, 1);
+  assert.equal(unsupportedLines(h), 1);
+  assert.match(
+    h.logger.records.find((r) => /not supported/.test(r.message))!.message,
+    /no object and no initial-events-end bookmark came for 60000 ms/,
+  );
+});
