@@ -14,8 +14,12 @@
  * - the steady state after it: heap after GC and RSS, once the sync is over
  *   and the objects are in the store.
  *
+ * With `--bare`, two more runs per round: the same requests (the pages of
+ * 500, or the one watch to its end bookmark) read as bytes, unparsed: the
+ * server's and the transport's share of each mode's sync time.
+ *
  * Run: `deno run -A --v8-flags=--expose-gc bench/initial_list_ab.ts
- * [--rounds 4] [--objects 10000]` (Linux: the peak RSS reads
+ * [--rounds 4] [--objects 10000] [--bare]` (Linux: the peak RSS reads
  * `/proc/self/status`).
  *
  * @module
@@ -26,9 +30,11 @@ import { median } from "./_format.ts";
 import { REAL_SERVER_NAMESPACE, startRealServer } from "./_real_server.ts";
 
 type Mode = "list" | "stream";
+/** A watcher in a mode, or the same requests read as bytes ("bare"). */
+type Run = Mode | "bare-list" | "bare-stream";
 
 interface Round {
-  mode: Mode;
+  mode: Run;
   syncMs: number;
   objects: number;
   peakHeap: number;
@@ -44,11 +50,10 @@ const CHILD = "--child";
 
 if (Deno.args[0] === CHILD) {
   const [, kubeconfig, mode, objects] = Deno.args;
-  console.log(`RESULT ${
-    JSON.stringify(
-      await child(kubeconfig, mode as Mode, Number(objects)),
-    )
-  }`);
+  const run = mode.startsWith("bare-")
+    ? bare(kubeconfig, mode as Run)
+    : child(kubeconfig, mode as Mode, Number(objects));
+  console.log(`RESULT ${JSON.stringify(await run)}`);
   Deno.exit(0);
 }
 
@@ -67,6 +72,72 @@ function peakRss(): number {
   const status = Deno.readTextFileSync("/proc/self/status");
   const kb = Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? NaN);
   return kb * 1024;
+}
+
+/**
+ * The server's and the transport's share: the same requests as the
+ * watcher's (pages of 500, or one watch to its end bookmark), each body
+ * read as bytes and not parsed.
+ */
+async function bare(kubeconfig: string, mode: Run): Promise<Round> {
+  const client = FetchClient.fromKubeconfig(kubeconfig);
+  const path = `/api/v1/namespaces/${REAL_SERVER_NAMESPACE}/configmaps`;
+  const requests: string[] = [];
+  const t0 = performance.now();
+  if (mode === "bare-list") {
+    let token: string | undefined;
+    do {
+      const query = new URLSearchParams({ limit: "500" });
+      if (token) query.set("continue", token);
+      requests.push(query.toString());
+      const text = await new Response(
+        await client.performRequest({
+          method: "GET",
+          path,
+          querystring: query,
+          expectStream: true,
+        }),
+      ).text();
+      // The token is in the list's metadata, at the start of the body.
+      token = /"continue":"([^"]+)"/.exec(text.slice(0, 2_000))?.[1];
+    } while (token);
+  } else {
+    const query = new URLSearchParams({
+      watch: "1",
+      sendInitialEvents: "true",
+      resourceVersionMatch: "NotOlderThan",
+      allowWatchBookmarks: "true",
+    });
+    requests.push(query.toString());
+    const abort = new AbortController();
+    const body = await client.performRequest({
+      method: "GET",
+      path,
+      querystring: query,
+      expectStream: true,
+      abortSignal: abort.signal,
+    });
+    const decoder = new TextDecoder();
+    let tail = "";
+    for await (const chunk of body) {
+      tail = (tail + decoder.decode(chunk, { stream: true })).slice(-4_000);
+      if (tail.includes("k8s.io/initial-events-end")) break;
+    }
+    abort.abort();
+  }
+  const syncMs = performance.now() - t0;
+  client[Symbol.dispose]();
+  return {
+    mode,
+    syncMs,
+    objects: 0,
+    peakHeap: NaN,
+    peakRss: NaN,
+    baseRss: NaN,
+    steadyHeap: NaN,
+    steadyRss: NaN,
+    requests,
+  };
 }
 
 async function child(
@@ -145,13 +216,15 @@ function option(name: string, fallback: string): string {
   return value;
 }
 const rounds = Number(option("--rounds", "4"));
+/** With `--bare`: also the requests alone, read as bytes. */
+const withBare = args.includes("--bare");
 const objects = Number(option("--objects", "10000"));
 
 const server = await startRealServer(objects, (l) => console.error(l));
 if ("notRun" in server) throw new Error(server.notRun);
 const { plane, kubeconfig } = server;
 
-async function once(mode: Mode): Promise<Round> {
+async function once(mode: Run): Promise<Round> {
   const { code, stdout, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
@@ -178,14 +251,22 @@ async function once(mode: Mode): Promise<Round> {
 }
 
 const MB = 1024 * 1024;
-const modes: Mode[] = ["list", "stream"];
-const results = new Map<Mode, Round[]>(modes.map((m) => [m, []]));
+const modes: Run[] = withBare
+  ? ["list", "stream", "bare-list", "bare-stream"]
+  : ["list", "stream"];
+const results = new Map<Run, Round[]>(modes.map((m) => [m, []]));
 try {
   for (let r = 0; r < rounds; r++) {
     const order = r % 2 === 0 ? modes : [...modes].reverse();
     for (const mode of order) {
       const round = await once(mode);
       results.get(mode)!.push(round);
+      if (!(round.peakHeap > 0)) {
+        console.error(
+          `round ${r + 1} ${mode}: ${round.syncMs.toFixed(0)} ms (bytes only)`,
+        );
+        continue;
+      }
       console.error(
         `round ${r + 1} ${mode}: ${round.syncMs.toFixed(0)} ms, peak heap ${
           (round.peakHeap / MB).toFixed(0)
@@ -205,7 +286,7 @@ try {
   await plane.stop();
 }
 
-const m = (mode: Mode, f: (r: Round) => number) =>
+const m = (mode: Run, f: (r: Round) => number) =>
   median(results.get(mode)!.map(f))!;
 console.log(
   `\n${
@@ -225,6 +306,12 @@ for (const mode of modes) {
   const pr = m(mode, (r) => r.peakRss);
   const sr = m(mode, (r) => r.steadyRss);
   const br = m(mode, (r) => r.baseRss);
+  if (!(ph > 0)) {
+    console.log(
+      `| ${mode} (bytes only) | ${sync.toFixed(0)} |${" – |".repeat(7)}`,
+    );
+    continue;
+  }
   console.log(
     `| ${mode} | ${sync.toFixed(0)} | ${(ph / MB).toFixed(0)} | ${
       (sh / MB).toFixed(0)

@@ -8,6 +8,7 @@
 // watcher/initial_stream_test.ts.
 import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
+import type { RestClient } from "../../client/rest_client.ts";
 import { Watcher } from "../../watcher/bulk.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";
 import {
@@ -123,6 +124,107 @@ planeTest(
       );
       assert.equal(watcher.health().relists, 0);
     } finally {
+      await watcher.stop();
+    }
+  },
+);
+
+/**
+ * Passes a watch's lines on, holding back the initial-events-end bookmark
+ * until `release()`; counts the lines passed before it.
+ */
+class BookmarkHold implements RestClient {
+  passed = 0;
+  held = false;
+  readonly #inner: RestClient;
+  readonly #released = Promise.withResolvers<void>();
+
+  constructor(inner: RestClient) {
+    this.#inner = inner;
+  }
+
+  get defaultNamespace(): string | undefined {
+    return this.#inner.defaultNamespace;
+  }
+
+  release(): void {
+    this.#released.resolve();
+  }
+
+  // deno-lint-ignore no-explicit-any
+  async performRequest(opts: any): Promise<any> {
+    const answer = await this.#inner.performRequest(opts);
+    if (
+      !(answer instanceof ReadableStream) || !opts.querystring?.has("watch")
+    ) {
+      return answer;
+    }
+    const decoder = new TextDecoder();
+    const encoder = new TextEncoder();
+    let partial = "";
+    return (answer as ReadableStream<Uint8Array>).pipeThrough(
+      new TransformStream<Uint8Array, Uint8Array>({
+        transform: async (chunk, out) => {
+          const lines = (partial + decoder.decode(chunk, { stream: true }))
+            .split("\n");
+          partial = lines.pop()!;
+          for (const line of lines) {
+            if (line.includes("k8s.io/initial-events-end")) {
+              this.held = true;
+              await this.#released.promise;
+            } else {
+              this.passed++;
+            }
+            out.enqueue(encoder.encode(line + "\n"));
+          }
+        },
+      }),
+    );
+  }
+}
+
+planeTest(
+  "a streamed initial list is synced at the initial-events-end bookmark, not before, and not by a LIST",
+  async () => {
+    const namespace = "stream-bookmark";
+    await seed(namespace);
+    const p = await plane();
+    using admin = p.client();
+    const tap = new TapClient(admin);
+    const hold = new BookmarkHold(tap);
+    const watcher = new Watcher(
+      {
+        gvr: CONFIGMAPS,
+        namespace,
+        indexBy: ["metadata.namespace", "metadata.name"],
+        initialList: "stream",
+        onChange: () => {},
+      },
+      hold,
+      { logger: new RecordingLogger(), random: () => 0 },
+    );
+    let synced = false;
+    watcher.start();
+    const sync = watcher.waitForSync().then((n) => {
+      synced = true;
+      return n;
+    });
+    try {
+      await eventually(() => hold.held, "the end bookmark");
+      // Every object has been read; a moment more, and still not synced.
+      assert.equal(hold.passed, OBJECTS);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      assert.equal(synced, false);
+      assert.equal(watcher.health().synced, false);
+      hold.release();
+      assert.equal(await sync, OBJECTS);
+      assert.deepEqual(tap.lists(), []);
+      assert.equal(tap.watches().length, 1);
+      await assertConverged(watcher.store, admin, CONFIGMAPS, {
+        namespaces: [namespace],
+      });
+    } finally {
+      hold.release();
       await watcher.stop();
     }
   },
