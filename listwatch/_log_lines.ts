@@ -244,7 +244,7 @@ function unsupported(
     case "endedEarly":
       return "the server closed the initial event stream before its end bookmark";
     case "deadline":
-      return `the initial-events-end bookmark did not arrive within ${note.afterMs} ms`;
+      return `no object and no initial-events-end bookmark came for ${note.afterMs} ms`;
     case "rejected":
       return `the server rejected it with ${note.code}: ${
         messageOf(note.error)

@@ -18,7 +18,10 @@ export type Interrupt =
 export interface RequestTimersOptions {
   /** Silence after which the request is aborted, in milliseconds. */
   idleMs: number;
-  /** A deadline for the whole request, in milliseconds. */
+  /**
+   * A deadline, in milliseconds, counted from the request and from each
+   * {@linkcode RequestTimers.progress}.
+   */
   deadlineMs?: number;
   /**
    * A deadline for the answer (its status and headers), in milliseconds:
@@ -56,6 +59,8 @@ export class RequestTimers {
   #paused = false;
   #idleTimer: TimerHandle | undefined;
   #deadline: TimerHandle | undefined;
+  #deadlineMs = 0;
+  #lastProgressAt = 0;
   #firstByte: TimerHandle | undefined;
   #firstByteMs: number | undefined;
   #answered = false;
@@ -72,11 +77,9 @@ export class RequestTimers {
     this.#firstByteMs = options.firstByteMs;
     if (!options.firstByteFromSent) this.sent();
     if (options.deadlineMs !== undefined) {
-      const afterMs = options.deadlineMs;
-      this.#deadline = clock.setTimeout(() => {
-        this.#deadline = undefined;
-        this.#interrupt({ type: "initialStreamDeadline", afterMs });
-      }, afterMs);
+      this.#deadlineMs = options.deadlineMs;
+      this.#lastProgressAt = clock.now();
+      this.#deadline = clock.setTimeout(this.#checkDeadline, this.#deadlineMs);
     }
   }
 
@@ -128,6 +131,15 @@ export class RequestTimers {
     return this.#deadline !== undefined;
   }
 
+  /**
+   * What the deadline guards moved on at `at` (on the clock): it counts
+   * from there. A long initial stream that keeps bringing objects is not
+   * a server that ignores the request.
+   */
+  progress(at: number): void {
+    this.#lastProgressAt = at;
+  }
+
   /** Cancels the deadline (what it guarded is done). */
   endDeadline(): void {
     if (this.#deadline === undefined) return;
@@ -146,6 +158,20 @@ export class RequestTimers {
     this.#outer.removeEventListener("abort", this.#abortWithOuter);
     this.#controller.abort();
   }
+
+  #checkDeadline = (): void => {
+    const afterMs = this.#deadlineMs;
+    const sinceMs = this.#clock.now() - this.#lastProgressAt;
+    if (sinceMs < afterMs) {
+      this.#deadline = this.#clock.setTimeout(
+        this.#checkDeadline,
+        afterMs - sinceMs,
+      );
+      return;
+    }
+    this.#deadline = undefined;
+    this.#interrupt({ type: "initialStreamDeadline", afterMs });
+  };
 
   #checkIdle = (): void => {
     const quietMs = this.#clock.now() - this.#lastBytesAt;

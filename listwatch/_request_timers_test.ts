@@ -116,3 +116,24 @@ Deno.test("RequestTimers follows the loop's signal, and close() releases everyth
   assert.equal(early.signal.aborted, true);
   early.close();
 });
+
+Deno.test("RequestTimers counts the deadline from the last progress", async () => {
+  const clock = new FakeClock();
+  const timers = new RequestTimers(clock, new AbortController().signal, {
+    idleMs: 100_000,
+    deadlineMs: 3_000,
+  });
+  for (let i = 0; i < 5; i++) {
+    await clock.tick(2_000);
+    timers.progress(clock.now());
+  }
+  assert.equal(timers.interrupt, undefined, "10 s, progress every 2 s");
+  await clock.tick(2_999);
+  assert.equal(timers.interrupt, undefined);
+  await clock.tick(1);
+  assert.deepEqual(timers.interrupt, {
+    type: "initialStreamDeadline",
+    afterMs: 3_000,
+  });
+  timers.close();
+});

@@ -568,10 +568,12 @@ export class ListWatch {
           for (let i = 0; i < events.length; i++) {
             const event = events[i];
             ignored?.event(event);
-            stats.line(
-              (event as WatchLine | null)?.type === "BOOKMARK",
-              arrived,
-            );
+            const type = (event as WatchLine | null)?.type;
+            stats.line(type === "BOOKMARK", arrived);
+            // An object of the initial stream: it is under way.
+            if (type === "ADDED" && timers.hasDeadline) {
+              timers.progress(arrived);
+            }
             let next = this.#feed({ type: "watchEvent", event });
             if (next instanceof Promise) {
               timers.pause();

@@ -193,8 +193,11 @@ export interface ListWatchOptions {
    */
   initialList?: InitialListMode;
   /**
-   * How long a `"stream"` initial list may take to reach its end bookmark
-   * before falling back to LIST, in milliseconds.
+   * How long a `"stream"` initial list may go without a new object before
+   * its end bookmark, then falls back to LIST, in milliseconds: a server
+   * that ignores `sendInitialEvents` sends the objects and no end bookmark.
+   * It counts from the request and from each object: a long stream that
+   * keeps bringing objects (a large collection) is not cut.
    *
    * @default {60000}
    */

@@ -75,6 +75,13 @@ class TrieNode<V> {
   dirty = false;
   /** Sorted slots of the whole subtree of a branch, built on demand. */
   cache: SlotImpl<V>[] | undefined = undefined;
+  /**
+   * The values of the sorted slots under this node, in one array: a
+   * repeated query copies it instead of reading each slot, wherever the
+   * slots are in memory. Any write under the node drops it, an update of a
+   * value in place included.
+   */
+  values: V[] | undefined = undefined;
 
   /** A leaf is created with its slots, a branch without. */
   constructor(
@@ -162,8 +169,12 @@ export class KeyIndex<V> {
     let slot = names?.get(name);
     if (slot) {
       // Sorted caches hold slots, not values, so replacing the value in
-      // place leaves them valid; only a change of keys moves the slot.
+      // place leaves them valid; only a change of keys moves the slot. The
+      // value arrays on its path go.
       slot.value = value;
+      for (let n: TrieNode<V> | undefined = slot.node; n; n = n.parent) {
+        n.values = undefined;
+      }
       if (!sameKeys(slot, keys)) {
         this.#detach(slot);
         this.#attach(slot, keys);
@@ -199,8 +210,39 @@ export class KeyIndex<V> {
    * index and changes with the next write: copy what you need at once.
    */
   select(keys: readonly string[], caller = "get()"): readonly Slot<V>[] {
+    const node = this.#find(keys, caller);
+    return node === undefined
+      ? NO_SLOTS
+      : node instanceof SlotImpl
+      ? [node]
+      : sortedSlots(node);
+  }
+
+  /**
+   * The values under `keys`, in the order of {@linkcode KeyIndex.select},
+   * in a new array the caller owns. A repeated query copies one array kept
+   * per node (see `TrieNode.values`) instead of reading each slot.
+   */
+  selectValues(keys: readonly string[], caller = "get()"): V[] {
+    const node = this.#find(keys, caller);
+    if (node === undefined) return [];
+    if (node instanceof SlotImpl) return [node.value];
+    let values = node.values;
+    if (values === undefined) {
+      const slots = sortedSlots(node);
+      values = new Array<V>(slots.length);
+      for (let i = 0; i < slots.length; i++) values[i] = slots[i].value;
+      node.values = values;
+    }
+    return values.slice();
+  }
+
+  #find(
+    keys: readonly string[],
+    caller: string,
+  ): TrieNode<V> | SlotImpl<V> | undefined {
     const keyCount = this.#keyCount;
-    if (keyCount === undefined) return NO_SLOTS;
+    if (keyCount === undefined) return undefined;
     if (keys.length > keyCount) {
       throw new StoreKeyError(
         `The store is indexed by ${keyCount} keys but ${caller} was given ${keys.length}`,
@@ -212,13 +254,13 @@ export class KeyIndex<V> {
       node = (node as TrieNode<V>).children!.get(keys[i]);
       if (node === undefined) {
         keyIndexCounters.visited += i + 1;
-        return NO_SLOTS;
+        return undefined;
       }
     }
     keyIndexCounters.visited += keys.length;
     // Only a full key path ends in a slot, so the walk above never tries
     // to descend from one.
-    return node instanceof SlotImpl ? [node] : sortedSlots(node);
+    return node;
   }
 
   /**
@@ -269,7 +311,7 @@ export class KeyIndex<V> {
     let node = this.#root;
     const last = keys.length - 1;
     for (let i = 0; i < last; i++) {
-      node.cache = undefined;
+      node.cache = node.values = undefined;
       let child = node.children!.get(keys[i]);
       if (child === undefined) {
         child = new TrieNode<V>(node, keys[i], undefined);
@@ -277,7 +319,7 @@ export class KeyIndex<V> {
       }
       node = child as TrieNode<V>;
     }
-    node.cache = undefined;
+    node.cache = node.values = undefined;
     const segment = keys[last];
     slot.segment = segment;
     const held = node.children!.get(segment);
@@ -303,6 +345,7 @@ export class KeyIndex<V> {
     if (!held.dirty && slots.length > 0) {
       held.dirty = compareSlots(slots[slots.length - 1], slot) > 0;
     }
+    held.values = undefined;
     slot.node = held;
     slot.pos = slots.length;
     slots.push(slot);
@@ -312,8 +355,9 @@ export class KeyIndex<V> {
     let node = slot.node;
     if (slot.pos < 0) {
       node.children!.delete(slot.segment);
-      node.cache = undefined;
+      node.cache = node.values = undefined;
     } else {
+      node.values = undefined;
       const slots = node.slots!;
       const moved = slots.pop()!;
       if (moved !== slot) {
@@ -326,7 +370,7 @@ export class KeyIndex<V> {
     // later queries never walk through dead branches.
     while (node.parent !== undefined) {
       const parent: TrieNode<V> = node.parent;
-      parent.cache = undefined;
+      parent.cache = parent.values = undefined;
       if (node.empty) parent.children!.delete(node.segment);
       node = parent;
     }

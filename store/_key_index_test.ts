@@ -198,15 +198,25 @@ Deno.test("KeyIndex answers like a plain list under random writes", () => {
   const rng = new SeededRandom(42);
   const random = (n: number) => rng.int(0, n - 1);
   const index = new KeyIndex<number>();
-  const model = new Map<string, { ns: string; name: string; keys: string[] }>();
-  const expect = (keys: string[]) =>
+  const model = new Map<
+    string,
+    { ns: string; name: string; keys: string[]; value: number }
+  >();
+  const matching = (keys: string[]) =>
     [...model.values()]
       .filter((e) => keys.every((k, i) => e.keys[i] === k))
-      .map((e) => `${e.ns}/${e.name}`)
-      .sort((a, b) => {
-        const [an, aa] = a.split("/"), [bn, bb] = b.split("/");
-        return an !== bn ? (an < bn ? -1 : 1) : aa < bb ? -1 : aa > bb ? 1 : 0;
-      });
+      .sort((a, b) =>
+        a.ns !== b.ns
+          ? (a.ns < b.ns ? -1 : 1)
+          : a.name < b.name
+          ? -1
+          : a.name > b.name
+          ? 1
+          : 0
+      );
+  const expect = (keys: string[]) =>
+    matching(keys).map((e) => `${e.ns}/${e.name}`);
+  const expectValues = (keys: string[]) => matching(keys).map((e) => e.value);
   for (let step = 0; step < 3000; step++) {
     const ns = ["", "a", "a-b", "b"][random(4)];
     const name = `o${random(12)}`;
@@ -216,14 +226,54 @@ Deno.test("KeyIndex answers like a plain list under random writes", () => {
         model.delete(`${ns}/${name}`),
       );
     } else {
-      const keys = [`k${random(3)}`, `l${random(3)}`];
+      // Often the same keys again: an update of the value in place.
+      const keys = random(2) === 0 && model.has(`${ns}/${name}`)
+        ? model.get(`${ns}/${name}`)!.keys
+        : [`k${random(3)}`, `l${random(3)}`];
       index.set(ns, name, step, keys);
-      model.set(`${ns}/${name}`, { ns, name, keys });
+      model.set(`${ns}/${name}`, { ns, name, keys, value: step });
     }
     const k1 = `k${random(3)}`, k2 = `l${random(3)}`;
     assert.deepEqual(names(index.select([k1, k2])), expect([k1, k2]));
     assert.deepEqual(names(index.select([k1])), expect([k1]));
-    if (step % 10 === 0) assert.deepEqual(names(index.select([])), expect([]));
+    // The value arrays, asked for twice: built, then copied.
+    for (let again = 0; again < 2; again++) {
+      assert.deepEqual(index.selectValues([k1, k2]), expectValues([k1, k2]));
+      assert.deepEqual(index.selectValues([k1]), expectValues([k1]));
+    }
+    if (step % 10 === 0) {
+      assert.deepEqual(names(index.select([])), expect([]));
+      assert.deepEqual(index.selectValues([]), expectValues([]));
+    }
     assert.equal(index.size, model.size);
   }
+});
+
+Deno.test("KeyIndex.selectValues answers a new array each time, and a value updated in place", () => {
+  const index = new KeyIndex<string>();
+  index.set("ns", "a", "a1", ["ns", "a"]);
+  index.set("ns", "b", "b1", ["ns", "b"]);
+  const first = index.selectValues(["ns"]);
+  assert.deepEqual(first, ["a1", "b1"]);
+  first.push("mine");
+  first[0] = "changed";
+  assert.deepEqual(index.selectValues(["ns"]), ["a1", "b1"]);
+  assert.notEqual(index.selectValues(["ns"]), index.selectValues(["ns"]));
+  // An update in place, same keys: the branch's and the root's arrays go.
+  index.set("ns", "b", "b2", ["ns", "b"]);
+  assert.deepEqual(index.selectValues(["ns"]), ["a1", "b2"]);
+  assert.deepEqual(index.selectValues([]), ["a1", "b2"]);
+  index.set("ns", "a", "a2", ["ns", "a"]);
+  assert.deepEqual(index.selectValues([]), ["a2", "b2"]);
+  assert.deepEqual(index.selectValues(["ns", "a"]), ["a2"]);
+  assert.deepEqual(index.selectValues(["none"]), []);
+  // On a shared leaf too.
+  const leaf = new KeyIndex<string>();
+  leaf.set("ns", "a", "a1", ["k"]);
+  leaf.set("ns", "b", "b1", ["k"]);
+  assert.deepEqual(leaf.selectValues(["k"]), ["a1", "b1"]);
+  leaf.set("ns", "a", "a2", ["k"]);
+  assert.deepEqual(leaf.selectValues(["k"]), ["a2", "b1"]);
+  leaf.delete("ns", "a");
+  assert.deepEqual(leaf.selectValues(["k"]), ["b1"]);
 });

@@ -168,7 +168,7 @@ export class MemoryStore<
 
   /** Objects under `keys` (all: exact, fewer: a prefix), synchronously, shared with the store. */
   get(...keys: IndexKeys<N>): T[] {
-    return values(this.#index.select(keys));
+    return this.#index.selectValues(keys);
   }
 
   /** Objects under `keys` in the named index, synchronously, shared with the store. */
@@ -178,7 +178,7 @@ export class MemoryStore<
 
   /** Every object, synchronously, by namespace, then name, shared with the store. */
   list(): T[] {
-    return values(this.#index.select(NO_KEYS));
+    return this.#index.selectValues(NO_KEYS);
   }
 
   /** The stored resourceVersion: `undefined` when absent, `""` when the object has none. */

@@ -11,6 +11,7 @@ import {
   CONFIGMAPS,
   create,
   createNamespace,
+  eventually,
   inParallel,
   LoopbackProxy,
   patch,
@@ -167,6 +168,97 @@ planeTest(
         ).length,
         0,
       );
+    } finally {
+      await watcher.stop();
+    }
+  },
+);
+
+// A resume from a version older than the watch cache's window is answered
+// by the cache with every object again, as ADDED events, not with 410: the
+// 410 needs etcd, hence this file.
+planeTest(
+  "a streamed initial list: a resume told 410 relists by a streamed list again, not a LIST (issue 33)",
+  async () => {
+    const p = await plane();
+    using admin = p.client();
+    const namespace = "stream-relist";
+    await createNamespace(admin, namespace);
+    await inParallel(
+      Array.from({ length: 40 }, (_, i) => i),
+      8,
+      (i) =>
+        create(admin, CONFIGMAPS, namespace, { metadata: { name: `cm-${i}` } }),
+    );
+    const tap = new TapClient(admin);
+    let expired = false;
+    tap.before = async (opts) => {
+      const query = opts.querystring as URLSearchParams;
+      if (query.get("watch") !== "1") return;
+      query.set("timeoutSeconds", "2");
+      if (!expired && !query.has("sendInitialEvents")) {
+        // Once: a resume from a version etcd has compacted away.
+        expired = true;
+        await create(admin, CONFIGMAPS, namespace, {
+          metadata: { name: "late" },
+        });
+        await p.compact();
+        query.set("resourceVersion", "2");
+      }
+    };
+    const watcher = new Watcher(
+      {
+        gvr: CONFIGMAPS,
+        namespace,
+        indexBy: ["metadata.namespace", "metadata.name"],
+        initialList: "stream",
+        onChange: () => {},
+      },
+      tap,
+      { logger: silentLogger, random: () => 0 },
+    );
+    watcher.start();
+    try {
+      assert.equal(await watcher.waitForSync(), 40);
+      await eventually(
+        () => watcher.health().relists === 1,
+        () =>
+          `watches: ${
+            JSON.stringify(
+              tap.watches().map((w) => [w.query.toString(), w.status]),
+            )
+          } events: ${tap.events.length} ${
+            JSON.stringify(tap.events.slice(-3))
+          }`,
+      );
+      await eventually(
+        () =>
+          tap.events.filter((e) =>
+              e.annotations?.["k8s.io/initial-events-end"] === "true"
+            ).length === 2 && tap.watches().length >= 4,
+        () => `${tap.watches().length} watches`,
+      );
+      await assertConverged(watcher.store, admin, CONFIGMAPS, {
+        namespaces: [namespace],
+      });
+      assert.ok(
+        tap.events.some((e) => e.type === "ERROR" && e.code === 410) ||
+          tap.requests.some((r) => r.status === 410),
+        "no 410",
+      );
+      assert.deepEqual(
+        tap.watches().slice(0, 4).map((w) =>
+          w.query.get("sendInitialEvents") === "true"
+        ),
+        // The first stream, the resume told 410, the relist's stream, and
+        // the resume after it.
+        [true, false, true, false],
+      );
+      assert.equal(
+        tap.watches().filter((w) => w.query.has("sendInitialEvents")).length,
+        2,
+      );
+      assert.deepEqual(tap.lists(), []);
     } finally {
       await watcher.stop();
     }
