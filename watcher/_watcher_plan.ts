@@ -1,0 +1,575 @@
+/**
+ * A `Watcher`'s configuration checked once, into one frozen plan the
+ * watcher is assembled from: its loop settings and source form, its store
+ * choice and indexes, its delivery rules, and who speaks in its log lines.
+ * The first wrong option is a `WatcherConfigError` naming it, in the order
+ * the checks below run.
+ *
+ * @module
+ */
+import type {
+  Gvr,
+  IndexKeyFunction,
+  KubeObjectLike,
+  Logger,
+  StoreReads,
+} from "../types.ts";
+import type { Clock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
+import type { RestClient } from "../client/rest_client.ts";
+import { Indexer } from "../indexer/indexer.ts";
+import { FieldSelector } from "../indexer/field_selector.ts";
+import { formatLabelSelector } from "../indexer/label_selector.ts";
+import type { StoreFactory } from "../store/store_factory.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
+import { clientMeter } from "../_metrics.ts";
+import { chooseStore } from "./_store_choice.ts";
+import { checkConfigObject, checkCoreConfig } from "./_watcher_core.ts";
+import { watcherLogger } from "./_watcher_core.ts";
+import {
+  formKey,
+  identity,
+  type LoopSettings,
+  type SourceForm,
+} from "./_source_form.ts";
+import type { ObjectPreparerOptions } from "./_object_preparer.ts";
+import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
+import { checkedMeter } from "./_watcher_metrics.ts";
+import { groupMeterOf } from "./_group_meter.ts";
+import type { ShardFilter } from "./shard_filter.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
+import {
+  DEFAULT_DEBOUNCE_INTERVAL,
+  validateDuration,
+  validateGvr,
+  validateInitialList,
+  validatePositive,
+  validateSettle,
+  validateSingleNamespace,
+  validateSkip,
+  wrapConfigError,
+} from "./_validate.ts";
+import {
+  type SingleWatcherConfig,
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
+} from "./watcher_config.ts";
+
+/**
+ * The watcher's `indexes`, checked: each name's key function (over the
+ * stored copy, as `indexBy`'s keys are), and a key for the view.
+ */
+export interface NamedIndexPaths {
+  readonly names: readonly string[];
+  readonly keyFunctions: Readonly<
+    Record<string, IndexKeyFunction<KubeObjectLike>>
+  >;
+  /** What watchers sharing a store must agree on. */
+  readonly key: [string, readonly string[]][];
+}
+
+/** What the watcher's store holds, and how it is keyed. */
+export interface StorePlan {
+  readonly factory: StoreFactory;
+  /** Keys (`indexBy`) and removes `ignoreFields`. */
+  readonly indexer: Indexer;
+  readonly named: NamedIndexPaths;
+  /** Evaluated here, over JSONPath. */
+  readonly fieldSelector: FieldSelector | undefined;
+  /** Watchers with the same key share a view (one store, one index). */
+  readonly viewKey: string;
+}
+
+/** When and where the batches go. */
+export interface DeliveryPlan {
+  /** The `DebounceGroup` member the batches go to, instead of `onChange`. */
+  readonly group: object | undefined;
+  /** The leading-edge interval (0: each change at once). */
+  readonly interval: number;
+  readonly settle: DebounceSettle | undefined;
+  /** Batches are held back while the initial list loads. */
+  readonly suppressDuringSync: boolean;
+}
+
+/** Everything a `Watcher` is assembled from. */
+export interface WatcherPlan<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+> {
+  /** The user's configuration: its callbacks are called as given. */
+  readonly config: WatcherConfig<T, R, I>;
+  readonly client: RestClient;
+  /** The watched thing, for messages (`ingresses.networking.k8s.io`). */
+  readonly what: string;
+  /** This watcher's own lines (its name too). */
+  readonly logger: Logger;
+  /** The stream's lines (shared by the watchers of one form). */
+  readonly streamLogger: Logger;
+  /** The user's clock, if any (each part has its own default). */
+  readonly clock: Clock | undefined;
+  /** Its own, else its group's, else its client's. */
+  readonly meter: Meter | undefined;
+  /** What the source fetches and stores, and how its loops run. */
+  readonly form: SourceForm;
+  /** The registry's key of `form`. */
+  readonly formKey: string;
+  /** Other watchers of the same form may join its source. */
+  readonly sharable: boolean;
+  /** Why the stream cannot be shared, as `health().notShared` says it. */
+  readonly notShared: WatcherHealth["notShared"];
+  /** How the source makes the stored copies. */
+  readonly preparer: ObjectPreparerOptions<T>;
+  readonly store: StorePlan;
+  readonly delivery: DeliveryPlan;
+  /** The loop's idle timeout, for the health of a watcher not yet started. */
+  readonly idleTimeoutMs: number;
+}
+
+/**
+ * Checks `config`, `client` and `options` of a `Watcher`; throws the first
+ * problem as a `WatcherConfigError` naming the option.
+ */
+export function planWatcher<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+  client: RestClient,
+  options: WatcherOptions | undefined,
+): WatcherPlan<T, R, I> {
+  if (options === undefined) options = {};
+  checkConfigObject("Watcher", config, options);
+  const delivery = planDelivery(config);
+  const choice = chooseStore(config);
+  checkBoolean("metadataOnly", config.metadataOnly);
+  checkBoolean("shared", config.shared);
+  const shard = checkShard(config.shard, choice.factory);
+  const namespaces = resolveNamespaces(config, client);
+  const labelSelector = config.labelSelector === undefined
+    ? undefined
+    : wrapConfigError(
+      "labelSelector",
+      () => formatLabelSelector(config.labelSelector!),
+    );
+  if (
+    config.name !== undefined &&
+    (typeof config.name !== "string" || config.name === "")
+  ) {
+    throw new WatcherConfigError("name", "must be a non-empty string");
+  }
+  const metadataOnly = config.metadataOnly === true;
+  // Its own, else its group's, else its client's: one set on the client
+  // reaches every watcher built on it.
+  const meter = checkedMeter(options.meter) ?? groupMeterOf(config.group) ??
+    checkedMeter(clientMeter(client), "client.meter");
+  const indexer = wrapConfigError("indexBy", () =>
+    new Indexer({
+      indexBy: config.indexBy,
+      ignoreFields: config.ignoreFields,
+    }));
+  const named = namedIndexes(config.indexes, config.ignoreFields);
+  checkBoolean("freezeObjects", options.freezeObjects);
+  const freezeObjects = options.freezeObjects === true;
+  const fieldSelector = config.fieldSelector
+    ? wrapConfigError(
+      "fieldSelector",
+      () => new FieldSelector(config.fieldSelector!),
+    )
+    : undefined;
+  validateGvr(config.gvr);
+  const what = describe(config.gvr);
+  checkPathsPresent({
+    selector: fieldSelector,
+    indexBy: indexer.indexBy,
+    metadataOnly,
+    transform: config.transform,
+  });
+  const loop = planLoop(config, options, meter);
+  checkCoreConfig(config, client);
+  const sharable = config.shared !== false && choice.factory.shareable;
+  // Who speaks, on every line: the stream's lines (shared by watchers of
+  // one form) name its resource and namespaces, this watcher's own lines
+  // its name too.
+  const stream = {
+    resource: what,
+    ...scopeOf(namespaces),
+    // A stream others may share is not this watcher's alone.
+    ...(sharable ? {} : { watcher: config.name }),
+  };
+  const streamLogger = watcherLogger(options, stream);
+  // What the source fetches, stores, and how its loops run: two watchers
+  // share exactly when theirs are equal (`formKey`).
+  const form: SourceForm = Object.freeze({
+    client,
+    gvr: config.gvr,
+    namespaces,
+    labelSelector,
+    metadataOnly,
+    ignoreFields: indexer.ignoreFields,
+    transform: config.transform,
+    freezeObjects,
+    logger: options.logger,
+    preselect: selectsOnlyAsSent(
+        fieldSelector,
+        indexer.ignoreFields,
+        config.transform,
+      )
+      ? fieldSelector
+      : undefined,
+    shard,
+    loop,
+  });
+  return Object.freeze({
+    config,
+    client,
+    what,
+    logger: watcherLogger(options, { ...stream, watcher: config.name }),
+    streamLogger,
+    clock: options.clock,
+    meter,
+    form,
+    formKey: formKey(form),
+    sharable,
+    notShared: config.shared === false ? "shared: false" : choice.notShared,
+    preparer: Object.freeze({
+      indexer,
+      transform: config.transform,
+      logger: streamLogger,
+      resource: what,
+      metadataOnly,
+      freeze: freezeObjects,
+    }),
+    store: Object.freeze({
+      factory: choice.factory,
+      indexer,
+      named,
+      fieldSelector,
+      // Watchers with another backend share the stream, not the store.
+      viewKey: JSON.stringify([
+        config.indexBy,
+        config.fieldSelector ?? "",
+        identity(choice.factory),
+        named.key,
+      ]),
+    }),
+    delivery,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  });
+}
+
+/** Everything a `SingleWatcher` is assembled from. */
+export interface SingleWatcherPlan<T extends KubeObjectLike> {
+  /** The user's configuration: its callbacks are called as given. */
+  readonly config: SingleWatcherConfig<T>;
+  readonly client: RestClient;
+  /** The watched object, for messages (`secrets haptic/creds`). */
+  readonly what: string;
+  /** The resource, for log lines (`ingresses.networking.k8s.io`). */
+  readonly resource: string;
+  readonly logger: Logger;
+  /** The user's clock, if any. */
+  readonly clock: Clock | undefined;
+  /** Its own, else its client's. */
+  readonly meter: Meter | undefined;
+  /** How its one loop runs. */
+  readonly loop: LoopSettings;
+  /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
+  readonly metadataOnly: boolean;
+  /** `freezeObjects`: deep-freeze the object kept. */
+  readonly freezeObjects: boolean;
+}
+
+/**
+ * Checks `config`, `client` and `options` of a `SingleWatcher`; throws the
+ * first problem as a `WatcherConfigError` naming the option.
+ */
+export function planSingleWatcher<T extends KubeObjectLike>(
+  config: SingleWatcherConfig<T>,
+  client: RestClient,
+  options: WatcherOptions | undefined,
+): SingleWatcherPlan<T> {
+  if (options === undefined) options = {};
+  checkConfigObject("SingleWatcher", config, options);
+  if (typeof config.onChange !== "function") {
+    throw new WatcherConfigError("onChange", "must be a function");
+  }
+  if (typeof config.name !== "string" || config.name === "") {
+    throw new WatcherConfigError("name", "must be a non-empty string");
+  }
+  validateSingleNamespace(config.namespace);
+  validateSkip(config.skip);
+  checkBoolean("metadataOnly", config.metadataOnly, false);
+  checkBoolean("freezeObjects", options.freezeObjects, false);
+  // Its own, else its client's: one set on the client reaches it.
+  const meter = checkedMeter(options.meter) ??
+    checkedMeter(clientMeter(client), "client.meter");
+  validateGvr(config.gvr);
+  const loop = planLoop(config, options, meter);
+  checkCoreConfig(config, client);
+  const { gvr, namespace, name } = config;
+  const resource = describe(gvr);
+  return Object.freeze({
+    config,
+    client,
+    what: namespace === undefined
+      ? `${gvr.resource} ${name}`
+      : `${gvr.resource} ${namespace}/${name}`,
+    resource,
+    // Who speaks, on every line: the object.
+    logger: watcherLogger(
+      options,
+      namespace === undefined
+        ? { resource, name }
+        : { resource, namespace, name },
+    ),
+    clock: options.clock,
+    meter,
+    // One series per watched object.
+    loop: Object.freeze({ ...loop, name }),
+    metadataOnly: config.metadataOnly === true,
+    freezeObjects: options.freezeObjects === true,
+  });
+}
+
+/**
+ * The settings every loop of the source runs with, checked as the loop
+ * checks them (so the first problem is found here, in the same order).
+ */
+function planLoop(
+  config: Pick<WatcherConfig, "pageSize" | "initialList" | "name">,
+  options: WatcherOptions,
+  meter: Meter | undefined,
+): LoopSettings {
+  validateInitialList(config.initialList);
+  validatePositive("pageSize", config.pageSize, { integer: true });
+  validateDuration("idleTimeoutMs", options.idleTimeoutMs);
+  validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
+  return Object.freeze({
+    pageSize: config.pageSize,
+    initialList: config.initialList,
+    idleTimeoutMs: options.idleTimeoutMs,
+    firstByteTimeoutMs: options.firstByteTimeoutMs,
+    clock: options.clock,
+    random: options.random,
+    // A stream's series carry one watcher name, on one meter.
+    meter,
+    name: meter === undefined ? undefined : config.name,
+  });
+}
+
+/** `onChange` xor `group`, and the debounce rules. */
+function planDelivery<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(config: WatcherConfig<T, R, I>): DeliveryPlan {
+  // 0 delivers each change at once (a controller's queue de-duplicates).
+  if (config.debounceInterval !== 0) {
+    validateDuration("debounceInterval", config.debounceInterval);
+  }
+  validateSettle(config.settle);
+  checkCallbacks(config);
+  return Object.freeze({
+    group: config.group,
+    interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
+    settle: config.settle,
+    suppressDuringSync: !config.callOnChangeDuringSync,
+  });
+}
+
+/** Names the watched thing, for messages. */
+function describe(gvr: Gvr): string {
+  return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
+}
+
+function namedIndexes(
+  indexes: unknown,
+  ignoreFields: readonly string[] | undefined,
+): NamedIndexPaths {
+  if (indexes === undefined) return { names: [], keyFunctions: {}, key: [] };
+  if (
+    indexes === null || typeof indexes !== "object" || Array.isArray(indexes)
+  ) {
+    throw new WatcherConfigError(
+      "indexes",
+      "must map index names to lists of JSONPath expressions",
+    );
+  }
+  const keyFunctions: Record<string, IndexKeyFunction<KubeObjectLike>> = {};
+  const key: [string, readonly string[]][] = [];
+  for (const [name, paths] of Object.entries(indexes)) {
+    if (name === "") {
+      throw new WatcherConfigError("indexes", "has an index with no name");
+    }
+    const field = `indexes.${name}`;
+    if (!Array.isArray(paths) || paths.length === 0) {
+      throw new WatcherConfigError(
+        field,
+        "must list at least one JSONPath expression",
+      );
+    }
+    let indexer: Indexer;
+    try {
+      indexer = new Indexer({ indexBy: paths, ignoreFields });
+    } catch (error) {
+      // The indexer words its problems for indexBy; these paths are the
+      // index's own.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new WatcherConfigError(
+        field,
+        message.replaceAll("indexBy", field),
+        { cause: error },
+      );
+    }
+    keyFunctions[name] = (obj) => indexer.extractKeys(obj);
+    key.push([name, indexer.indexBy]);
+  }
+  key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return { names: Object.keys(keyFunctions), keyFunctions, key };
+}
+
+/** The `shard` option, checked: a `ShardFilter`, with a store that fits. */
+function checkShard(
+  shard: unknown,
+  factory: StoreFactory,
+): ShardFilter | undefined {
+  if (shard === undefined) return undefined;
+  const methods = ["isAssigned", "selector", "subscribe"] as const;
+  const value = shard as Partial<Record<string, unknown>> | null;
+  if (
+    value === null || typeof value !== "object" ||
+    methods.some((m) => typeof value[m] !== "function")
+  ) {
+    throw new WatcherConfigError(
+      "shard",
+      "must be a ShardRing (./sharding) or an object with isAssigned, selector and subscribe methods",
+    );
+  }
+  if (!factory.shareable) {
+    throw new WatcherConfigError(
+      "shard",
+      `needs a store that answers peek with every object it holds (memoryStore()); the ${
+        JSON.stringify(factory.name)
+      } backend keeps references only, so what leaves the shard could not be told from what was deleted`,
+    );
+  }
+  return shard as ShardFilter;
+}
+
+/** `got`: whether the message says what was given. */
+function checkBoolean(field: string, value: unknown, got = true): void {
+  if (value !== undefined && typeof value !== "boolean") {
+    throw new WatcherConfigError(
+      field,
+      got ? `must be a boolean, got ${String(value)}` : "must be a boolean",
+    );
+  }
+}
+
+/** `onChange` xor `group`; no own interval in a group. */
+function checkCallbacks<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+): void {
+  if (config.group === undefined) {
+    if (typeof config.onChange !== "function") {
+      // Either delivers: say so, or a group's user hears only of onChange.
+      throw new WatcherConfigError(
+        "onChange",
+        "must be a function, or give group (a DebounceGroup member) for the group's onChange to receive the batches",
+      );
+    }
+  } else {
+    if (config.onChange !== undefined) {
+      throw new WatcherConfigError(
+        "onChange",
+        "is not allowed with group: the group's onChange receives this watcher's batches",
+      );
+    }
+    if (config.debounceInterval !== undefined) {
+      throw new WatcherConfigError(
+        "debounceInterval",
+        "is not allowed with group: the group's interval applies",
+      );
+    }
+    if (config.settle !== undefined) {
+      throw new WatcherConfigError(
+        "settle",
+        "is not allowed with group: the group times the batches (give the DebounceGroup settle)",
+      );
+    }
+  }
+  if (config.settle !== undefined && config.debounceInterval !== undefined) {
+    throw new WatcherConfigError(
+      "settle",
+      "is not allowed with debounceInterval: a watcher fires on the leading edge (debounceInterval) or once changes settle, not both",
+    );
+  }
+  if (
+    config.transform !== undefined && typeof config.transform !== "function"
+  ) {
+    throw new WatcherConfigError("transform", "must be a function");
+  }
+}
+
+/** The namespace fields of a watcher's lines: none for all namespaces. */
+function scopeOf(namespaces: readonly string[]): Record<string, unknown> {
+  if (namespaces.length > 1) return { namespaces };
+  return namespaces[0] ? { namespace: namespaces[0] } : {};
+}
+
+/** The namespaces of the loops: `[""]` for all, else one loop each. */
+function resolveNamespaces<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+  client: RestClient,
+): string[] {
+  if (config.namespace !== undefined && typeof config.namespace !== "string") {
+    throw new WatcherConfigError("namespace", "must be a string");
+  }
+  const list = config.namespaces;
+  if (list !== undefined) {
+    if (config.namespace !== undefined || config.namespacedWatch) {
+      throw new WatcherConfigError(
+        "namespaces",
+        `is not allowed with ${
+          config.namespace !== undefined ? "namespace" : "namespacedWatch"
+        }: name every namespace in namespaces`,
+      );
+    }
+    if (
+      !Array.isArray(list) || list.length === 0 ||
+      list.some((ns) => typeof ns !== "string" || ns === "")
+    ) {
+      throw new WatcherConfigError(
+        "namespaces",
+        "must be a non-empty array of non-empty namespace names",
+      );
+    }
+    const unique = [...new Set(list)];
+    if (unique.length !== list.length) {
+      throw new WatcherConfigError("namespaces", "names a namespace twice");
+    }
+    return unique;
+  }
+  if (config.namespace) return [config.namespace];
+  if (!config.namespacedWatch) return [""];
+  const ns = client?.defaultNamespace;
+  if (!ns) {
+    throw new WatcherConfigError(
+      "namespacedWatch",
+      "the client has no defaultNamespace; set namespace instead",
+    );
+  }
+  return [ns];
+}
