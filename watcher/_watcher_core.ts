@@ -1,28 +1,23 @@
 /**
- * What the bulk `Watcher` and the `SingleWatcher` share: their checks, the
+ * What the bulk `Watcher` and the `SingleWatcher` share once assembled
+ * (their checks are their plans', `_watcher_plan.ts`): the feed of the
  * list-then-watch loop, the start/stop lifecycle, the sync latch, guarded
  * user callbacks, the last error and the health snapshot. Each watcher adds
  * only what it does with pages and events.
  *
  * @module
  */
-import { contextLogger } from "../_context_logger.ts";
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_delivery_watch.ts";
-import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import type { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import type { WatcherOptions } from "./watcher_config.ts";
-import { WatcherConfigError } from "./watcher_config.ts";
 import { SyncWaiters } from "./_sync_waiters.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { runGuarded } from "../_run_guarded.ts";
-import { checkOptionNames, validateClient } from "./_validate.ts";
 import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
 
 /** Where a watcher's objects come from: its own loop, or a shared source. */
@@ -50,19 +45,6 @@ export function loopFeed(loop: ListWatch): Feed {
       notShared: "SingleWatcher",
     }),
   };
-}
-
-/**
- * The logger a watcher with `options` logs to (never throws): every line
- * carries `context`, who speaks (see `contextLogger`).
- */
-export function watcherLogger(
-  options: WatcherOptions,
-  context: Readonly<Record<string, unknown>> = {},
-): Logger {
-  return neverThrowingLogger(
-    contextLogger(options.logger ?? consoleLogger(), context),
-  );
 }
 
 /**
@@ -115,23 +97,6 @@ export function provideCoreSlot(
   attach = give;
 }
 
-/**
- * Checks what both watchers need besides their own options: a client, and
- * an `onSyncComplete` that is a function when given.
- */
-export function checkCoreConfig(
-  config: { onSyncComplete?: unknown },
-  client: unknown,
-): void {
-  validateClient(client);
-  if (
-    config.onSyncComplete !== undefined &&
-    typeof config.onSyncComplete !== "function"
-  ) {
-    throw new WatcherConfigError("onSyncComplete", "must be a function");
-  }
-}
-
 /** What a watcher builds its core from, once it has checked its options. */
 export interface CoreSetup {
   /** The watcher's logger (see `watcherLogger`). */
@@ -144,24 +109,6 @@ export interface CoreSetup {
   feed: Feed;
   /** The watcher's own parts. */
   parts: CoreParts;
-}
-
-/**
- * Checks that `config` and `options` are objects holding only the names
- * `kind` knows, before anything reads them.
- */
-export function checkConfigObject(
-  kind: "Watcher" | "SingleWatcher",
-  config: unknown,
-  options: unknown,
-): void {
-  if (!config || typeof config !== "object") {
-    throw new WatcherConfigError("config", "must be an object");
-  }
-  if (options === null || typeof options !== "object") {
-    throw new WatcherConfigError("options", "must be an object");
-  }
-  checkOptionNames(kind, config, options);
 }
 
 /**

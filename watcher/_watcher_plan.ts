@@ -1,9 +1,12 @@
 /**
- * A `Watcher`'s configuration checked once, into one frozen plan the
- * watcher is assembled from: its loop settings and source form, its store
- * choice and indexes, its delivery rules, and who speaks in its log lines.
- * The first wrong option is a `WatcherConfigError` naming it, in the order
- * the checks below run.
+ * Each watcher's configuration checked once, into one frozen plan it is
+ * assembled from (`planWatcher` for a `Watcher`, `planSingleWatcher` for a
+ * `SingleWatcher`): its loop settings and source form, its store choice
+ * and indexes, its delivery rules, and who speaks in its log lines. The
+ * first wrong option is a `WatcherConfigError` naming it, found in the
+ * order the checks below run. The plan holds what its checks built (the
+ * indexer, the field selector, the loggers), never the watcher's running
+ * parts.
  *
  * @module
  */
@@ -24,8 +27,9 @@ import type { StoreFactory } from "../store/store_factory.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { clientMeter } from "../_metrics.ts";
 import { chooseStore } from "./_store_choice.ts";
-import { checkConfigObject, checkCoreConfig } from "./_watcher_core.ts";
-import { watcherLogger } from "./_watcher_core.ts";
+import { contextLogger } from "../_context_logger.ts";
+import { consoleLogger } from "../logger.ts";
+import { neverThrowingLogger } from "../_never_throwing_logger.ts";
 import {
   formKey,
   identity,
@@ -40,7 +44,9 @@ import type { ShardFilter } from "./shard_filter.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import {
+  checkOptionNames,
   DEFAULT_DEBOUNCE_INTERVAL,
+  validateClient,
   validateDuration,
   validateGvr,
   validateInitialList,
@@ -142,7 +148,7 @@ export function planWatcher<
   options: WatcherOptions | undefined,
 ): WatcherPlan<T, R, I> {
   if (options === undefined) options = {};
-  checkConfigObject("Watcher", config, options);
+  checkConfigObject("Watcher", WATCHER_NAMES, config, options);
   const delivery = planDelivery(config);
   const choice = chooseStore(config);
   checkBoolean("metadataOnly", config.metadataOnly);
@@ -161,11 +167,70 @@ export function planWatcher<
   ) {
     throw new WatcherConfigError("name", "must be a non-empty string");
   }
-  const metadataOnly = config.metadataOnly === true;
   // Its own, else its group's, else its client's: one set on the client
   // reaches every watcher built on it.
   const meter = checkedMeter(options.meter) ?? groupMeterOf(config.group) ??
     checkedMeter(clientMeter(client), "client.meter");
+  const store = planStore(config, options, choice.factory);
+  validateGvr(config.gvr);
+  checkPathsPresent({
+    selector: store.fieldSelector,
+    indexBy: store.indexer.indexBy,
+    metadataOnly: config.metadataOnly === true,
+    transform: config.transform,
+  });
+  const loop = planLoop(config, options, meter);
+  checkCoreConfig(config, client);
+  // Everything is checked: what is left is putting it together.
+  const sharable = config.shared !== false && choice.factory.shareable;
+  const what = describe(config.gvr);
+  const logs = planLogs(config, options, { what, namespaces, sharable });
+  const form = planForm(config, options, {
+    client,
+    namespaces,
+    labelSelector,
+    store,
+    shard,
+    loop,
+  });
+  return Object.freeze({
+    config,
+    client,
+    what,
+    ...logs,
+    clock: options.clock,
+    meter,
+    form,
+    formKey: formKey(form),
+    sharable,
+    notShared: config.shared === false ? "shared: false" : choice.notShared,
+    preparer: Object.freeze({
+      indexer: store.indexer,
+      transform: config.transform,
+      logger: logs.streamLogger,
+      resource: what,
+      metadataOnly: form.metadataOnly,
+      freeze: form.freezeObjects,
+    }),
+    store,
+    delivery,
+    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
+  });
+}
+
+/**
+ * The keys and selection: `indexBy`, `indexes`, `freezeObjects` (checked
+ * here, in the order the watcher always checked it) and `fieldSelector`.
+ */
+function planStore<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+  options: WatcherOptions,
+  factory: StoreFactory,
+): StorePlan {
   const indexer = wrapConfigError("indexBy", () =>
     new Indexer({
       indexBy: config.indexBy,
@@ -173,45 +238,55 @@ export function planWatcher<
     }));
   const named = namedIndexes(config.indexes, config.ignoreFields);
   checkBoolean("freezeObjects", options.freezeObjects);
-  const freezeObjects = options.freezeObjects === true;
   const fieldSelector = config.fieldSelector
     ? wrapConfigError(
       "fieldSelector",
       () => new FieldSelector(config.fieldSelector!),
     )
     : undefined;
-  validateGvr(config.gvr);
-  const what = describe(config.gvr);
-  checkPathsPresent({
-    selector: fieldSelector,
-    indexBy: indexer.indexBy,
-    metadataOnly,
-    transform: config.transform,
+  return Object.freeze({
+    factory,
+    indexer,
+    named,
+    fieldSelector,
+    // Watchers with another backend share the stream, not the store.
+    viewKey: JSON.stringify([
+      config.indexBy,
+      config.fieldSelector ?? "",
+      identity(factory),
+      named.key,
+    ]),
   });
-  const loop = planLoop(config, options, meter);
-  checkCoreConfig(config, client);
-  const sharable = config.shared !== false && choice.factory.shareable;
-  // Who speaks, on every line: the stream's lines (shared by watchers of
-  // one form) name its resource and namespaces, this watcher's own lines
-  // its name too.
-  const stream = {
-    resource: what,
-    ...scopeOf(namespaces),
-    // A stream others may share is not this watcher's alone.
-    ...(sharable ? {} : { watcher: config.name }),
-  };
-  const streamLogger = watcherLogger(options, stream);
-  // What the source fetches, stores, and how its loops run: two watchers
-  // share exactly when theirs are equal (`formKey`).
-  const form: SourceForm = Object.freeze({
-    client,
+}
+
+/**
+ * What the source fetches, stores, and how its loops run: two watchers
+ * share exactly when theirs are equal (`formKey`).
+ */
+function planForm<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+  options: WatcherOptions,
+  parts:
+    & Pick<
+      SourceForm,
+      "client" | "namespaces" | "labelSelector" | "shard" | "loop"
+    >
+    & { store: StorePlan },
+): SourceForm {
+  const { indexer, fieldSelector } = parts.store;
+  return Object.freeze({
+    client: parts.client,
     gvr: config.gvr,
-    namespaces,
-    labelSelector,
-    metadataOnly,
+    namespaces: parts.namespaces,
+    labelSelector: parts.labelSelector,
+    metadataOnly: config.metadataOnly === true,
     ignoreFields: indexer.ignoreFields,
     transform: config.transform,
-    freezeObjects,
+    freezeObjects: options.freezeObjects === true,
     logger: options.logger,
     preselect: selectsOnlyAsSent(
         fieldSelector,
@@ -220,45 +295,35 @@ export function planWatcher<
       )
       ? fieldSelector
       : undefined,
-    shard,
-    loop,
+    shard: parts.shard,
+    loop: parts.loop,
   });
-  return Object.freeze({
-    config,
-    client,
-    what,
+}
+
+/**
+ * Who speaks, on every line: the stream's lines (shared by watchers of one
+ * form) name its resource and namespaces, this watcher's own lines its
+ * name too.
+ */
+function planLogs<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+  options: WatcherOptions,
+  source: { what: string; namespaces: readonly string[]; sharable: boolean },
+): { logger: Logger; streamLogger: Logger } {
+  const stream = {
+    resource: source.what,
+    ...scopeOf(source.namespaces),
+    // A stream others may share is not this watcher's alone.
+    ...(source.sharable ? {} : { watcher: config.name }),
+  };
+  return {
     logger: watcherLogger(options, { ...stream, watcher: config.name }),
-    streamLogger,
-    clock: options.clock,
-    meter,
-    form,
-    formKey: formKey(form),
-    sharable,
-    notShared: config.shared === false ? "shared: false" : choice.notShared,
-    preparer: Object.freeze({
-      indexer,
-      transform: config.transform,
-      logger: streamLogger,
-      resource: what,
-      metadataOnly,
-      freeze: freezeObjects,
-    }),
-    store: Object.freeze({
-      factory: choice.factory,
-      indexer,
-      named,
-      fieldSelector,
-      // Watchers with another backend share the stream, not the store.
-      viewKey: JSON.stringify([
-        config.indexBy,
-        config.fieldSelector ?? "",
-        identity(choice.factory),
-        named.key,
-      ]),
-    }),
-    delivery,
-    idleTimeoutMs: options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS,
-  });
+    streamLogger: watcherLogger(options, stream),
+  };
 }
 
 /** Everything a `SingleWatcher` is assembled from. */
@@ -293,7 +358,7 @@ export function planSingleWatcher<T extends KubeObjectLike>(
   options: WatcherOptions | undefined,
 ): SingleWatcherPlan<T> {
   if (options === undefined) options = {};
-  checkConfigObject("SingleWatcher", config, options);
+  checkConfigObject("SingleWatcher", SINGLE_NAMES, config, options);
   if (typeof config.onChange !== "function") {
     throw new WatcherConfigError("onChange", "must be a function");
   }
@@ -379,6 +444,97 @@ function planDelivery<
     settle: config.settle,
     suppressDuringSync: !config.callOnChangeDuringSync,
   });
+}
+
+/**
+ * The names each watcher's config takes. Typed as records over the
+ * interfaces' keys, so a field added to an interface without being added
+ * here does not compile.
+ */
+const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
+  gvr: true,
+  name: true,
+  indexBy: true,
+  indexes: true,
+  ignoreFields: true,
+  transform: true,
+  fieldSelector: true,
+  labelSelector: true,
+  namespace: true,
+  namespacedWatch: true,
+  onChange: true,
+  group: true,
+  onSyncComplete: true,
+  debounceInterval: true,
+  settle: true,
+  callOnChangeDuringSync: true,
+  store: true,
+  initialList: true,
+  pageSize: true,
+  metadataOnly: true,
+  namespaces: true,
+  shared: true,
+  shard: true,
+};
+const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
+  gvr: true,
+  namespace: true,
+  name: true,
+  onChange: true,
+  onSyncComplete: true,
+  initialList: true,
+  metadataOnly: true,
+  skip: true,
+};
+
+/**
+ * Checks that `config` and `options` are objects holding only the names
+ * a `kind` watcher knows (`known`: its config's), before anything reads
+ * them.
+ */
+function checkConfigObject(
+  kind: string,
+  known: Readonly<Record<string, true>>,
+  config: unknown,
+  options: unknown,
+): void {
+  if (!config || typeof config !== "object") {
+    throw new WatcherConfigError("config", "must be an object");
+  }
+  if (options === null || typeof options !== "object") {
+    throw new WatcherConfigError("options", "must be an object");
+  }
+  checkOptionNames(kind, known, config, options);
+}
+
+/**
+ * Checks what every watcher needs besides its own options: a client, and
+ * an `onSyncComplete` that is a function when given.
+ */
+function checkCoreConfig(
+  config: { onSyncComplete?: unknown },
+  client: unknown,
+): void {
+  validateClient(client);
+  if (
+    config.onSyncComplete !== undefined &&
+    typeof config.onSyncComplete !== "function"
+  ) {
+    throw new WatcherConfigError("onSyncComplete", "must be a function");
+  }
+}
+
+/**
+ * The logger a watcher with `options` logs to (never throws): every line
+ * carries `context`, who speaks (see `contextLogger`).
+ */
+function watcherLogger(
+  options: WatcherOptions,
+  context: Readonly<Record<string, unknown>>,
+): Logger {
+  return neverThrowingLogger(
+    contextLogger(options.logger ?? consoleLogger(), context),
+  );
 }
 
 /** Names the watched thing, for messages. */
