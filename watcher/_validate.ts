@@ -1,9 +1,7 @@
-import { optionNamesProblem } from "../_option_names.ts";
 import { settleProblem } from "./_settle_problem.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { wrapConfigError as wrapOptionError } from "../_validate.ts";
-import type { WatcherOptions } from "./watcher_config.ts";
 
 // The checks the loop shares live at the root; the watchers import them here.
 export {
@@ -75,44 +73,4 @@ export function wrapConfigError<T>(field: string, build: () => T): T {
   return wrapOptionError(field, build, (error) =>
     // The indexer knows whether indexBy or ignoreFields was at fault.
     error instanceof IndexerOptionsError ? error.option : undefined);
-}
-
-/**
- * The names `WatcherOptions` takes. Typed as a record over the interface's
- * keys, so a field added to it without being added here does not compile.
- */
-const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
-  logger: true,
-  clock: true,
-  random: true,
-  idleTimeoutMs: true,
-  firstByteTimeoutMs: true,
-  meter: true,
-  freezeObjects: true,
-};
-
-/**
- * Rejects names neither argument of a `kind` watcher knows (`known`: its
- * config's), and names put in the wrong argument, with one error naming
- * every one of them.
- */
-export function checkOptionNames(
-  kind: string,
-  known: Readonly<Record<string, true>>,
-  config: object,
-  options: object,
-): void {
-  const problem = optionNamesProblem({
-    known,
-    value: config,
-    type: `${kind} config`,
-    place: "the config (the first argument)",
-    short: "the config",
-  }, {
-    known: OPTION_NAMES,
-    value: options,
-    type: "WatcherOptions",
-    place: "the third argument (WatcherOptions)",
-  });
-  if (problem) throw new WatcherConfigError(problem.field, problem.message);
 }

@@ -30,6 +30,7 @@ import { chooseStore } from "./_store_choice.ts";
 import { contextLogger } from "../_context_logger.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
+import { optionNamesProblem } from "../_option_names.ts";
 import {
   formKey,
   identity,
@@ -44,7 +45,6 @@ import type { ShardFilter } from "./shard_filter.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import {
-  checkOptionNames,
   DEFAULT_DEBOUNCE_INTERVAL,
   validateClient,
   validateDuration,
@@ -447,9 +447,9 @@ function planDelivery<
 }
 
 /**
- * The names each watcher's config takes. Typed as records over the
- * interfaces' keys, so a field added to an interface without being added
- * here does not compile.
+ * The names each watcher's config takes, and the names of the options
+ * both take. Typed as records over the interfaces' keys, so a field added
+ * to an interface without being added here does not compile.
  */
 const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   gvr: true,
@@ -476,6 +476,15 @@ const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
   shared: true,
   shard: true,
 };
+const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
+  logger: true,
+  clock: true,
+  random: true,
+  idleTimeoutMs: true,
+  firstByteTimeoutMs: true,
+  meter: true,
+  freezeObjects: true,
+};
 const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
   gvr: true,
   namespace: true,
@@ -490,7 +499,8 @@ const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
 /**
  * Checks that `config` and `options` are objects holding only the names
  * a `kind` watcher knows (`known`: its config's), before anything reads
- * them.
+ * them: names neither argument knows, and names put in the wrong argument,
+ * in one error naming every one of them.
  */
 function checkConfigObject(
   kind: string,
@@ -504,7 +514,19 @@ function checkConfigObject(
   if (options === null || typeof options !== "object") {
     throw new WatcherConfigError("options", "must be an object");
   }
-  checkOptionNames(kind, known, config, options);
+  const problem = optionNamesProblem({
+    known,
+    value: config,
+    type: `${kind} config`,
+    place: "the config (the first argument)",
+    short: "the config",
+  }, {
+    known: OPTION_NAMES,
+    value: options,
+    type: "WatcherOptions",
+    place: "the third argument (WatcherOptions)",
+  });
+  if (problem) throw new WatcherConfigError(problem.field, problem.message);
 }
 
 /**
