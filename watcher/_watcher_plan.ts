@@ -10,13 +10,7 @@
  *
  * @module
  */
-import type {
-  Gvr,
-  IndexKeyFunction,
-  KubeObjectLike,
-  Logger,
-  StoreReads,
-} from "../types.ts";
+import type { Gvr, KubeObjectLike, Logger, StoreReads } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import type { RestClient } from "../client/rest_client.ts";
@@ -26,7 +20,11 @@ import { formatLabelSelector } from "../indexer/label_selector.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { clientMeter } from "../_metrics.ts";
-import { chooseStore } from "./_store_choice.ts";
+import {
+  chooseStore,
+  namedIndexes,
+  type NamedIndexPaths,
+} from "./_store_choice.ts";
 import { contextLogger } from "../_context_logger.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_never_throwing_logger.ts";
@@ -62,19 +60,6 @@ import {
   WatcherConfigError,
   type WatcherOptions,
 } from "./watcher_config.ts";
-
-/**
- * The watcher's `indexes`, checked: each name's key function (over the
- * stored copy, as `indexBy`'s keys are), and a key for the view.
- */
-export interface NamedIndexPaths {
-  readonly names: readonly string[];
-  readonly keyFunctions: Readonly<
-    Record<string, IndexKeyFunction<KubeObjectLike>>
-  >;
-  /** What watchers sharing a store must agree on. */
-  readonly key: [string, readonly string[]][];
-}
 
 /** What the watcher's store holds, and how it is keyed. */
 export interface StorePlan {
@@ -562,52 +547,6 @@ function watcherLogger(
 /** Names the watched thing, for messages. */
 function describe(gvr: Gvr): string {
   return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
-}
-
-function namedIndexes(
-  indexes: unknown,
-  ignoreFields: readonly string[] | undefined,
-): NamedIndexPaths {
-  if (indexes === undefined) return { names: [], keyFunctions: {}, key: [] };
-  if (
-    indexes === null || typeof indexes !== "object" || Array.isArray(indexes)
-  ) {
-    throw new WatcherConfigError(
-      "indexes",
-      "must map index names to lists of JSONPath expressions",
-    );
-  }
-  const keyFunctions: Record<string, IndexKeyFunction<KubeObjectLike>> = {};
-  const key: [string, readonly string[]][] = [];
-  for (const [name, paths] of Object.entries(indexes)) {
-    if (name === "") {
-      throw new WatcherConfigError("indexes", "has an index with no name");
-    }
-    const field = `indexes.${name}`;
-    if (!Array.isArray(paths) || paths.length === 0) {
-      throw new WatcherConfigError(
-        field,
-        "must list at least one JSONPath expression",
-      );
-    }
-    let indexer: Indexer;
-    try {
-      indexer = new Indexer({ indexBy: paths, ignoreFields });
-    } catch (error) {
-      // The indexer words its problems for indexBy; these paths are the
-      // index's own.
-      const message = error instanceof Error ? error.message : String(error);
-      throw new WatcherConfigError(
-        field,
-        message.replaceAll("indexBy", field),
-        { cause: error },
-      );
-    }
-    keyFunctions[name] = (obj) => indexer.extractKeys(obj);
-    key.push([name, indexer.indexBy]);
-  }
-  key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-  return { names: Object.keys(keyFunctions), keyFunctions, key };
 }
 
 /** The `shard` option, checked: a `ShardFilter`, with a store that fits. */

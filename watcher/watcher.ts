@@ -34,11 +34,8 @@ import { WatcherMetrics } from "./_watcher_metrics.ts";
 import { offerMeter } from "./_group_meter.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import { wrapConfigError } from "./_validate.ts";
-import {
-  type NamedIndexPaths,
-  planWatcher,
-  type WatcherPlan,
-} from "./_watcher_plan.ts";
+import type { NamedIndexPaths } from "./_store_choice.ts";
+import { planWatcher, type WatcherPlan } from "./_watcher_plan.ts";
 import {
   type PathCount,
   type WatcherConfig,
