@@ -99,7 +99,7 @@ export function provideCoreSlot(
 
 /** What a watcher builds its core from, once it has checked its options. */
 export interface CoreSetup {
-  /** The watcher's logger (see `watcherLogger`). */
+  /** The watcher's own logger (from its plan: never throws). */
   logger: Logger;
   /** The watched thing, for messages. */
   what: string;
