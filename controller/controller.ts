@@ -12,7 +12,7 @@ import type {
 } from "../types.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { TimerHandle } from "../clock.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import type { ChangeBatch } from "../watcher/change_batch.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";

@@ -6,7 +6,7 @@ import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { silentLogger } from "../logger.ts";
 import { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import { healthHandler, type HealthHandlerOptions } from "./health_handler.ts";
 

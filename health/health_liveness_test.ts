@@ -11,7 +11,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { silentLogger } from "../logger.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import { SingleWatcher } from "../watcher/single.ts";
 import type { KubeObject } from "../types.ts";
 import { healthHandler, type HealthHandlerOptions } from "./health_handler.ts";

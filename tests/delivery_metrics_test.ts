@@ -3,7 +3,7 @@
 // oldest change not yet delivered shows a callback that hangs.
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

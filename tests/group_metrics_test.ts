@@ -4,7 +4,7 @@
 // the watchers and the group alike.
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import { SingleWatcher } from "../watcher/single.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
 import type { ChangeBatch } from "../watcher/change_batch.ts";

@@ -8,7 +8,7 @@ import type { RestClient } from "../client/rest_client.ts";
 import type { KubeObject, ReadableStore } from "../types.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { SingleWatcher } from "../watcher/single.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 
 /** How the scenario writes to the server (not through the faulty route). */
 export interface HalfOpenWrites {

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import { SingleWatcher } from "../watcher/single.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
 import { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";

@@ -6,7 +6,7 @@
 // health(), in the metric and in one log line.
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
-import { Watcher } from "../watcher/bulk.ts";
+import { Watcher } from "../watcher/watcher.ts";
 import type { ShardFilter } from "../watcher/shard_filter.ts";
 import type { ChangeBatch } from "../watcher/change_batch.ts";
 import { ShardRing } from "../sharding/shard_ring.ts";

@@ -19,7 +19,7 @@ import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { seeded } from "../testing/_seeded_random.ts";
 import type { RequestRecord } from "../testing/request_record.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import type { WatcherConfig, WatcherOptions } from "./watcher_config.ts";
 
 /** A config for any store backend (the tests switch backends freely). */

@@ -84,7 +84,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import type { FakeApiFault } from "../testing/faults.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import type { WatcherConfig } from "./watcher_config.ts";
 import { CONFIGMAPS } from "./_bulk_harness_test.ts";
 import { seeded } from "../testing/_seeded_random.ts";

@@ -208,6 +208,7 @@ export class SharedSource<T extends KubeObjectLike> {
               ? this.#event(loop, type, obj)
               : this.#afterSettling(() => this.#event(loop, type, obj)),
         }, {
+          ...form.loop,
           gvr: form.gvr,
           namespace,
           labelSelector: form.labelSelector,
@@ -217,15 +218,7 @@ export class SharedSource<T extends KubeObjectLike> {
             form.ignoreFields,
             form.preselect,
           ),
-          pageSize: form.pageSize,
-          initialList: form.initialList,
-          idleTimeoutMs: form.idleTimeoutMs,
-          firstByteTimeoutMs: form.firstByteTimeoutMs,
-          clock: form.clock,
-          random: form.random,
           logger,
-          meter: form.meter,
-          name: form.name,
         }),
       };
       return loop;

@@ -6,7 +6,8 @@
  * watchers share exactly when their forms are equal. `FORM_FIELDS` says,
  * for every field, how it compares (plain data by value, objects and
  * functions by identity); its type requires an entry for each field of
- * `SourceForm`, so a field added to the form cannot be left out of the key.
+ * `SourceForm` and of its `LoopSettings`, so a field added to either cannot
+ * be left out of the key.
  *
  * @module
  */
@@ -34,14 +35,8 @@ export interface SourceForm {
     | undefined;
   /** The stored copies are deep-frozen (`freezeObjects`). */
   readonly freezeObjects: boolean;
-  readonly pageSize: number | undefined;
-  readonly initialList: InitialListMode | undefined;
-  readonly idleTimeoutMs: number | undefined;
-  readonly firstByteTimeoutMs: number | undefined;
-  readonly clock: Clock | undefined;
   /** The user's logger (the source logs through the stream's context). */
   readonly logger: Logger | undefined;
-  readonly random: (() => number) | undefined;
   /**
    * The field selector of every consumer, when its stored copies may not
    * answer it as the objects sent would (`_selection_rule.ts`): the source
@@ -50,10 +45,32 @@ export interface SourceForm {
   readonly preselect: FieldSelector | undefined;
   /** Only this shard's objects are fetched and kept (`shard`). */
   readonly shard: ShardFilter | undefined;
+  /** How each loop runs. */
+  readonly loop: LoopSettings;
+}
+
+/**
+ * The settings every list-watch loop of a watcher runs with, as one value:
+ * checked in the watcher's plan, passed through as they are to each
+ * `ListWatch` (as its options of the same names), and part of the form.
+ */
+export interface LoopSettings {
+  readonly pageSize: number | undefined;
+  readonly initialList: InitialListMode | undefined;
+  readonly idleTimeoutMs: number | undefined;
+  readonly firstByteTimeoutMs: number | undefined;
+  readonly clock: Clock | undefined;
+  readonly random: (() => number) | undefined;
   /** Where the loops' metrics go, and their `watcher` label (with a meter). */
   readonly meter: Meter | undefined;
   readonly name: string | undefined;
 }
+
+/** The fields a form's key compares: its own, and its loop settings. */
+type FlatForm = Omit<SourceForm, "loop"> & LoopSettings;
+
+/** A field a form's key compares. */
+export type FormField = keyof FlatForm;
 
 /** A field's part of a key: a JSON value, equal when the fields are alike. */
 type Compare<V> = (value: V) => unknown;
@@ -66,7 +83,7 @@ const sorted = (list: readonly string[]): string[] => [...list].sort();
  * watchers share.
  */
 export const FORM_FIELDS: {
-  readonly [K in keyof SourceForm]-?: Compare<SourceForm[K]>;
+  readonly [K in FormField]-?: Compare<FlatForm[K]>;
 } = {
   client: identity,
   gvr: (gvr) => [gvr.group, gvr.version, gvr.resource],
@@ -90,15 +107,16 @@ export const FORM_FIELDS: {
 };
 
 /** The fields of a form, in key order. */
-export const SOURCE_FORM_FIELDS: readonly (keyof SourceForm)[] = Object.freeze(
-  Object.keys(FORM_FIELDS) as (keyof SourceForm)[],
+export const SOURCE_FORM_FIELDS: readonly FormField[] = Object.freeze(
+  Object.keys(FORM_FIELDS) as FormField[],
 );
 
 /** The registry's key of `form`: equal exactly when the forms are. */
 export function formKey(form: SourceForm): string {
+  const flat: FlatForm = { ...form, ...form.loop };
   return JSON.stringify(
     SOURCE_FORM_FIELDS.map((field) =>
-      (FORM_FIELDS[field] as Compare<unknown>)(form[field])
+      (FORM_FIELDS[field] as Compare<unknown>)(flat[field])
     ),
   );
 }

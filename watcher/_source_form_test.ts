@@ -6,10 +6,12 @@ import type { RestClient } from "../client/rest_client.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import type { WatcherOptions } from "./watcher_config.ts";
 import {
+  type FormField,
   formKey,
+  type LoopSettings,
   SOURCE_FORM_FIELDS,
   type SourceForm,
 } from "./_source_form.ts";
@@ -76,7 +78,7 @@ const everything = (): ShardFilter => ({
  * field added to the form needs its pair here.
  */
 const DIFFERING: {
-  [K in keyof SourceForm]-?: (f: Fixture) => { a?: Setup; b: Setup };
+  [K in FormField]-?: (f: Fixture) => { a?: Setup; b: Setup };
 } = {
   client: (f) => ({ b: { client: new FetchClient({ server: f.server.url }) } }),
   gvr: () => ({
@@ -141,7 +143,10 @@ for (const field of SOURCE_FORM_FIELDS) {
 
 Deno.test("formKey compares plain data by value and objects by identity", () => {
   const client = new FetchClient({ server: "http://127.0.0.1:1" });
-  const form = (changes: Partial<SourceForm> = {}): SourceForm => ({
+  const form = (
+    changes: Partial<SourceForm> = {},
+    loop: Partial<LoopSettings> = {},
+  ): SourceForm => ({
     client,
     gvr: { ...CONFIGMAPS },
     namespaces: ["a", "b"],
@@ -150,17 +155,20 @@ Deno.test("formKey compares plain data by value and objects by identity", () => 
     ignoreFields: ["data", "metadata.managedFields"],
     transform: keep,
     freezeObjects: false,
-    pageSize: undefined,
-    initialList: undefined,
-    idleTimeoutMs: undefined,
-    firstByteTimeoutMs: undefined,
-    clock: undefined,
     logger: undefined,
-    random: undefined,
     preselect: undefined,
     shard: undefined,
-    meter: undefined,
-    name: undefined,
+    loop: {
+      pageSize: undefined,
+      initialList: undefined,
+      idleTimeoutMs: undefined,
+      firstByteTimeoutMs: undefined,
+      clock: undefined,
+      random: undefined,
+      meter: undefined,
+      name: undefined,
+      ...loop,
+    },
     ...changes,
   });
   // Equal data in other objects, lists in another order, the default mode.
@@ -170,8 +178,7 @@ Deno.test("formKey compares plain data by value and objects by identity", () => 
       gvr: { ...CONFIGMAPS },
       namespaces: ["b", "a"],
       ignoreFields: ["metadata.managedFields", "data"],
-      initialList: "list",
-    })),
+    }, { initialList: "list" })),
   );
   // The same code in another function is another transform.
   assert.notEqual(formKey(form()), formKey(form({ transform: (o) => o })));

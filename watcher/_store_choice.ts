@@ -1,11 +1,12 @@
 /**
  * Which store backend a `Watcher` uses: its `store` factory, or a memory
- * store when it gives none. The watcher asks the factory alone whether its
- * stream may be shared.
+ * store when it gives none, and the named `indexes` it must keep. The
+ * watcher asks the factory alone whether its stream may be shared.
  *
  * @module
  */
-import type { KubeObjectLike, StoreReads } from "../types.ts";
+import type { IndexKeyFunction, KubeObjectLike, StoreReads } from "../types.ts";
+import { Indexer } from "../indexer/indexer.ts";
 import { memoryStore } from "../store/memory_store.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
 import { type WatcherConfig, WatcherConfigError } from "./watcher_config.ts";
@@ -46,4 +47,64 @@ function isStoreFactory(value: unknown): value is StoreFactory {
   const { name, shareable, create } = value as Record<string, unknown>;
   return typeof name === "string" && typeof shareable === "boolean" &&
     typeof create === "function";
+}
+
+/**
+ * The watcher's `indexes`, checked: each name's key function (over the
+ * stored copy, as `indexBy`'s keys are), and a key for the view.
+ */
+export interface NamedIndexPaths {
+  readonly names: readonly string[];
+  readonly keyFunctions: Readonly<
+    Record<string, IndexKeyFunction<KubeObjectLike>>
+  >;
+  /** What watchers sharing a store must agree on. */
+  readonly key: [string, readonly string[]][];
+}
+
+/** The `indexes` option, checked; a `WatcherConfigError` names the index. */
+export function namedIndexes(
+  indexes: unknown,
+  ignoreFields: readonly string[] | undefined,
+): NamedIndexPaths {
+  if (indexes === undefined) return { names: [], keyFunctions: {}, key: [] };
+  if (
+    indexes === null || typeof indexes !== "object" || Array.isArray(indexes)
+  ) {
+    throw new WatcherConfigError(
+      "indexes",
+      "must map index names to lists of JSONPath expressions",
+    );
+  }
+  const keyFunctions: Record<string, IndexKeyFunction<KubeObjectLike>> = {};
+  const key: [string, readonly string[]][] = [];
+  for (const [name, paths] of Object.entries(indexes)) {
+    if (name === "") {
+      throw new WatcherConfigError("indexes", "has an index with no name");
+    }
+    const field = `indexes.${name}`;
+    if (!Array.isArray(paths) || paths.length === 0) {
+      throw new WatcherConfigError(
+        field,
+        "must list at least one JSONPath expression",
+      );
+    }
+    let indexer: Indexer;
+    try {
+      indexer = new Indexer({ indexBy: paths, ignoreFields });
+    } catch (error) {
+      // The indexer words its problems for indexBy; these paths are the
+      // index's own.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new WatcherConfigError(
+        field,
+        message.replaceAll("indexBy", field),
+        { cause: error },
+      );
+    }
+    keyFunctions[name] = (obj) => indexer.extractKeys(obj);
+    key.push([name, indexer.indexBy]);
+  }
+  key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return { names: Object.keys(keyFunctions), keyFunctions, key };
 }

@@ -1,13 +1,7 @@
-import { optionNamesProblem } from "../_option_names.ts";
 import { settleProblem } from "./_settle_problem.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { wrapConfigError as wrapOptionError } from "../_validate.ts";
-import type {
-  SingleWatcherConfig,
-  WatcherConfig,
-  WatcherOptions,
-} from "./watcher_config.ts";
 
 // The checks the loop shares live at the root; the watchers import them here.
 export {
@@ -79,78 +73,4 @@ export function wrapConfigError<T>(field: string, build: () => T): T {
   return wrapOptionError(field, build, (error) =>
     // The indexer knows whether indexBy or ignoreFields was at fault.
     error instanceof IndexerOptionsError ? error.option : undefined);
-}
-
-/**
- * The names each argument takes. Typed as records over the interfaces'
- * keys, so a field added to an interface without being added here does not
- * compile.
- */
-const WATCHER_NAMES: Record<keyof WatcherConfig, true> = {
-  gvr: true,
-  name: true,
-  indexBy: true,
-  indexes: true,
-  ignoreFields: true,
-  transform: true,
-  fieldSelector: true,
-  labelSelector: true,
-  namespace: true,
-  namespacedWatch: true,
-  onChange: true,
-  group: true,
-  onSyncComplete: true,
-  debounceInterval: true,
-  settle: true,
-  callOnChangeDuringSync: true,
-  store: true,
-  initialList: true,
-  pageSize: true,
-  metadataOnly: true,
-  namespaces: true,
-  shared: true,
-  shard: true,
-};
-const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
-  gvr: true,
-  namespace: true,
-  name: true,
-  onChange: true,
-  onSyncComplete: true,
-  initialList: true,
-  metadataOnly: true,
-  skip: true,
-};
-const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
-  logger: true,
-  clock: true,
-  random: true,
-  idleTimeoutMs: true,
-  firstByteTimeoutMs: true,
-  meter: true,
-  freezeObjects: true,
-};
-
-/**
- * Rejects names neither argument of a `kind` watcher knows, and names put
- * in the wrong argument, with one error naming every one of them.
- */
-export function checkOptionNames(
-  kind: "Watcher" | "SingleWatcher",
-  config: object,
-  options: object,
-): void {
-  const problem = optionNamesProblem({
-    known: kind === "Watcher" ? WATCHER_NAMES : SINGLE_NAMES,
-    value: config,
-    type: `${kind} config`,
-    place: "the config (the first argument)",
-    short: "the config",
-  }, {
-    known: OPTION_NAMES,
-    value: options,
-    type: "WatcherOptions",
-    place: "the third argument (WatcherOptions)",
-  });
-  if (problem) throw new WatcherConfigError(problem.field, problem.message);
 }

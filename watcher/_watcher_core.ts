@@ -1,38 +1,24 @@
 /**
- * What the bulk `Watcher` and the `SingleWatcher` share: their checks, the
+ * What the bulk `Watcher` and the `SingleWatcher` share once assembled
+ * (their checks are their plans', `_watcher_plan.ts`): the feed of the
  * list-then-watch loop, the start/stop lifecycle, the sync latch, guarded
  * user callbacks, the last error and the health snapshot. Each watcher adds
  * only what it does with pages and events.
  *
  * @module
  */
-import { contextLogger } from "../_context_logger.ts";
-import type { Gvr, Logger } from "../types.ts";
+import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_delivery_watch.ts";
-import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../_never_throwing_logger.ts";
-import type { RestClient } from "../client/rest_client.ts";
 import type { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
-import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import type { WatcherOptions } from "./watcher_config.ts";
-import { WatcherConfigError } from "./watcher_config.ts";
 import { SyncWaiters } from "./_sync_waiters.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "../_lifecycle.ts";
 import { runGuarded } from "../_run_guarded.ts";
-import { checkOptionNames, validateClient } from "./_validate.ts";
 import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
-
-/** The configuration both watchers have. */
-export interface CoreConfig {
-  gvr: Gvr;
-  onSyncComplete?: unknown;
-  initialList?: InitialListMode;
-}
 
 /** Where a watcher's objects come from: its own loop, or a shared source. */
 export interface Feed {
@@ -59,19 +45,6 @@ export function loopFeed(loop: ListWatch): Feed {
       notShared: "SingleWatcher",
     }),
   };
-}
-
-/**
- * The logger a watcher with `options` logs to (never throws): every line
- * carries `context`, who speaks (see `contextLogger`).
- */
-export function watcherLogger(
-  options: WatcherOptions,
-  context: Readonly<Record<string, unknown>> = {},
-): Logger {
-  return neverThrowingLogger(
-    contextLogger(options.logger ?? consoleLogger(), context),
-  );
 }
 
 /**
@@ -111,39 +84,37 @@ export interface CoreParts {
   delivery?: DeliveryWatch | undefined;
 }
 
-/** Each watcher's core, found by the shared methods of `WatcherBase`. */
-const cores = new WeakMap<object, WatcherCore<unknown>>();
-
-/** The core of a watcher built with one. */
-export function coreOf<T>(owner: object): WatcherCore<T> {
-  const core = cores.get(owner);
-  if (core === undefined) throw new Error("This watcher has no core");
-  return core as WatcherCore<T>;
-}
+/** Gives a watcher its core: set once, by `WatcherBase`. */
+let attach: ((watcher: object, core: WatcherCore<unknown>) => void) | undefined;
 
 /**
- * Checks that `config` and `options` are objects holding only the names
- * `kind` knows, before anything reads them.
+ * How `WatcherBase` keeps each watcher's core (in a private field): every
+ * core built is handed to its owner through `give`.
  */
-export function checkConfigObject(
-  kind: "Watcher" | "SingleWatcher",
-  config: unknown,
-  options: unknown,
+export function provideCoreSlot(
+  give: (watcher: object, core: WatcherCore<unknown>) => void,
 ): void {
-  if (!config || typeof config !== "object") {
-    throw new WatcherConfigError("config", "must be an object");
-  }
-  if (options === null || typeof options !== "object") {
-    throw new WatcherConfigError("options", "must be an object");
-  }
-  checkOptionNames(kind, config, options);
+  attach = give;
+}
+
+/** What a watcher builds its core from, once it has checked its options. */
+export interface CoreSetup {
+  /** The watcher's own logger (from its plan: never throws). */
+  logger: Logger;
+  /** The watched thing, for messages. */
+  what: string;
+  /** The watcher's clock. */
+  clock?: Clock | undefined;
+  /** Where its objects come from. */
+  feed: Feed;
+  /** The watcher's own parts. */
+  parts: CoreParts;
 }
 
 /**
- * One watcher's shared machinery. Built in two steps: the constructor
- * checks the shared options and builds the loop; `connect()` plugs in the
- * watcher's own parts. The loop calls the sink's methods directly, with no
- * hop through the watcher.
+ * One watcher's shared machinery, built from what the watcher assembled
+ * (its feed and its parts). The loop calls the sink's methods directly,
+ * with no hop through the watcher.
  */
 export class WatcherCore<T> {
   /** The watcher's logger (never throws). */
@@ -153,7 +124,7 @@ export class WatcherCore<T> {
   #feed: Feed;
   #sync: SyncWaiters<T>;
   #lifecycle: Lifecycle;
-  #parts: CoreParts | undefined;
+  #parts: CoreParts;
   #owner: object;
   #clock: Clock;
   /** Waits begun before any start, and the timer that tells of them. */
@@ -161,43 +132,22 @@ export class WatcherCore<T> {
   #unstartedTimer: TimerHandle | undefined;
 
   /**
-   * @param owner The watcher this core serves.
-   * @param config The watcher's configuration.
-   * @param client The client; checked here.
-   * @param logger The watcher's logger (see `watcherLogger`).
-   * @param feed Builds the feed (its loops check their own options: gvr,
-   * pageSize, idleTimeoutMs, initialList are checked once, there).
-   * @param describe Names the watched thing, once `gvr` is known good.
-   * @param clock The watcher's clock.
-   * @throws {WatcherConfigError} Naming the option that is wrong.
+   * @param owner The watcher this core serves (a `WatcherBase`).
+   * @param setup The watcher's parts, checked and built.
    */
-  constructor(
-    owner: object,
-    config: CoreConfig,
-    client: RestClient,
-    logger: Logger,
-    feed: () => Feed,
-    describe: (gvr: Gvr) => string,
-    clock: Clock = systemClock,
-  ) {
-    this.logger = logger;
-    this.#clock = clock;
+  constructor(owner: object, setup: CoreSetup) {
+    this.logger = setup.logger;
+    this.#clock = setup.clock ?? systemClock;
     this.#owner = owner;
-    this.#feed = feed();
-    validateClient(client);
-    if (
-      config.onSyncComplete !== undefined &&
-      typeof config.onSyncComplete !== "function"
-    ) {
-      throw new WatcherConfigError("onSyncComplete", "must be a function");
-    }
-    this.what = describe(config.gvr);
+    this.#feed = setup.feed;
+    this.#parts = setup.parts;
+    this.what = setup.what;
     this.#sync = new SyncWaiters(this.what, () => this.#feed.lastError);
-    cores.set(owner, this as WatcherCore<unknown>);
+    attach?.(owner, this as WatcherCore<unknown>);
     this.#lifecycle = new Lifecycle(
       (signal) => {
-        this.#parts?.beforeRun?.();
-        signal.addEventListener("abort", () => this.#parts?.stopping?.(), {
+        this.#parts.beforeRun?.();
+        signal.addEventListener("abort", () => this.#parts.stopping?.(), {
           once: true,
         });
         return this.#feed.run(signal);
@@ -205,16 +155,10 @@ export class WatcherCore<T> {
       () => this.#shutdown(),
       () => new WatcherStoppedError(this.what),
       {
-        now: () =>
-          insideCallbackOf(owner, ...this.#parts?.callbackOwners ?? []),
-        silence: () => this.#parts?.silence(),
+        now: () => insideCallbackOf(owner, ...this.#parts.callbackOwners ?? []),
+        silence: () => this.#parts.silence(),
       },
     );
-  }
-
-  /** Plugs in the watcher's parts. */
-  connect(parts: CoreParts): void {
-    this.#parts = parts;
   }
 
   /** See `Watcher.start`. */
@@ -222,12 +166,12 @@ export class WatcherCore<T> {
     this.#endUnstartedWarning();
     const started = this.#lifecycle.start(signal);
     if (this.#lifecycle.state === "running") {
-      const delivery = this.#parts?.delivery;
-      this.#parts?.metrics?.observe({
-        objects: () => this.#parts?.objects() ?? 0,
+      const delivery = this.#parts.delivery;
+      this.#parts.metrics?.observe({
+        objects: () => this.#parts.objects(),
         synced: () => this.syncedAndRunning,
         oldestUndeliveredSeconds: delivery && (() => delivery.ageSeconds()),
-        shardServerSide: this.#parts?.shardServerSide,
+        shardServerSide: this.#parts.shardServerSide,
       });
     }
     return started;
@@ -305,9 +249,9 @@ export class WatcherCore<T> {
     return {
       state: this.#lifecycle.state,
       synced: this.syncedAndRunning,
-      objects: this.#parts?.objects() ?? 0,
+      objects: this.#parts.objects(),
       ...this.#feed.health(),
-      ...(this.#parts?.delivery === undefined
+      ...(this.#parts.delivery === undefined
         ? {}
         : { delivery: this.#parts.delivery.snapshot() }),
     };
@@ -318,7 +262,7 @@ export class WatcherCore<T> {
    * does not escape. Says whether it succeeded (see `runGuarded`).
    */
   guarded(name: string, callback: () => unknown): boolean | Promise<boolean> {
-    const metrics = this.#parts?.metrics;
+    const metrics = this.#parts.metrics;
     const measured = metrics === undefined
       ? callback
       : () => metrics.timed(name, callback);
@@ -330,8 +274,8 @@ export class WatcherCore<T> {
   }
 
   async #shutdown(): Promise<void> {
-    await this.#parts?.shutdown();
-    this.#parts?.metrics?.unobserve();
+    await this.#parts.shutdown();
+    this.#parts.metrics?.unobserve();
     this.#sync.fail("the watcher was stopped");
   }
 }

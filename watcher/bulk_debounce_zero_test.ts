@@ -4,7 +4,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { silentLogger } from "../logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { WatcherConfigError } from "../config_error.ts";
 
 Deno.test("Watcher with debounceInterval 0 delivers each change at once, without the clock moving", async () => {

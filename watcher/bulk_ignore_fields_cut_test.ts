@@ -1,7 +1,7 @@
 // A Watcher's `ignoreFields` reach its loops, which cut them out of the text
 // before the parse; but never a path the source's selector reads as sent.
 import assert from "node:assert/strict";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

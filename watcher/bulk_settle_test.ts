@@ -11,7 +11,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, settle as turns, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import type { ChangeBatch } from "./change_batch.ts";

@@ -14,7 +14,7 @@ import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import { mergeChangeBatches } from "./merge_change_batches.ts";
 import { WatcherConfigError } from "./watcher_config.ts";

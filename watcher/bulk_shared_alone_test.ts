@@ -12,7 +12,7 @@ import type { ChangeBatch } from "./change_batch.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import type { FakeApiServer } from "../testing/fake_api_server.ts";
 import { settle, waitFor } from "../testing/fake_clock.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import { mergeChangeBatches } from "./merge_change_batches.ts";

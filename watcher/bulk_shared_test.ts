@@ -6,7 +6,7 @@ import { FetchClient } from "../client/fetch_client.ts";
 import { cachedStore } from "../store/cached_store.ts";
 import type { RequestOptions } from "../client/rest_client.ts";
 import { waitFor } from "../testing/fake_clock.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import {
   type AnyWatcher,
   type AnyWatcherConfig,

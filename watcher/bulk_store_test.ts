@@ -9,7 +9,7 @@ import type { StoreContext, StoreFactory } from "../store/store_factory.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import {
   type AnyWatcher,

@@ -7,7 +7,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { type WatcherConfig, WatcherConfigError } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

@@ -22,7 +22,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { WatcherConfigError, type WatcherOptions } from "./watcher_config.ts";

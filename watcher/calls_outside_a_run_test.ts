@@ -5,7 +5,7 @@ import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { silentLogger } from "../logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { WatcherNotStartedError } from "./watcher_not_started_error.ts";

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { WatcherConfigError } from "../config_error.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { configMap, Harness } from "./_bulk_harness_test.ts";
 

@@ -4,7 +4,7 @@ import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { mergeChangeBatches } from "./merge_change_batches.ts";

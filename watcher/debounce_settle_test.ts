@@ -9,7 +9,7 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Debouncer, type DebouncerOptions } from "./debouncer.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { WatcherConfigError } from "../config_error.ts";
 
 const SETTLE: DebounceSettle = { quietMs: 100, maxWaitMs: 500 };

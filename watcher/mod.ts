@@ -40,7 +40,7 @@
  *
  * @module
  */
-export * from "./bulk.ts";
+export * from "./watcher.ts";
 export * from "./single.ts";
 export * from "./watcher_base.ts";
 export * from "./watcher_health.ts";

@@ -6,7 +6,7 @@ import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import { FirstByteTimeoutError } from "../listwatch/list_watch_errors.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { configMap, CONFIGMAPS, Harness } from "./_bulk_harness_test.ts";
 

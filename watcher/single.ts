@@ -7,26 +7,16 @@ import type {
   WatchEventType,
 } from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
-import {
-  checkConfigObject,
-  loopFeed,
-  WatcherCore,
-  watcherLogger,
-} from "./_watcher_core.ts";
+import { loopFeed, WatcherCore } from "./_watcher_core.ts";
+import { planSingleWatcher } from "./_watcher_plan.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
-import { validateSingleNamespace, validateSkip } from "./_validate.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
-import { clientMeter } from "../_metrics.ts";
+import { WatcherMetrics } from "./_watcher_metrics.ts";
 import { CallbackRetry } from "./_callback_retry.ts";
-import {
-  type SingleWatcherConfig,
-  WatcherConfigError,
-  type WatcherOptions,
-} from "./watcher_config.ts";
+import type { SingleWatcherConfig, WatcherOptions } from "./watcher_config.ts";
 
 /**
  * Watches one named object and calls `onChange` at once for every change,
@@ -151,111 +141,53 @@ export class SingleWatcher<T extends KubeObjectLike = KubeObject>
     options?: WatcherOptions,
   ) {
     super();
-    if (options === undefined) options = {};
-    checkConfigObject("SingleWatcher", config, options);
-    if (typeof config.onChange !== "function") {
-      throw new WatcherConfigError("onChange", "must be a function");
-    }
-    if (typeof config.name !== "string" || config.name === "") {
-      throw new WatcherConfigError("name", "must be a non-empty string");
-    }
-    validateSingleNamespace(config.namespace);
-    validateSkip(config.skip);
+    const plan = planSingleWatcher(config, client, options);
     this.#config = config;
-    if (
-      config.metadataOnly !== undefined &&
-      typeof config.metadataOnly !== "boolean"
-    ) {
-      throw new WatcherConfigError("metadataOnly", "must be a boolean");
-    }
-    this.#reduce = config.metadataOnly === true;
-    if (
-      options.freezeObjects !== undefined &&
-      typeof options.freezeObjects !== "boolean"
-    ) {
-      throw new WatcherConfigError("freezeObjects", "must be a boolean");
-    }
-    this.#freeze = options.freezeObjects === true;
-    // Who speaks, on every line: the object; the resource once gvr is checked.
-    const context: Record<string, unknown> = {};
-    const logger = watcherLogger(options, context);
-    // Its own, else its client's: one set on the client reaches it.
-    const meter = checkedMeter(options.meter) ??
-      checkedMeter(clientMeter(client), "client.meter");
-    const clock = options.clock ?? systemClock;
-    this.#clock = clock;
+    this.#resource = plan.resource;
+    this.#reduce = plan.metadataOnly;
+    this.#freeze = plan.freezeObjects;
+    const clock = this.#clock = plan.clock ?? systemClock;
     this.#retry = new CallbackRetry(clock, () => this.#retryLatest());
-    this.#core = new WatcherCore(
-      this,
-      config,
-      client,
-      logger,
-      () => {
-        const feed = loopFeed(
-          new ListWatch(client, {
-            onListPage: (page) => this.#listPage(page),
-            onListEnd: (info) => this.#listEnd(info),
-            onEvent: (type, obj) => this.#applyEvent(type, obj),
-          }, {
-            gvr: config.gvr,
-            namespace: config.namespace,
-            fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
-            metadataOnly: config.metadataOnly,
-            initialList: config.initialList,
-            idleTimeoutMs: options.idleTimeoutMs,
-            firstByteTimeoutMs: options.firstByteTimeoutMs,
-            clock: options.clock,
-            logger,
-            random: options.random,
-            meter,
-            // One series per watched object.
-            name: config.name,
-          }),
-        );
-        // Labelled by the object's name (the `watcher` label): two
-        // SingleWatchers of one resource and namespace are two series.
-        if (meter !== undefined) {
-          this.#metrics = new WatcherMetrics(
-            meter,
-            clock,
-            config.gvr,
-            config.namespace ?? "",
-            config.name,
-          );
-        }
-        return feed;
-      },
-      (gvr) => {
-        const resource = gvr.group
-          ? `${gvr.resource}.${gvr.group}`
-          : gvr.resource;
-        this.#resource = resource;
-        const { namespace, name } = config;
-        Object.assign(
-          context,
-          namespace === undefined
-            ? { resource, name }
-            : { resource, namespace, name },
-        );
-        return namespace === undefined
-          ? `${gvr.resource} ${name}`
-          : `${gvr.resource} ${namespace}/${name}`;
-      },
-      options.clock,
+    const watch = new ListWatch(client, {
+      onListPage: (page) => this.#listPage(page),
+      onListEnd: (info) => this.#listEnd(info),
+      onEvent: (type, obj) => this.#applyEvent(type, obj),
+    }, {
+      ...plan.loop,
+      gvr: config.gvr,
+      namespace: config.namespace,
+      fieldSelector: `metadata.name=${escapeFieldValue(config.name)}`,
+      metadataOnly: config.metadataOnly,
+      logger: plan.logger,
+    });
+    // Labelled by the object's name (the `watcher` label): two
+    // SingleWatchers of one resource and namespace are two series.
+    const metrics = this.#metrics = plan.meter && new WatcherMetrics(
+      plan.meter,
+      clock,
+      config.gvr,
+      config.namespace ?? "",
+      config.name,
     );
-    this.#core.connect({
-      shutdown: () => this.#shutdown(),
-      objects: () => this.#current === null ? 0 : 1,
-      silence: () => {
-        this.#stopped = true;
-        this.#retry.cancel();
+    this.#core = new WatcherCore(this, {
+      logger: plan.logger,
+      what: plan.what,
+      clock: plan.clock,
+      feed: loopFeed(watch),
+      parts: {
+        shutdown: () => this.#shutdown(),
+        objects: () => this.#current === null ? 0 : 1,
+        silence: () => {
+          this.#stopped = true;
+          this.#retry.cancel();
+        },
+        // A stop calls nothing again: no retry from now on.
+        stopping: () => {
+          this.#retriesEnded = true;
+          this.#retry.cancel();
+        },
+        metrics,
       },
-      // A stop calls nothing again: no retry from now on.
-      stopping: () => {
-        this.#retriesEnded = true;
-        this.#retry.cancel();
-      },
-      metrics: this.#metrics,
     });
   }
 

@@ -7,7 +7,7 @@ import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { silentLogger } from "../logger.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";

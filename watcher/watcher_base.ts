@@ -1,6 +1,6 @@
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import { coreOf } from "./_watcher_core.ts";
+import { provideCoreSlot, type WatcherCore } from "./_watcher_core.ts";
 
 /**
  * What the bulk `Watcher` and the `SingleWatcher` have in common: starting,
@@ -19,6 +19,22 @@ import { coreOf } from "./_watcher_core.ts";
  * ```
  */
 export abstract class WatcherBase<Synced> {
+  /** Set once, by the core the subclass builds in its constructor. */
+  #core: WatcherCore<Synced> | undefined;
+
+  static {
+    provideCoreSlot((watcher, core) => {
+      (watcher as WatcherBase<unknown>).#core = core;
+    });
+  }
+
+  /** The core of a watcher built with one. */
+  #ready(): WatcherCore<Synced> {
+    const core = this.#core;
+    if (core === undefined) throw new Error("This watcher has no core");
+    return core;
+  }
+
   /**
    * Starts listing and watching. Resolves once the watcher is stopped (by
    * `stop()` or `signal`); it never rejects for transient faults, which are
@@ -52,7 +68,7 @@ export abstract class WatcherBase<Synced> {
    * or by the signal of an earlier `start`).
    */
   start(signal?: AbortSignal): Promise<void> {
-    return coreOf(this).start(signal);
+    return this.#ready().start(signal);
   }
 
   /**
@@ -86,7 +102,7 @@ export abstract class WatcherBase<Synced> {
    * @returns What the initial sync gives.
    */
   waitForSync(signal?: AbortSignal): Promise<Synced> {
-    return coreOf<Synced>(this).waitForSync(signal);
+    return this.#ready().waitForSync(signal);
   }
 
   /**
@@ -115,7 +131,7 @@ export abstract class WatcherBase<Synced> {
    * ```
    */
   isSynced(): boolean {
-    return coreOf(this).syncedAndRunning;
+    return this.#ready().syncedAndRunning;
   }
 
   /**
@@ -145,7 +161,7 @@ export abstract class WatcherBase<Synced> {
    * @returns A promise that settles when everything has stopped.
    */
   stop(): Promise<void> {
-    return coreOf(this).stop();
+    return this.#ready().stop();
   }
 
   /**
@@ -173,7 +189,7 @@ export abstract class WatcherBase<Synced> {
    * ```
    */
   lastError(): ListWatchFailure | undefined {
-    return coreOf(this).lastError();
+    return this.#ready().lastError();
   }
 
   /**
@@ -203,6 +219,6 @@ export abstract class WatcherBase<Synced> {
    * ```
    */
   health(): WatcherHealth {
-    return coreOf(this).health();
+    return this.#ready().health();
   }
 }

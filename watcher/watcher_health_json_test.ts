@@ -15,7 +15,7 @@ import {
   CONFIGMAPS,
   Harness,
 } from "./_bulk_harness_test.ts";
-import { Watcher } from "./bulk.ts";
+import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 
 /** The health snapshot as a JSON endpoint would send it, read back. */

@@ -4,7 +4,7 @@
 // etcd, as they do for a resource whose cache is off or behind.
 import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { silentLogger } from "../../logger.ts";
 import {
   assertConverged,

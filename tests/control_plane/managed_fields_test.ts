@@ -6,7 +6,7 @@
 // server's own LIST bodies and watch lines, before the parse. When a
 // release honours a drop parameter, the first test fails: ask for it then.
 import assert from "node:assert/strict";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import type { KubeObject } from "../../types.ts";
 import {
   collection,

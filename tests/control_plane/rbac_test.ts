@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import type { RestClient } from "../../client/rest_client.ts";
 import { FetchClient } from "../../client/fetch_client.ts";
 import { httpStatusOf } from "../../client/http_status.ts";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { silentLogger } from "../../logger.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";
 import type { Gvr } from "../../types.ts";

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { silentLogger } from "../../logger.ts";
 import { ShardRing } from "../../sharding/shard_ring.ts";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";
 import type { KubeObject } from "../../types.ts";
 import {

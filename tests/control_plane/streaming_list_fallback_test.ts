@@ -6,7 +6,7 @@
 // watcher/initial_stream_test.ts. The watch cache is off so that a
 // compacted resourceVersion gets 410 (see compaction_test.ts).
 import assert from "node:assert/strict";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";
 import {
   assertConverged,

@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
 import type { RestClient } from "../../client/rest_client.ts";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";
 import {
   assertConverged,

@@ -2,7 +2,7 @@
 // through LIST pages or through a streamed initial list
 // (sendInitialEvents), then churn through the API and through kubectl.
 import assert from "node:assert/strict";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { silentLogger } from "../../logger.ts";
 import {
   assertConverged,

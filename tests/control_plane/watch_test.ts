@@ -3,7 +3,7 @@
 // custom resource whose CRD comes after the watcher and goes again.
 import assert from "node:assert/strict";
 import { httpStatusOf } from "../../client/http_status.ts";
-import { Watcher } from "../../watcher/bulk.ts";
+import { Watcher } from "../../watcher/watcher.ts";
 import { SingleWatcher } from "../../watcher/single.ts";
 import { silentLogger } from "../../logger.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";

@@ -1,7 +1,5 @@
 import type {
-  Gvr,
   IndexedStore,
-  IndexKeyFunction,
   IndexKeys,
   KubeObject,
   KubeObjectLike,
@@ -16,46 +14,28 @@ import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { monotonicClock } from "../_monotonic_clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import { Indexer } from "../indexer/indexer.ts";
-import { FieldSelector } from "../indexer/field_selector.ts";
-import { formatLabelSelector } from "../indexer/label_selector.ts";
+import type { Indexer } from "../indexer/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
-import { chooseStore } from "./_store_choice.ts";
-import type { WatcherHealth } from "./watcher_health.ts";
 import type { ShardFilter, ShardHealth } from "./shard_filter.ts";
-import type { StoreFactory } from "../store/store_factory.ts";
 import { WatcherBase } from "./watcher_base.ts";
-import {
-  checkConfigObject,
-  type Feed,
-  WatcherCore,
-  watcherLogger,
-} from "./_watcher_core.ts";
+import { type Feed, WatcherCore } from "./_watcher_core.ts";
 import {
   SharedSource,
   type SourceConsumer,
   UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
-import { formKey, identity, type SourceForm } from "./_source_form.ts";
 import { acquireSource, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
 import { runAsCallbackOf } from "../_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
-import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
-import { clientMeter } from "../_metrics.ts";
-import { groupMeterOf, offerMeter } from "./_group_meter.ts";
+import { WatcherMetrics } from "./_watcher_metrics.ts";
+import { offerMeter } from "./_group_meter.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
-import {
-  DEFAULT_DEBOUNCE_INTERVAL,
-  validateDuration,
-  validateGvr,
-  validateSettle,
-  wrapConfigError,
-} from "./_validate.ts";
+import { wrapConfigError } from "./_validate.ts";
+import type { NamedIndexPaths } from "./_store_choice.ts";
+import { planWatcher, type WatcherPlan } from "./_watcher_plan.ts";
 import {
   type PathCount,
   type WatcherConfig,
@@ -150,7 +130,8 @@ export class Watcher<
   R extends StoreReads = "sync",
   const I extends readonly string[] = readonly string[],
 > extends WatcherBase<number> {
-  #config: WatcherConfig<T, R, I>;
+  /** The checked configuration the watcher was assembled from. */
+  #plan: WatcherPlan<T, R, I>;
   #core: WatcherCore<number>;
   /** What `store` reads: this watcher's view, once it joined one. */
   #store: StoreHandle<T, R, PathCount<I>>;
@@ -166,13 +147,6 @@ export class Watcher<
   #view: Store<T> | undefined;
   /** What `store` reads while frozen, once the view changed (`#freeze`). */
   #frozen: Store<T> | undefined;
-  #indexer: Indexer;
-  #keyCount: number;
-  #named: NamedIndexPaths;
-  /** Why the stream cannot be shared, as `health().notShared` says it. */
-  #notShared: WatcherHealth["notShared"];
-  /** The loop's idle timeout, for the health of a watcher not yet started. */
-  #idleTimeoutMs: number;
 
   /**
    * Checks the configuration and builds the watcher; nothing is requested
@@ -215,270 +189,45 @@ export class Watcher<
     options?: WatcherOptions,
   ) {
     super();
-    if (options === undefined) options = {};
-    checkConfigObject("Watcher", config, options);
-    // 0 delivers each change at once (a controller's queue de-duplicates).
-    if (config.debounceInterval !== 0) {
-      validateDuration("debounceInterval", config.debounceInterval);
-    }
-    validateSettle(config.settle);
-    checkCallbacks(config);
-    const choice = chooseStore(config);
-    checkBoolean("metadataOnly", config.metadataOnly);
-    checkBoolean("shared", config.shared);
-    const shard = checkShard(config.shard, choice.factory);
-    const namespaces = resolveNamespaces(config, client);
-    const labelSelector = config.labelSelector === undefined
-      ? undefined
-      : wrapConfigError(
-        "labelSelector",
-        () => formatLabelSelector(config.labelSelector!),
-      );
-    if (
-      config.name !== undefined &&
-      (typeof config.name !== "string" || config.name === "")
-    ) {
-      throw new WatcherConfigError("name", "must be a non-empty string");
-    }
-    // Who speaks, on every line: the stream's lines (shared by watchers
-    // of one form) name its resource and namespaces, this watcher's own
-    // lines its name too. Completed once gvr is checked.
-    const stream: Record<string, unknown> = {};
-    const own: Record<string, unknown> = {};
-    const logger = watcherLogger(options, own);
-    const streamLogger = watcherLogger(options, stream);
-    const metadataOnly = config.metadataOnly === true;
-    // Its own, else its group's, else its client's: one set on the client
-    // reaches every watcher built on it.
-    const meter = checkedMeter(options.meter) ?? groupMeterOf(config.group) ??
-      checkedMeter(clientMeter(client), "client.meter");
-    const indexer = wrapConfigError("indexBy", () =>
-      new Indexer({
-        indexBy: config.indexBy,
-        ignoreFields: config.ignoreFields,
-      }));
-    const named = namedIndexes(config.indexes, config.ignoreFields);
-    checkBoolean("freezeObjects", options.freezeObjects);
-    const freezeObjects = options.freezeObjects === true;
-    const fieldSelector = config.fieldSelector
-      ? wrapConfigError(
-        "fieldSelector",
-        () => new FieldSelector(config.fieldSelector!),
-      )
-      : undefined;
-    const sharable = config.shared !== false && choice.factory.shareable;
-    this.#notShared = config.shared === false
-      ? "shared: false"
-      : choice.notShared;
-    const preselect = selectsOnlyAsSent(
-        fieldSelector,
-        indexer.ignoreFields,
-        config.transform,
-      )
-      ? fieldSelector
-      : undefined;
-    let what = "";
-    let preparer!: ObjectPreparer<T>;
-    const core = this.#core = new WatcherCore(
-      this,
-      config,
-      client,
-      logger,
-      () => {
-        validateGvr(config.gvr);
-        what = describe(config.gvr);
-        Object.assign(stream, {
-          resource: what,
-          ...scopeOf(namespaces),
-          // A stream others may share is not this watcher's alone.
-          ...(sharable ? {} : { watcher: config.name }),
-        });
-        Object.assign(own, stream, { watcher: config.name });
-        checkPathsPresent({
-          selector: fieldSelector,
-          indexBy: indexer.indexBy,
-          metadataOnly,
-          transform: config.transform,
-        });
-        preparer = new ObjectPreparer<T>({
-          indexer,
-          transform: config.transform,
-          logger: streamLogger,
-          resource: what,
-          metadataOnly,
-          freeze: freezeObjects,
-        });
-        // What the source fetches, stores, and how its loops run: two
-        // watchers share exactly when theirs are equal (`formKey`).
-        const form: SourceForm = {
-          client,
-          gvr: config.gvr,
-          namespaces,
-          labelSelector,
-          metadataOnly,
-          ignoreFields: indexer.ignoreFields,
-          transform: config.transform,
-          freezeObjects,
-          pageSize: config.pageSize,
-          initialList: config.initialList,
-          idleTimeoutMs: options.idleTimeoutMs,
-          firstByteTimeoutMs: options.firstByteTimeoutMs,
-          clock: options.clock,
-          logger: options.logger,
-          random: options.random,
-          preselect,
-          shard,
-          // A stream's series carry one watcher name, on one meter.
-          meter,
-          name: meter === undefined ? undefined : config.name,
-        };
-        const key = formKey(form);
-        const make = (): SharedSource<T> => {
-          const source: SharedSource<T> = new SharedSource<T>(
-            form,
-            streamLogger,
-            preparer,
-            sharable,
-            () => releaseSource(key, source),
-          );
-          return source;
-        };
-        // Built now so that its loops check their options now.
-        let candidate: SharedSource<T> | undefined = make();
-        const fresh = () => {
-          const source = candidate ?? make();
-          candidate = undefined;
-          return source;
-        };
-        return this.#feed(
-          () => sharable ? acquireSource(key, fresh) : fresh(),
-        );
-      },
-      describe,
-      options.clock,
+    const plan = this.#plan = planWatcher(config, client, options);
+    const preparer = new ObjectPreparer<T>(plan.preparer);
+    const openSource = sourceOpener(plan, preparer);
+    const own = ownStore(plan, preparer);
+    this.#store = new StoreHandle<T, R, PathCount<I>>(
+      own,
+      plan.store.factory.reads === "async",
     );
-    this.#config = config;
-    this.#idleTimeoutMs = options.idleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
-    const keyCount = indexer.keyCount;
-    const ownStore = wrapConfigError("store", () =>
-      choice.factory.create<T>({
-        gvr: config.gvr,
-        client,
-        indexBy: indexer.indexBy,
-        keyCount,
-        indexes: named.keyFunctions,
-        prepare: (obj) => {
-          const out = preparer.prepare(obj);
-          return out === SKIPPED ? undefined : out;
-        },
-        clock: options.clock ?? systemClock,
-        logger,
-      }));
-    if (
-      named.names.length > 0 &&
-      typeof (ownStore as Partial<IndexedStore<T>>).byIndex !== "function"
-    ) {
-      throw new WatcherConfigError(
-        "indexes",
-        `needs a store that keeps named indexes, and the ${
-          JSON.stringify(choice.factory.name)
-        } backend's has no byIndex (give its store StoreContext.indexes)`,
-      );
-    }
-    const store = this.#store = new StoreHandle<T, R, PathCount<I>>(
-      ownStore,
-      choice.factory.reads === "async",
-    );
-    const builder = this.#builder = new BatchBuilder<T>();
-    this.#recorder = builder;
-    this.#indexer = indexer;
-    this.#keyCount = keyCount;
-    this.#named = named;
-    const suppressDuringSync = !config.callOnChangeDuringSync;
+    this.#builder = this.#recorder = new BatchBuilder<T>();
     // Measured only with a meter: without one, onChange is called as is.
-    const metrics = meter === undefined ? undefined : new WatcherMetrics(
-      meter,
+    const metrics = plan.meter === undefined ? undefined : new WatcherMetrics(
+      plan.meter,
       // The delivery watch's clock: the waits it measures start on it.
-      options.clock ?? monotonicClock,
+      plan.clock ?? monotonicClock,
       config.gvr,
-      namespaces.join(","),
+      plan.form.namespaces.join(","),
       config.name,
     );
-    // The batch's objects are the stored ones, typed read-only as handed out.
-    const onChange = config.onChange as
-      | ((store: unknown, batch: ChangeBatch<T>) => void | Promise<void>)
-      | undefined;
-    const deliver = metrics === undefined
-      ? (batch: ChangeBatch<T>) =>
-        runAsCallbackOf(this, () => onChange!(store, batch))
-      : (batch: ChangeBatch<T>, since: number | undefined) => {
-        metrics.delivering(batch.isInitialSync, since);
-        return runAsCallbackOf(
-          this,
-          () => metrics.timed("onChange", () => onChange!(store, batch)),
-        ) as void | Promise<void>;
-      };
-    this.#outlet = config.group !== undefined
-      ? wrapConfigError(
-        "group",
-        () =>
-          groupOutlet(builder, config.group!, {
-            suppressDuringSync,
-            clock: options.clock ?? systemClock,
-            metrics,
-          }),
-      )
-      : ownOutlet(builder, {
-        interval: config.debounceInterval ?? DEFAULT_DEBOUNCE_INTERVAL,
-        settle: config.settle,
-        onChange: deliver,
-        suppressDuringSync,
-        clock: options.clock,
-        logger,
-        onRetry: metrics && (() => metrics.retrying("onChange")),
-      });
+    const outlet = this.#outlet = this.#makeOutlet(metrics);
     // A group without a meter of its own reports where its members do.
-    offerMeter(config.group, meter);
-    // deno-lint-ignore no-this-alias
-    const self = this;
-    this.#consumer = {
-      // Watchers with another backend share the stream, not the store.
-      viewKey: JSON.stringify([
-        config.indexBy,
-        config.fieldSelector ?? "",
-        identity(choice.factory),
-        named.key,
-      ]),
-      viewParts: () => ({
-        store: ownStore,
-        indexer,
-        fieldSelector,
-        logger,
-        resource: what,
-      }),
-      get recorder() {
-        return self.#recorder;
+    offerMeter(config.group, plan.meter);
+    this.#consumer = this.#makeConsumer(own);
+    this.#core = new WatcherCore<number>(this, {
+      logger: plan.logger,
+      what: plan.what,
+      clock: plan.clock,
+      feed: this.#feed(openSource),
+      parts: {
+        beforeRun: () => outlet.setSyncMode(true),
+        stopping: () => outlet.stopping(),
+        shutdown: () => this.#shutdown(),
+        objects: () => this.#store.size,
+        shardServerSide: plan.form.shard &&
+          (() => this.#source?.health().shard?.mode),
+        silence: () => outlet.silence(),
+        callbackOwners: outlet.callbackOwners,
+        metrics,
+        delivery: outlet.delivery,
       },
-      joined: (view) => {
-        store.target = this.#view = view;
-      },
-      leftShared: (view) => {
-        store.copy = this.#frozen ?? copyOf(view, indexer, keyCount, named);
-      },
-      sourceSynced: (live) =>
-        this.#syncing ??= this.#completeSync(live === true),
-    };
-    core.connect({
-      beforeRun: () => this.#outlet.setSyncMode(true),
-      stopping: () => this.#outlet.stopping(),
-      shutdown: () => this.#shutdown(),
-      objects: () => store.size,
-      shardServerSide: shard &&
-        (() => this.#source?.health().shard?.mode),
-      silence: () => this.#outlet.silence(),
-      callbackOwners: this.#outlet.callbackOwners,
-      metrics,
-      delivery: this.#outlet.delivery,
     });
   }
 
@@ -568,6 +317,74 @@ export class Watcher<
     return this.#outlet.flush();
   }
 
+  /** Where this watcher's batches go: its own `onChange`, or its group. */
+  #makeOutlet(metrics: WatcherMetrics | undefined): BatchOutlet {
+    const { config, delivery } = this.#plan;
+    const builder = this.#builder;
+    if (delivery.group !== undefined) {
+      return wrapConfigError(
+        "group",
+        () =>
+          groupOutlet(builder, delivery.group!, {
+            suppressDuringSync: delivery.suppressDuringSync,
+            clock: this.#plan.clock ?? systemClock,
+            metrics,
+          }),
+      );
+    }
+    // The batch's objects are the stored ones, typed read-only as handed out.
+    const onChange = config.onChange as (
+      store: unknown,
+      batch: ChangeBatch<T>,
+    ) => void | Promise<void>;
+    const store = this.#store;
+    return ownOutlet(builder, {
+      interval: delivery.interval,
+      settle: delivery.settle,
+      onChange: metrics === undefined
+        ? (batch) => runAsCallbackOf(this, () => onChange(store, batch))
+        : (batch, since) => {
+          metrics.delivering(batch.isInitialSync, since);
+          return runAsCallbackOf(
+            this,
+            () => metrics.timed("onChange", () => onChange(store, batch)),
+          ) as void | Promise<void>;
+        },
+      suppressDuringSync: delivery.suppressDuringSync,
+      clock: this.#plan.clock,
+      logger: this.#plan.logger,
+      onRetry: metrics && (() => metrics.retrying("onChange")),
+    });
+  }
+
+  /** What this watcher is to the sources it joins. */
+  #makeConsumer(own: Store<T>): SourceConsumer<T> {
+    const { store: plan, what, logger } = this.#plan;
+    // deno-lint-ignore no-this-alias
+    const self = this;
+    return {
+      viewKey: plan.viewKey,
+      viewParts: () => ({
+        store: own,
+        indexer: plan.indexer,
+        fieldSelector: plan.fieldSelector,
+        logger,
+        resource: what,
+      }),
+      get recorder() {
+        return self.#recorder;
+      },
+      joined: (view) => {
+        this.#store.target = this.#view = view;
+      },
+      leftShared: (view) => {
+        this.#store.copy = this.#frozen ?? copyOf(view, plan);
+      },
+      sourceSynced: (live) =>
+        this.#syncing ??= this.#completeSync(live === true),
+    };
+  }
+
   /** This watcher's membership of a source, as its core's feed. */
   #feed(acquire: () => SharedSource<T>): Feed {
     let current: SharedSource<T> | undefined;
@@ -595,11 +412,11 @@ export class Watcher<
         return current?.lastError;
       },
       health: () => {
-        const notShared = this.#notShared;
+        const { notShared, idleTimeoutMs, form } = this.#plan;
         const health = leftHealth ?? this.#source?.health() ?? {
           ...UNSTARTED_HEALTH,
-          idleTimeoutMs: this.#idleTimeoutMs,
-          shard: this.#config.shard && unstartedShard(this.#config.shard),
+          idleTimeoutMs,
+          shard: form.shard && unstartedShard(form.shard),
         };
         return notShared === undefined
           ? health
@@ -611,7 +428,7 @@ export class Watcher<
   /** After the loop ended: the last batch, then silence. */
   #shutdown(): Promise<void> {
     const deliverable = this.#core.synced ||
-      this.#config.callOnChangeDuringSync === true;
+      !this.#plan.delivery.suppressDuringSync;
     return this.#outlet.shutdown(deliverable);
   }
 
@@ -634,7 +451,7 @@ export class Watcher<
       resource: this.#core.what,
       count,
     });
-    const { onSyncComplete } = this.#config;
+    const { onSyncComplete } = this.#plan.config;
     if (onSyncComplete) {
       // The initial batch (fired by leaving sync mode) comes first, even when
       // its onChange is async.
@@ -660,12 +477,12 @@ export class Watcher<
     if (view === undefined || source === undefined) return () => {};
     const builder = this.#builder;
     const handle = this.#store;
-    const indexer = this.#indexer;
+    const indexer = this.#plan.store.indexer;
     const freeze = (undo: (copy: Store<T>) => void) => {
       // Later changes go straight to the batch.
       this.#recorder = builder;
       source.rewire(this.#consumer);
-      const copy = copyOf(view, indexer, this.#keyCount, this.#named);
+      const copy = copyOf(view, this.#plan.store);
       undo(copy);
       this.#frozen = copy;
       if (handle.target === view) handle.copy = copy;
@@ -718,11 +535,13 @@ type StoredForm<T> = PartialObjectMetadata extends T ? unknown
 /** A memory store holding what `store` holds, keyed alike. */
 function copyOf<T extends KubeObjectLike>(
   store: Store<T>,
-  indexer: Indexer,
-  keyCount: number,
-  named: NamedIndexPaths,
+  plan: { readonly indexer: Indexer; readonly named: NamedIndexPaths },
 ): Store<T> {
-  const copy = new MemoryStore<T>({ keyCount, indexes: named.keyFunctions });
+  const { indexer, named } = plan;
+  const copy = new MemoryStore<T>({
+    keyCount: indexer.keyCount,
+    indexes: named.keyFunctions,
+  });
   // A shared view's backend is shareable: peek answers every object it holds.
   for (const [namespace, name] of store.identities()) {
     const obj = store.peek(namespace, name)!;
@@ -731,9 +550,67 @@ function copyOf<T extends KubeObjectLike>(
   return copy;
 }
 
-/** Names the watched thing, for messages. */
-function describe(gvr: Gvr): string {
-  return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
+/**
+ * Opens this watcher's source: the running one of its form when it may
+ * share one, else a new one. The first is built now, so that its loops
+ * check their options now; a start that finds none running uses it.
+ */
+function sourceOpener<T extends KubeObjectLike>(
+  plan: WatcherPlan<T, StoreReads, readonly string[]>,
+  preparer: ObjectPreparer<T>,
+): () => SharedSource<T> {
+  const { form, formKey: key, sharable, streamLogger } = plan;
+  const build = (): SharedSource<T> => {
+    const source: SharedSource<T> = new SharedSource<T>(
+      form,
+      streamLogger,
+      preparer,
+      sharable,
+      () => releaseSource(key, source),
+    );
+    return source;
+  };
+  let unused: SharedSource<T> | undefined = build();
+  const next = () => {
+    const source = unused ?? build();
+    unused = undefined;
+    return source;
+  };
+  return () => sharable ? acquireSource(key, next) : next();
+}
+
+/** The watcher's own store, from its backend; its problems name `store`. */
+function ownStore<T extends KubeObjectLike>(
+  plan: WatcherPlan<T, StoreReads, readonly string[]>,
+  preparer: ObjectPreparer<T>,
+): Store<T> {
+  const { factory, indexer, named } = plan.store;
+  const store = wrapConfigError("store", () =>
+    factory.create<T>({
+      gvr: plan.config.gvr,
+      client: plan.client,
+      indexBy: indexer.indexBy,
+      keyCount: indexer.keyCount,
+      indexes: named.keyFunctions,
+      prepare: (obj) => {
+        const out = preparer.prepare(obj);
+        return out === SKIPPED ? undefined : out;
+      },
+      clock: plan.clock ?? systemClock,
+      logger: plan.logger,
+    }));
+  if (
+    named.names.length > 0 &&
+    typeof (store as Partial<IndexedStore<T>>).byIndex !== "function"
+  ) {
+    throw new WatcherConfigError(
+      "indexes",
+      `needs a store that keeps named indexes, and the ${
+        JSON.stringify(factory.name)
+      } backend's has no byIndex (give its store StoreContext.indexes)`,
+    );
+  }
+  return store;
 }
 
 /** Resolves once `signal` aborts. */
@@ -820,93 +697,6 @@ class StoreHandle<
   }
 }
 
-/**
- * The watcher's `indexes`, checked: each name's key function (over the
- * stored copy, as `indexBy`'s keys are), and a key for the view.
- */
-interface NamedIndexPaths {
-  readonly names: readonly string[];
-  readonly keyFunctions: Readonly<
-    Record<string, IndexKeyFunction<KubeObjectLike>>
-  >;
-  /** What watchers sharing a store must agree on. */
-  readonly key: [string, readonly string[]][];
-}
-
-function namedIndexes(
-  indexes: unknown,
-  ignoreFields: readonly string[] | undefined,
-): NamedIndexPaths {
-  if (indexes === undefined) return { names: [], keyFunctions: {}, key: [] };
-  if (
-    indexes === null || typeof indexes !== "object" || Array.isArray(indexes)
-  ) {
-    throw new WatcherConfigError(
-      "indexes",
-      "must map index names to lists of JSONPath expressions",
-    );
-  }
-  const keyFunctions: Record<string, IndexKeyFunction<KubeObjectLike>> = {};
-  const key: [string, readonly string[]][] = [];
-  for (const [name, paths] of Object.entries(indexes)) {
-    if (name === "") {
-      throw new WatcherConfigError("indexes", "has an index with no name");
-    }
-    const field = `indexes.${name}`;
-    if (!Array.isArray(paths) || paths.length === 0) {
-      throw new WatcherConfigError(
-        field,
-        "must list at least one JSONPath expression",
-      );
-    }
-    let indexer: Indexer;
-    try {
-      indexer = new Indexer({ indexBy: paths, ignoreFields });
-    } catch (error) {
-      // The indexer words its problems for indexBy; these paths are the
-      // index's own.
-      const message = error instanceof Error ? error.message : String(error);
-      throw new WatcherConfigError(
-        field,
-        message.replaceAll("indexBy", field),
-        { cause: error },
-      );
-    }
-    keyFunctions[name] = (obj) => indexer.extractKeys(obj);
-    key.push([name, indexer.indexBy]);
-  }
-  key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
-  return { names: Object.keys(keyFunctions), keyFunctions, key };
-}
-
-/** The `shard` option, checked: a `ShardFilter`, with a store that fits. */
-function checkShard(
-  shard: unknown,
-  factory: StoreFactory,
-): ShardFilter | undefined {
-  if (shard === undefined) return undefined;
-  const methods = ["isAssigned", "selector", "subscribe"] as const;
-  const value = shard as Partial<Record<string, unknown>> | null;
-  if (
-    value === null || typeof value !== "object" ||
-    methods.some((m) => typeof value[m] !== "function")
-  ) {
-    throw new WatcherConfigError(
-      "shard",
-      "must be a ShardRing (./sharding) or an object with isAssigned, selector and subscribe methods",
-    );
-  }
-  if (!factory.shareable) {
-    throw new WatcherConfigError(
-      "shard",
-      `needs a store that answers peek with every object it holds (memoryStore()); the ${
-        JSON.stringify(factory.name)
-      } backend keeps references only, so what leaves the shard could not be told from what was deleted`,
-    );
-  }
-  return shard as ShardFilter;
-}
-
 /** A sharded watcher's `health().shard` before it started. */
 function unstartedShard(shard: ShardFilter): ShardHealth {
   return {
@@ -916,117 +706,4 @@ function unstartedShard(shard: ShardFilter): ShardHealth {
     released: 0,
     viewChanges: 0,
   };
-}
-
-function checkBoolean(field: string, value: unknown): void {
-  if (value !== undefined && typeof value !== "boolean") {
-    throw new WatcherConfigError(
-      field,
-      `must be a boolean, got ${String(value)}`,
-    );
-  }
-}
-
-/** `onChange` xor `group`; no own interval in a group. */
-function checkCallbacks<
-  T extends KubeObjectLike,
-  R extends StoreReads,
-  I extends readonly string[],
->(
-  config: WatcherConfig<T, R, I>,
-): void {
-  if (config.group === undefined) {
-    if (typeof config.onChange !== "function") {
-      // Either delivers: say so, or a group's user hears only of onChange.
-      throw new WatcherConfigError(
-        "onChange",
-        "must be a function, or give group (a DebounceGroup member) for the group's onChange to receive the batches",
-      );
-    }
-  } else {
-    if (config.onChange !== undefined) {
-      throw new WatcherConfigError(
-        "onChange",
-        "is not allowed with group: the group's onChange receives this watcher's batches",
-      );
-    }
-    if (config.debounceInterval !== undefined) {
-      throw new WatcherConfigError(
-        "debounceInterval",
-        "is not allowed with group: the group's interval applies",
-      );
-    }
-    if (config.settle !== undefined) {
-      throw new WatcherConfigError(
-        "settle",
-        "is not allowed with group: the group times the batches (give the DebounceGroup settle)",
-      );
-    }
-  }
-  if (config.settle !== undefined && config.debounceInterval !== undefined) {
-    throw new WatcherConfigError(
-      "settle",
-      "is not allowed with debounceInterval: a watcher fires on the leading edge (debounceInterval) or once changes settle, not both",
-    );
-  }
-  if (
-    config.transform !== undefined && typeof config.transform !== "function"
-  ) {
-    throw new WatcherConfigError("transform", "must be a function");
-  }
-}
-
-/** The namespace fields of a watcher's lines: none for all namespaces. */
-function scopeOf(namespaces: readonly string[]): Record<string, unknown> {
-  if (namespaces.length > 1) return { namespaces };
-  return namespaces[0] ? { namespace: namespaces[0] } : {};
-}
-
-/** The namespaces of the loops: `[""]` for all, else one loop each. */
-function resolveNamespaces<
-  T extends KubeObjectLike,
-  R extends StoreReads,
-  I extends readonly string[],
->(
-  config: WatcherConfig<T, R, I>,
-  client: RestClient,
-): string[] {
-  if (config.namespace !== undefined && typeof config.namespace !== "string") {
-    throw new WatcherConfigError("namespace", "must be a string");
-  }
-  const list = config.namespaces;
-  if (list !== undefined) {
-    if (config.namespace !== undefined || config.namespacedWatch) {
-      throw new WatcherConfigError(
-        "namespaces",
-        `is not allowed with ${
-          config.namespace !== undefined ? "namespace" : "namespacedWatch"
-        }: name every namespace in namespaces`,
-      );
-    }
-    if (
-      !Array.isArray(list) || list.length === 0 ||
-      list.some((ns) => typeof ns !== "string" || ns === "")
-    ) {
-      throw new WatcherConfigError(
-        "namespaces",
-        "must be a non-empty array of non-empty namespace names",
-      );
-    }
-    const unique = [...new Set(list)];
-    if (unique.length !== list.length) {
-      throw new WatcherConfigError("namespaces", "names a namespace twice");
-    }
-    return unique;
-  }
-  if (config.namespace) return [config.namespace];
-  if (!config.namespacedWatch) return [""];
-  const ns = client?.defaultNamespace;
-  if (!ns) {
-    throw new WatcherConfigError(
-      "namespacedWatch",
-      "the client has no defaultNamespace; set namespace instead",
-    );
-  }
-  return [ns];
 }
