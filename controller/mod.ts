@@ -41,6 +41,52 @@
  * queue.done(key);
  * ```
  *
+ * ## Files
+ *
+ * - `controller.ts`, `controller_config.ts`: `Controller<T>`: watchers, keys, a
+ *   `WorkQueue`, workers calling `reconcile(key, context)`, per shard with a
+ *   ring; what it watches and calls.
+ * - `_controller_plan.ts`, `controller_stopped_error.ts`: a controller's config
+ *   checked once into one frozen plan (each resource's watcher config, store
+ *   name, role); `ControllerStoppedError`.
+ * - `_batch_keys.ts`, `object_key.ts`: which primary keys a batch concerns, by
+ *   role (own keys, the generation filter, owners, mappings); `objectKey`,
+ *   `splitObjectKey`.
+ * - `_write_waits.ts`: read your writes: a key held until the cache shows what
+ *   its last reconcile wrote (or its deadline passes).
+ * - `_controller_metrics.ts`, `_log_lines.ts`, `controller_health.ts`:
+ *   controller-runtime's `controller_runtime_*` series; every log line of a
+ *   controller; `ControllerHealth`.
+ * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
+ *   key, adds during processing queued once after `done`, delayed adds,
+ *   shutdown.
+ * - `_work_queue_plan.ts`, `controller_config_error.ts`: a queue's options
+ *   checked once into one frozen plan; `ControllerConfigError`, the first wrong
+ *   one.
+ * - `_ready_keys.ts`, `_retry_limiter.ts`: the keys to hand out now (live
+ *   first, low-priority ones aging into turns); a failure's backoff and the
+ *   shared retry budget.
+ * - `_queue_metrics.ts`, `work_queue_shut_down_error.ts`: client-go's
+ *   `workqueue_*` series by `name`; the error of an add after `shutDown()`.
+ * - `owner_references.ts`: `OwnerReference`, `controllerOf`,
+ *   `setControllerReference` (`AlreadyOwnedError`, `OwnerReferenceError`).
+ * - `finalizers.ts`: `hasFinalizer`, `withFinalizer`, `withoutFinalizer`: pure,
+ *   each answers a new object.
+ * - `conditions.ts`: the `meta.k8s.io/v1` `Condition`; `setCondition` (the
+ *   transition time moves only with the status), `findCondition`,
+ *   `ConditionError`.
+ * - `event_recorder.ts`, `event_recorder_config.ts`: `EventRecorder`:
+ *   `events.k8s.io/v1` Events through a `ResourceClient`; repeats as one
+ *   series, client-go's; a rate limit per object; never throws.
+ * - `_event_recorder_plan.ts`, `_hostname.ts`: a recorder's config and options
+ *   checked once into one frozen plan; the host name of the default
+ *   `reportingInstance`.
+ * - `_event_body.ts`, `_event_spam_filter.ts`: the Event as written (checks,
+ *   references, name, a note within 1024 bytes, the series key); client-go's
+ *   token bucket per object and type.
+ * - `_event_recorder_metrics.ts`: `k8s_watcher_recorded_events_total` by
+ *   result, `k8s_watcher_event_writes_total` by verb and result.
+ *
  * @module
  */
 export * from "./controller.ts";

@@ -21,6 +21,17 @@
  * Deno.serve({ port: 8080 }, healthHandler({ watchers: { ingresses } }));
  * ```
  *
+ * ## Files
+ *
+ * - `health_handler.ts`: `healthHandler` (`/healthz`, `/readyz`, `/metrics`):
+ *   routes and words the checks.
+ * - `_checks.ts`: what alive and ready mean, as named checks (no HTTP).
+ * - `node_listener.ts`: `nodeListener`, the fetch-style handler on `node:http`,
+ *   with structural types.
+ * - `process_metrics.ts`, `_process_readings.ts`: `ProcessMetrics`: CPU,
+ *   memory, descriptors; their readings.
+ * - `_event_loop_delay.ts`: the event loop's delay, a timer's lateness.
+ *
  * @module
  */
 export * from "./health_handler.ts";

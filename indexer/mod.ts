@@ -24,6 +24,17 @@
  * assert.throws(() => new FieldSelector("spec.ingressClassName")); // no operator
  * ```
  *
+ * ## Files
+ *
+ * - `jsonpath.ts`: `JsonPath`, the JSONPath subset.
+ * - `indexer.ts`: `Indexer`: `ignoreFields` and index keys.
+ * - `field_selector.ts`, `label_selector.ts`: the two selectors.
+ * - `invalid_object_error.ts`, `_kube_object.ts`: the check that a value is a
+ *   storable object (the `Indexer`'s and the writer's), and its
+ *   `InvalidObjectError`.
+ * - `_prune.ts`: `ignoreFields` as a trie: removing paths, and whether they
+ *   cover a path (`mayCover`, the selection rule's).
+ *
  * @module
  */
 export * from "./jsonpath.ts";

@@ -16,6 +16,12 @@
  * console.log(await tracker.synchronized);
  * ```
  *
+ * ## Files
+ *
+ * - `index_synchronization_tracker.ts`: one promise for "every named resource
+ *   synced".
+ * - `errors.ts`: the tracker's errors, `TrackerConfigError` too.
+ *
  * @module
  */
 export * from "./index_synchronization_tracker.ts";

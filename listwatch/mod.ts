@@ -47,6 +47,39 @@
  * await done;
  * ```
  *
+ * ## Files
+ *
+ * - `list_watch_types.ts`: the vocabulary: states, inputs, outputs (`page`,
+ *   `listed`, `event`, `note`), commands.
+ * - `list_watch_notes.ts`: typed reasons (`ListWatchNote`, `Fault`,
+ *   `FaultKind`).
+ * - `_fault.ts`: the failure classes, one table: how each is recognised,
+ *   whether it relists.
+ * - `list_watch_transition.ts`: the pure state table: `switch (state.phase)`,
+ *   one function per phase, one failure path per phase.
+ * - `_state_constructors.ts`, `_step_builders.ts`: building each state (one
+ *   shape per phase); entering a phase with its request, staying, backing off.
+ * - `_server_answers.ts`: checking what the server sent: a LIST answer's parts,
+ *   an event's type, an object's metadata.
+ * - `list_watch.ts`, `list_watch_options.ts`: `ListWatch`, the driver: it
+ *   performs each command and feeds the result back through one path (`#feed`);
+ *   its options.
+ * - `_list_watch_checks.ts`: the checks of `ListWatch`'s options, the first
+ *   wrong one a `WatcherConfigError`.
+ * - `list_watch_stats.ts`, `_loop_stats.ts`: one record per loop (counts,
+ *   `lastActivityTime`) that health, metrics and logs read,
+ *   `sumListWatchStats`; its instruments.
+ * - `_failure_record.ts`: a retried failure as the loop records it
+ *   (`lastError`): the error as thrown, and its JSON form with the causes.
+ * - `_request_timers.ts`: a request's first-byte deadline, idle timer, deadline
+ *   (from its last progress) and abort.
+ * - `_read_body.ts`: reading a LIST body whole.
+ * - `_ignored_fields.ts`: the loop's `ignoreFields`: how lines and LIST bodies
+ *   are parsed (cut), then pruned; never a BOOKMARK's or an ERROR's object.
+ * - `_log_lines.ts`: every log line of the loop: level, wording, hint, fields.
+ * - `backoff.ts`, `_backoff_names.ts`: the retry delays; its option names.
+ * - `list_watch_errors.ts`: the loop's own errors.
+ *
  * @module
  */
 export * from "./list_watch.ts";

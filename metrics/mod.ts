@@ -37,6 +37,12 @@
  * await watcher.stop();
  * ```
  *
+ * ## Files
+ *
+ * - `meter.ts`: the `Meter` hook (OpenTelemetry's subset, duck-typed).
+ * - `registry.ts`: `MetricsRegistry`, rendering the Prometheus text format
+ *   0.0.4.
+ *
  * @module
  */
 export * from "./meter.ts";
