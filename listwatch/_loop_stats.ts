@@ -27,7 +27,7 @@ import type { ListWatchStats } from "./list_watch_stats.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { type RelistReason, relistReasonOf } from "./_fault.ts";
 import { failureRecord } from "./_failure_record.ts";
-import type { WatchEventType } from "./list_watch_types.ts";
+import type { WatchEventType } from "./list_watch_options.ts";
 
 /** Why a list was made: the `reason` label of `k8s_watcher_lists_total`. */
 export type ListReason =

@@ -10,7 +10,7 @@ import type {
   ListWatchStateCommon,
   StreamingInitialState,
   WatchingState,
-} from "./list_watch_types.ts";
+} from "./_list_watch_types.ts";
 import { stringOr } from "./_server_answers.ts";
 
 export function freshList(

@@ -13,7 +13,7 @@ import type {
   ListWatchState,
   ListWatchStep,
   RequestState,
-} from "./list_watch_types.ts";
+} from "./_list_watch_types.ts";
 import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
 
 /** Watch `timeoutSeconds` is drawn from this range, as client-go does. */

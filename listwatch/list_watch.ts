@@ -15,14 +15,14 @@ import { Backoff } from "./backoff.ts";
 import {
   initialListWatchState,
   listWatchTransition,
-} from "./list_watch_transition.ts";
+} from "./_list_watch_transition.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,
   ListWatchInput,
   ListWatchOutput,
   ListWatchState,
-} from "./list_watch_types.ts";
+} from "./_list_watch_types.ts";
 import type {
   ListWatchFailure,
   ListWatchOptions,

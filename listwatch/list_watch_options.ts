@@ -8,13 +8,85 @@ import type { Meter } from "../metrics/meter.ts";
 import type { Gvr, KubeObject, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { BackoffOptions } from "./backoff.ts";
-import type {
-  InitialListMode,
-  ListInfo,
-  ListPage,
-  ListWatchState,
-  WatchEventType,
-} from "./list_watch_types.ts";
+
+/**
+ * How the initial list (and every relist) is obtained: paginated LIST
+ * requests, or one watch with `sendInitialEvents=true`.
+ *
+ * @example Streaming the initial list
+ * ```ts
+ * import type { InitialListMode } from "@haptic/k8s-watcher/listwatch";
+ *
+ * const mode: InitialListMode = "stream";
+ * ```
+ */
+export type InitialListMode = "list" | "stream";
+
+/**
+ * The watch event types handed to the consumer. `BOOKMARK` and `ERROR`
+ * events are handled by the loop itself.
+ *
+ * @example Naming an event type
+ * ```ts
+ * import type { WatchEventType } from "@haptic/k8s-watcher/listwatch";
+ *
+ * const type: WatchEventType = "MODIFIED";
+ * ```
+ */
+export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
+
+/**
+ * One page of a (re)list, as handed to the consumer.
+ *
+ * @example The first, empty page
+ * ```ts
+ * import type { ListPage } from "@haptic/k8s-watcher/listwatch";
+ *
+ * const page: ListPage = { type: "page", items: [], first: true, listedSoFar: 0 };
+ * ```
+ */
+export interface ListPage {
+  /** The output type. */
+  readonly type: "page";
+  /** The page's objects (each has `metadata`); the array is the consumer's. */
+  readonly items: KubeObject[];
+  /** Whether this page starts a new list. */
+  readonly first: boolean;
+  /** Objects received so far in this list, this page included. */
+  readonly listedSoFar: number;
+}
+
+/**
+ * What comes with every complete list.
+ *
+ * @example The end of the initial list
+ * ```ts
+ * import type { ListInfo } from "@haptic/k8s-watcher/listwatch";
+ *
+ * const info: ListInfo = { resourceVersion: "4711", initial: true };
+ * ```
+ */
+export interface ListInfo {
+  /** The resourceVersion of the list; watching continues from it. */
+  readonly resourceVersion: string;
+  /** True for the first list this loop delivers, false for relists. */
+  readonly initial: boolean;
+  /**
+   * The shard selector the server says it applied to the list
+   * (`metadata.shardInfo.selector`, kube-apiserver with the
+   * `ShardedListAndWatch` gate); `undefined` when the list was not sharded
+   * by the server (none asked for, the server ignored it, or a streamed
+   * initial list).
+   */
+  readonly shardSelector?: string | undefined;
+  /**
+   * True when the list came as a watch's initial events
+   * (`initialList: "stream"`): such a list says nothing of a shard selector
+   * (kube-apiserver 1.37.2's end bookmark carries no `shardInfo`, though it
+   * applies the selector).
+   */
+  readonly streamed?: boolean;
+}
 
 /**
  * The consumer of a {@linkcode ListWatch}: the watchers' store writer.
@@ -347,4 +419,10 @@ export interface ListWatchFailure {
  * const phase: ListWatchPhase = "watching";
  * ```
  */
-export type ListWatchPhase = ListWatchState["phase"] | "stopped";
+export type ListWatchPhase =
+  | "idle"
+  | "listing"
+  | "streamingInitial"
+  | "watching"
+  | "backingOff"
+  | "stopped";

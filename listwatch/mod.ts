@@ -1,15 +1,15 @@
 /**
  * The list-then-watch loop both watchers run. {@linkcode ListWatch} is the
  * driver: it performs requests and hands pages, lists and events to a
- * {@linkcode ListWatchSink}. It is driven by {@linkcode listWatchTransition},
- * a pure state table (no I/O, time only through its context) that returns
- * the next state, outputs and a command, with typed reasons
- * ({@linkcode ListWatchNote}, {@linkcode Fault}) for what happened.
- * {@linkcode Backoff} is its retry schedule.
+ * {@linkcode ListWatchSink}. It is driven by a private, pure state table
+ * (no I/O, time only through its context) that returns the next state,
+ * outputs and a command, with typed reasons ({@linkcode ListWatchNote},
+ * {@linkcode Fault}) for what happened. {@linkcode Backoff} is its retry
+ * schedule.
  *
  * Use `ListWatch` to keep your own structure up to date from a watch (a
- * watcher with its own store), or the state table to reason about the
- * loop in tests; a controller usually needs only the watchers.
+ * watcher with its own store); a controller usually needs only the
+ * watchers.
  *
  * @example A set of names kept up to date
  * ```ts
@@ -49,13 +49,13 @@
  *
  * ## Files
  *
- * - `list_watch_types.ts`: the vocabulary: states, inputs, outputs (`page`,
+ * - `_list_watch_types.ts`: the vocabulary: states, inputs, outputs (`page`,
  *   `listed`, `event`, `note`), commands.
  * - `list_watch_notes.ts`: typed reasons (`ListWatchNote`, `Fault`,
  *   `FaultKind`).
  * - `_fault.ts`: the failure classes, one table: how each is recognised,
  *   whether it relists.
- * - `list_watch_transition.ts`: the pure state table: `switch (state.phase)`,
+ * - `_list_watch_transition.ts`: the pure state table: `switch (state.phase)`,
  *   one function per phase, one failure path per phase.
  * - `_state_constructors.ts`, `_step_builders.ts`: building each state (one
  *   shape per phase); entering a phase with its request, staying, backing off.
@@ -63,7 +63,8 @@
  *   an event's type, an object's metadata.
  * - `list_watch.ts`, `list_watch_options.ts`: `ListWatch`, the driver: it
  *   performs each command and feeds the result back through one path (`#feed`);
- *   its options.
+ *   its options, its sink and what the sink is given (`ListPage`, `ListInfo`),
+ *   its phases.
  * - `_list_watch_checks.ts`: the checks of `ListWatch`'s options, the first
  *   wrong one a `WatcherConfigError`.
  * - `list_watch_stats.ts`, `_loop_stats.ts`: one record per loop (counts,
@@ -85,8 +86,6 @@
 export * from "./list_watch.ts";
 export * from "./list_watch_options.ts";
 export * from "./list_watch_stats.ts";
-export * from "./list_watch_transition.ts";
-export * from "./list_watch_types.ts";
 export * from "./list_watch_notes.ts";
 export * from "./list_watch_errors.ts";
 export * from "./backoff.ts";

@@ -24,7 +24,7 @@ import type {
   ListInfo,
   ListPage,
   WatchEventType,
-} from "../listwatch/list_watch_types.ts";
+} from "../listwatch/list_watch_options.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";

@@ -5,7 +5,7 @@ import type {
   ListInfo,
   ListPage,
   WatchEventType,
-} from "../listwatch/list_watch_types.ts";
+} from "../listwatch/list_watch_options.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import { loopFeed, WatcherCore } from "./_watcher_core.ts";
 import { planSingleWatcher } from "./_watcher_plan.ts";

@@ -12,7 +12,7 @@ import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
-import type { InitialListMode } from "../listwatch/list_watch_types.ts";
+import type { InitialListMode } from "../listwatch/list_watch_options.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";

@@ -29,13 +29,13 @@ import assert from "node:assert/strict";
 import {
   initialListWatchState,
   listWatchTransition,
-} from "./list_watch_transition.ts";
+} from "./_list_watch_transition.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,
   ListWatchInput,
   ListWatchState,
-} from "./list_watch_types.ts";
+} from "./_list_watch_types.ts";
 import {
   FirstByteTimeoutError,
   ListTimeoutError,

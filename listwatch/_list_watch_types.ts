@@ -8,42 +8,15 @@
  */
 import type { KubeObject } from "../types.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
-
-/**
- * How the initial list (and every relist) is obtained: paginated LIST
- * requests, or one watch with `sendInitialEvents=true`.
- *
- * @example Streaming the initial list
- * ```ts
- * import type { InitialListMode } from "@haptic/k8s-watcher/listwatch";
- *
- * const mode: InitialListMode = "stream";
- * ```
- */
-export type InitialListMode = "list" | "stream";
-
-/**
- * The watch event types handed to the consumer. `BOOKMARK` and `ERROR`
- * events are handled by the loop itself.
- *
- * @example Naming an event type
- * ```ts
- * import type { WatchEventType } from "@haptic/k8s-watcher/listwatch";
- *
- * const type: WatchEventType = "MODIFIED";
- * ```
- */
-export type WatchEventType = "ADDED" | "MODIFIED" | "DELETED";
+import type {
+  InitialListMode,
+  ListInfo,
+  ListPage,
+  WatchEventType,
+} from "./list_watch_options.ts";
 
 /**
  * What every state carries across phases.
- *
- * @example What every state carries
- * ```ts
- * import type { ListWatchStateCommon } from "@haptic/k8s-watcher/listwatch";
- *
- * const common: ListWatchStateCommon = { synced: false, initialList: "list", resourceVersion: undefined };
- * ```
  */
 export interface ListWatchStateCommon {
   /** Whether a first complete list has been delivered. */
@@ -62,14 +35,6 @@ export interface ListWatchStateCommon {
 
 /**
  * Before the first step: nothing requested yet.
- *
- * @example A new loop is idle
- * ```ts
- * import { initialListWatchState } from "@haptic/k8s-watcher/listwatch";
- * import assert from "node:assert/strict";
- *
- * assert.equal(initialListWatchState().phase, "idle");
- * ```
  */
 export interface IdleState extends ListWatchStateCommon {
   /** The phase. */
@@ -79,21 +44,6 @@ export interface IdleState extends ListWatchStateCommon {
 /**
  * Paging through a LIST. Pages go to the consumer as they arrive; the state
  * only counts them.
- *
- * @example Halfway through a paged list
- * ```ts
- * import type { ListingState } from "@haptic/k8s-watcher/listwatch";
- *
- * const state: ListingState = {
- *   phase: "listing",
- *   synced: false,
- *   initialList: "list",
- *   resourceVersion: undefined,
- *   continueToken: "page-2",
- *   listed: 500,
- *   paginate: true,
- * };
- * ```
  */
 export interface ListingState extends ListWatchStateCommon {
   /** The phase. */
@@ -112,21 +62,6 @@ export interface ListingState extends ListWatchStateCommon {
 /**
  * Receiving the initial list as watch events (`sendInitialEvents=true`),
  * until the bookmark annotated `k8s.io/initial-events-end`.
- *
- * @example A stream not yet opened
- * ```ts
- * import type { StreamingInitialState } from "@haptic/k8s-watcher/listwatch";
- *
- * const state: StreamingInitialState = {
- *   phase: "streamingInitial",
- *   synced: false,
- *   initialList: "stream",
- *   resourceVersion: undefined,
- *   opened: false,
- *   items: new Map(),
- *   streamedVersion: undefined,
- * };
- * ```
  */
 export interface StreamingInitialState extends ListWatchStateCommon {
   /** The phase. */
@@ -141,22 +76,6 @@ export interface StreamingInitialState extends ListWatchStateCommon {
 
 /**
  * Watching from a resourceVersion.
- *
- * @example Watching from the list's version
- * ```ts
- * import type { WatchingState } from "@haptic/k8s-watcher/listwatch";
- *
- * const state: WatchingState = {
- *   phase: "watching",
- *   synced: true,
- *   initialList: "list",
- *   resourceVersion: "42",
- *   opened: true,
- *   openedAt: 0,
- *   eventCount: 0,
- *   fromList: true,
- * };
- * ```
  */
 export interface WatchingState extends ListWatchStateCommon {
   /** The phase. */
@@ -175,26 +94,6 @@ export interface WatchingState extends ListWatchStateCommon {
 
 /**
  * Waiting after a failure; `next` is entered when the wait is over.
- *
- * @example Waiting before the next watch
- * ```ts
- * import type {
- *   BackingOffState,
- *   WatchingState,
- * } from "@haptic/k8s-watcher/listwatch";
- *
- * const next: WatchingState = {
- *   phase: "watching",
- *   synced: true,
- *   initialList: "list",
- *   resourceVersion: "42",
- *   opened: false,
- *   openedAt: undefined,
- *   eventCount: 0,
- *   fromList: false,
- * };
- * const state: BackingOffState = { ...next, phase: "backingOff", next };
- * ```
  */
 export interface BackingOffState extends ListWatchStateCommon {
   /** The phase. */
@@ -206,29 +105,11 @@ export interface BackingOffState extends ListWatchStateCommon {
 /**
  * A state entered with a request: paging through a LIST, streaming the
  * initial list, or watching.
- *
- * @example Which request a state makes
- * ```ts
- * import type { RequestState } from "@haptic/k8s-watcher/listwatch";
- *
- * function requests(state: RequestState): string {
- *   return state.phase === "listing" ? "LIST" : "WATCH";
- * }
- * ```
  */
 export type RequestState = ListingState | StreamingInitialState | WatchingState;
 
 /**
  * Every state of the list-then-watch loop.
- *
- * @example Describing any state
- * ```ts
- * import type { ListWatchState } from "@haptic/k8s-watcher/listwatch";
- *
- * function describe(state: ListWatchState): string {
- *   return state.phase === "watching" ? `at ${state.resourceVersion}` : state.phase;
- * }
- * ```
  */
 export type ListWatchState = IdleState | RequestState | BackingOffState;
 
@@ -249,16 +130,6 @@ export type ListWatchState = IdleState | RequestState | BackingOffState;
  * - `backoffElapsed`: the wait asked for by a `backoff` command is over.
  * - `relist`: the consumer asked for a complete list again (a shard's
  *   ranges changed, say); any request under way was aborted for it.
- *
- * @example A bookmark arrives
- * ```ts
- * import type { ListWatchInput } from "@haptic/k8s-watcher/listwatch";
- *
- * const input: ListWatchInput = {
- *   type: "watchEvent",
- *   event: { type: "BOOKMARK", object: { metadata: { resourceVersion: "7" } } },
- * };
- * ```
  */
 export type ListWatchInput =
   | { readonly type: "start" }
@@ -283,17 +154,6 @@ export type ListWatchInput =
  *   atomic diff.
  * - `event`: one watch event.
  * - `note`: a reason for the log.
- *
- * @example An object was added
- * ```ts
- * import type { ListWatchOutput } from "@haptic/k8s-watcher/listwatch";
- *
- * const output: ListWatchOutput = {
- *   type: "event",
- *   eventType: "ADDED",
- *   object: { metadata: { name: "web", namespace: "default" } },
- * };
- * ```
  */
 export type ListWatchOutput =
   | ListPage
@@ -304,59 +164,6 @@ export type ListWatchOutput =
     readonly object: KubeObject;
   }
   | { readonly type: "note"; readonly note: ListWatchNote };
-
-/**
- * One page of a (re)list, as handed to the consumer.
- *
- * @example The first, empty page
- * ```ts
- * import type { ListPage } from "@haptic/k8s-watcher/listwatch";
- *
- * const page: ListPage = { type: "page", items: [], first: true, listedSoFar: 0 };
- * ```
- */
-export interface ListPage {
-  /** The output type. */
-  readonly type: "page";
-  /** The page's objects (each has `metadata`); the array is the consumer's. */
-  readonly items: KubeObject[];
-  /** Whether this page starts a new list. */
-  readonly first: boolean;
-  /** Objects received so far in this list, this page included. */
-  readonly listedSoFar: number;
-}
-
-/**
- * What comes with every complete list.
- *
- * @example The end of the initial list
- * ```ts
- * import type { ListInfo } from "@haptic/k8s-watcher/listwatch";
- *
- * const info: ListInfo = { resourceVersion: "4711", initial: true };
- * ```
- */
-export interface ListInfo {
-  /** The resourceVersion of the list; watching continues from it. */
-  readonly resourceVersion: string;
-  /** True for the first list this loop delivers, false for relists. */
-  readonly initial: boolean;
-  /**
-   * The shard selector the server says it applied to the list
-   * (`metadata.shardInfo.selector`, kube-apiserver with the
-   * `ShardedListAndWatch` gate); `undefined` when the list was not sharded
-   * by the server (none asked for, the server ignored it, or a streamed
-   * initial list).
-   */
-  readonly shardSelector?: string | undefined;
-  /**
-   * True when the list came as a watch's initial events
-   * (`initialList: "stream"`): such a list says nothing of a shard selector
-   * (kube-apiserver 1.37.2's end bookmark carries no `shardInfo`, though it
-   * applies the selector).
-   */
-  readonly streamed?: boolean;
-}
 
 /**
  * The next piece of I/O. A command issued while a watch stream is open ends
@@ -370,16 +177,6 @@ export interface ListInfo {
  *   `reconnect` marks a watch resumed from an earlier resourceVersion.
  * - `backoff`: log `reason`, report `error`, wait for the next backoff
  *   delay (at least `retryAfterMs`), then answer `backoffElapsed`.
- *
- * @example Requesting a LIST page
- * ```ts
- * import type { ListWatchCommand } from "@haptic/k8s-watcher/listwatch";
- *
- * const command: ListWatchCommand = {
- *   type: "list",
- *   query: new URLSearchParams({ limit: "500" }),
- * };
- * ```
  */
 export type ListWatchCommand =
   | { readonly type: "list"; readonly query: URLSearchParams }
@@ -398,15 +195,6 @@ export type ListWatchCommand =
 
 /**
  * What `listWatchTransition` returns.
- *
- * @example A step with nothing to do
- * ```ts
- * import type { ListWatchStep } from "@haptic/k8s-watcher/listwatch";
- *
- * function isQuiet(step: ListWatchStep): boolean {
- *   return step.outputs.length === 0 && step.command === undefined;
- * }
- * ```
  */
 export interface ListWatchStep {
   /** The next state. */
@@ -420,19 +208,6 @@ export interface ListWatchStep {
 /**
  * The fixed parameters of one list-then-watch loop, and its only sources of
  * time and randomness.
- *
- * @example A context for tests of the state table
- * ```ts
- * import type { ListWatchContext } from "@haptic/k8s-watcher/listwatch";
- *
- * const context: ListWatchContext = {
- *   path: "/api/v1/namespaces/default/configmaps",
- *   pageSize: 500,
- *   labelSelector: "app=web",
- *   random: () => 0.5,
- *   now: () => 0,
- * };
- * ```
  */
 export interface ListWatchContext {
   /** The collection path. */

@@ -17,7 +17,6 @@
 import type {
   BackingOffState,
   IdleState,
-  InitialListMode,
   ListingState,
   ListWatchContext,
   ListWatchInput,
@@ -27,7 +26,8 @@ import type {
   RequestState,
   StreamingInitialState,
   WatchingState,
-} from "./list_watch_types.ts";
+} from "./_list_watch_types.ts";
+import type { InitialListMode } from "./list_watch_options.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
 import { classifyFault, errorEventError, relistReasonOf } from "./_fault.ts";
@@ -58,20 +58,6 @@ import {
 
 /**
  * The state a loop starts in.
- *
- * @example The first step of a loop
- * ```ts
- * import {
- *   initialListWatchState,
- *   listWatchTransition,
- * } from "@haptic/k8s-watcher/listwatch";
- * import assert from "node:assert/strict";
- *
- * const context = { path: "/api/v1/pods", pageSize: 500, random: () => 0, now: () => 0 };
- * const step = listWatchTransition(initialListWatchState(), { type: "start" }, context);
- * assert.equal(step.state.phase, "listing");
- * assert.equal(step.command?.type, "list");
- * ```
  *
  * @param options The initial-list mode, and what an earlier run of the loop
  * knew (when a loop is restarted).
@@ -105,34 +91,6 @@ const SHORT_WATCH_MS = 1_000;
  * Pure apart from the context's `now()` and `random()`, except that a
  * streamed initial list accumulates in place in the `items` of the
  * `streamingInitial` state.
- *
- * @example Paging, then watching from the list's resourceVersion
- * ```ts
- * import {
- *   initialListWatchState,
- *   listWatchTransition,
- * } from "@haptic/k8s-watcher/listwatch";
- * import assert from "node:assert/strict";
- *
- * const context = { path: "/api/v1/pods", pageSize: 2, random: () => 0, now: () => 0 };
- * let step = listWatchTransition(initialListWatchState(), { type: "start" }, context);
- * assert.equal(step.command?.type === "list" && step.command.query.get("limit"), "2");
- *
- * const pod = (name: string) => ({ metadata: { name, namespace: "default" } });
- * step = listWatchTransition(step.state, {
- *   type: "listPage",
- *   list: { metadata: { resourceVersion: "10", continue: "next" }, items: [pod("a"), pod("b")] },
- * }, context);
- * assert.equal(step.command?.type === "list" && step.command.query.get("continue"), "next");
- *
- * step = listWatchTransition(step.state, {
- *   type: "listPage",
- *   list: { metadata: { resourceVersion: "10" }, items: [pod("c")] },
- * }, context);
- * assert.deepEqual(step.outputs.map((o) => o.type), ["page", "listed"]);
- * assert.equal(step.state.phase, "watching");
- * assert.equal(step.command?.type === "watch" && step.command.query.get("resourceVersion"), "10");
- * ```
  *
  * @param state The current state.
  * @param input What the last I/O produced.

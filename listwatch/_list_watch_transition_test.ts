@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import {
   initialListWatchState,
   listWatchTransition,
-} from "./list_watch_transition.ts";
+} from "./_list_watch_transition.ts";
 import type {
   ListWatchCommand,
   ListWatchContext,
@@ -10,7 +10,7 @@ import type {
   ListWatchOutput,
   ListWatchState,
   ListWatchStep,
-} from "./list_watch_types.ts";
+} from "./_list_watch_types.ts";
 import { type LogLine, noteLine } from "./_log_lines.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
 import { ApiError } from "../client/api_error.ts";
