@@ -225,33 +225,10 @@ export interface ListWatchContext {
   readonly shardSelector?: string | undefined;
   /**
    * Numbers in `[0, 1)`, for the watch `timeoutSeconds`.
-   *
-   * @example A fixed jitter for a deterministic test
-   * ```ts
-   * import { initialListWatchState, listWatchTransition } from "@haptic/k8s-watcher/listwatch";
-   *
-   * const context = { path: "/api/v1/pods", pageSize: 500, random: () => 0, now: () => 0 };
-   * const step = listWatchTransition(initialListWatchState(), { type: "start" }, context);
-   * console.log(step.command?.type); // "list"
-   * ```
    */
   random(): number;
   /**
    * The current time in milliseconds.
-   *
-   * @example Time from a fake clock
-   * ```ts
-   * import type { ListWatchContext } from "@haptic/k8s-watcher/listwatch";
-   * import { FakeClock } from "@haptic/k8s-watcher/testing";
-   *
-   * const clock = new FakeClock();
-   * const context: ListWatchContext = {
-   *   path: "/api/v1/pods",
-   *   pageSize: 500,
-   *   random: Math.random,
-   *   now: () => clock.now(),
-   * };
-   * ```
    */
   now(): number;
 }
