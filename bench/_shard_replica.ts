@@ -7,23 +7,24 @@
  *
  * The steps, each told to the orchestrator by one line on stdout and the
  * next one started by a line on stdin (so that every replica of a run syncs
- * at the same time, and the flood starts only once they all are synced):
+ * at the same time, measures its reconcile throughput alone, and sees the
+ * flood start with the others):
  * 1. `READY`: a ring member once the ring holds every replica and the
  *    hand-off is over (its permitted ranges are its assigned ones); at
  *    once otherwise. Waits for `go`.
  * 2. The sync: from the controller's start until every key it holds was
  *    reconciled once and the queue is empty. Then the retained heap
  *    (`--expose-gc`, collections until settled, minus the heap before the
- *    client was made) and the reconcile throughput: `reconcileAll()`
- *    until every held key was reconciled again.
- * 3. `SYNCED`: waits until every held ConfigMap was reconciled with the
- *    flood's mark (`data.flood`), which the server writes once the
- *    orchestrator says so.
- * 4. `RESULT {…}`, then exit.
+ *    client was made) and the CPU time of 2 s idle. `SYNCED`.
+ * 3. On `rate`: the reconcile throughput, `reconcileAll()` until every held
+ *    key was reconciled again (the others idle meanwhile). `RATED`.
+ * 4. On `flood` (the server then updates every ConfigMap once): until
+ *    every held ConfigMap was reconciled with the flood's mark
+ *    (`data.flood`). `RESULT {…}`, then exit.
  *
  * CPU time is the process's user + system time (`process.cpuUsage()`),
- * for step 2 up to the heap measurement (the collections excluded) and
- * for step 3.
+ * of step 2 up to the heap measurement (the collections excluded) and of
+ * step 4.
  *
  * Usage: `deno run -A --v8-flags=--expose-gc bench/_shard_replica.ts '<task JSON>'`.
  *
@@ -67,8 +68,10 @@ export interface ReplicaOutcome {
   cpuFloodMs: number;
   /** `reconcileAll()`: keys reconciled per second. */
   reconcilesPerSecond: number;
-  /** ms from `SYNCED` to every held key reconciled with the flood's mark. */
+  /** ms from `flood` to every held key reconciled with the flood's mark. */
   floodMs: number;
+  /** CPU ms per second while idle after the sync (ring renewals, timers). */
+  cpuIdleMsPerS: number;
   /** Events (changes) the primary watcher received in all, and dropped. */
   skipped: number;
   /** `health().shard.mode` of the primary watcher, if sharded. */
@@ -184,9 +187,11 @@ function quiet(): boolean {
   return h.synced && h.queue.waiting === 0 && h.queue.processing === 0 &&
     h.workers.active === 0;
 }
+/** Polls `condition` every 25 ms (fine enough for syncs of seconds). */
 async function until(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((r) => setTimeout(r, 5));
+  while (!condition()) await new Promise((r) => setTimeout(r, 25));
 }
+const IDLE_MS = 2_000;
 
 // 2. The sync.
 const cpu0 = cpuMs();
@@ -198,7 +203,14 @@ const cpuSyncMs = cpuMs() - cpu0;
 const objects = held();
 const heapAfter = await settledHeap();
 
-// The reconcile throughput.
+// CPU while nothing changes (ring renewals, timers), per second.
+const cpuIdle0 = cpuMs();
+await new Promise((r) => setTimeout(r, IDLE_MS));
+const cpuIdleMsPerS = (cpuMs() - cpuIdle0) / (IDLE_MS / 1000);
+console.log("SYNCED");
+
+// The reconcile throughput, one replica at a time.
+await expect("rate");
 const before = reconciles;
 target = before + objects;
 const reached = new Promise<void>((r) => onReached = r);
@@ -207,13 +219,14 @@ controller.reconcileAll();
 await reached;
 const reconcilesPerSecond = objects / ((reachedAt - t1) / 1000);
 await until(quiet);
+console.log("RATED");
 
 // 3. The flood.
+await expect("flood");
 floodTarget = objects;
 const floodDone = new Promise<void>((r) => onFlooded = r);
 const cpu1 = cpuMs();
 const t2 = now();
-console.log("SYNCED");
 await floodDone;
 const floodMs = now() - t2;
 const cpuFloodMs = cpuMs() - cpu1;
@@ -228,6 +241,7 @@ const outcome: ReplicaOutcome = {
   cpuFloodMs,
   reconcilesPerSecond,
   floodMs,
+  cpuIdleMsPerS,
   skipped: watcherHealth.shard?.skipped ?? 0,
   shardMode: watcherHealth.shard?.mode,
   viewChanges: watcherHealth.shard?.viewChanges,

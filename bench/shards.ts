@@ -23,6 +23,8 @@
  * - `--repeats N`: fresh runs per row (default 3; medians are reported).
  * - `--rows LIST`: of `single,client,server,label` (the default).
  * - `--json FILE`: where the runs go (default bench/shards.json).
+ * - `--cpu-prof DIR`: V8 CPU profiles of the first replica of each row
+ *   there (`deno run --cpu-prof`; slows that replica down).
  *
  * Prints a Markdown table (the one in RESULTS.md, "Sharding across
  * replicas") on stdout.
@@ -43,6 +45,7 @@ function option(name: string, fallback: string): string {
 const objects = Number(option("--objects", "100000"));
 const repeats = Number(option("--repeats", "3"));
 const rows = option("--rows", "single,client,server,label").split(",");
+const profileDir = option("--cpu-prof", "");
 const jsonOut = option(
   "--json",
   new URL("shards.json", import.meta.url).pathname,
@@ -176,6 +179,9 @@ async function run(row: Row, repeat: number): Promise<Run> {
           "--no-lock",
           "--allow-all",
           "--v8-flags=--expose-gc,--max-old-space-size=8192",
+          ...(profileDir && i === 0
+            ? ["--cpu-prof", `--cpu-prof-dir=${profileDir}/${row}-${repeat}`]
+            : []),
           new URL("_shard_replica.ts", here).pathname,
           JSON.stringify(task),
         ]),
@@ -184,6 +190,11 @@ async function run(row: Row, repeat: number): Promise<Run> {
     await Promise.all(replicas.map((r) => r.expect("READY")));
     await Promise.all(replicas.map((r) => r.send("go")));
     await Promise.all(replicas.map((r) => r.expect("SYNCED")));
+    for (const r of replicas) {
+      await r.send("rate");
+      await r.expect("RATED");
+    }
+    await Promise.all(replicas.map((r) => r.send("flood")));
     await server.send("flood");
     const flood = JSON.parse(await server.line());
     const outcomes = await Promise.all(
@@ -246,6 +257,9 @@ function retained(o: ReplicaOutcome): number {
 function cpu(o: ReplicaOutcome): number {
   return o.cpuSyncMs + o.cpuFloodMs;
 }
+function seconds(ms: number): string {
+  return (ms / 1000).toFixed(2);
+}
 function mib(bytes: number): string {
   return (bytes / 2 ** 20).toFixed(1);
 }
@@ -282,6 +296,7 @@ function summary(row: Row) {
     cpu: worst(cpu),
     syncMs: worst((o) => o.syncMs),
     floodMs: worst((o) => o.floodMs),
+    idle: worst((o) => o.cpuIdleMsPerS),
     rate: least((o) => o.reconcilesPerSecond),
     rateSum: sum((o) => o.reconcilesPerSecond),
     mode: mine[0]?.replicas[0]?.shardMode ?? "—",
@@ -303,10 +318,10 @@ const LABELS: Record<Row, string> = {
   label: "3 shards by label selector `shard=<n>`",
 };
 console.log(
-  "| row | objects held | retained heap, MiB | CPU sync + flood, s | reconciles/s (`reconcileAll`) | sync, s | flood, s | shard mode | dropped client-side | load avg (1 min) at each run's start |",
+  "| row | objects held | retained heap, MiB | CPU sync + flood, s | reconciles/s (`reconcileAll`) | sync, s | flood, s | idle CPU, ms/s | shard mode | dropped client-side | load avg (1 min) at each run's start |",
 );
 console.log(
-  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
+  "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
 );
 for (const row of rows as Row[]) {
   const s = summary(row);
@@ -314,12 +329,14 @@ for (const row of rows as Row[]) {
   console.log(
     `| ${LABELS[row]} | ${s.objects}${perReplica} | ${mib(s.heap)}${
       ratio(s.heap, base?.heap)
-    } | ${(s.cpu / 1000).toFixed(1)} = ${(s.cpuSync / 1000).toFixed(1)} + ${
-      (s.cpuFlood / 1000).toFixed(1)
-    }${ratio(s.cpu, base?.cpu)} | ${Math.round(s.rate)}${
+    } | ${seconds(s.cpu)}${ratio(s.cpu, base?.cpu)} = ${seconds(s.cpuSync)}${
+      ratio(s.cpuSync, base?.cpuSync)
+    } + ${seconds(s.cpuFlood)}${ratio(s.cpuFlood, base?.cpuFlood)} | ${
+      Math.round(s.rate)
+    }${
       s.replicas > 1 ? ` (slowest shard; ${Math.round(s.rateSum)} summed)` : ""
-    } | ${(s.syncMs / 1000).toFixed(1)} | ${
-      (s.floodMs / 1000).toFixed(1)
+    } | ${seconds(s.syncMs)} | ${seconds(s.floodMs)} | ${
+      s.idle.toFixed(1)
     } | ${s.mode} | ${s.skipped} | ${s.load} |`,
   );
 }
