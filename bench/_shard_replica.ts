@@ -50,6 +50,8 @@ export interface ReplicaTask {
   replicas?: number;
   /** The label value (`label`). */
   label?: number;
+  /** Profiled: spin in `floodStartMarker` for 20 ms as the flood starts. */
+  marker?: boolean;
   /** Give up after this many ms. */
   timeoutMs: number;
 }
@@ -70,6 +72,8 @@ export interface ReplicaOutcome {
   reconcilesPerSecond: number;
   /** ms from `flood` to every held key reconciled with the flood's mark. */
   floodMs: number;
+  /** Reconciles the flood caused (a key reconciled once per batch it is in). */
+  floodReconciles: number;
   /** CPU ms per second while idle after the sync (ring renewals, timers). */
   cpuIdleMsPerS: number;
   /** Events (changes) the primary watcher received in all, and dropped. */
@@ -187,6 +191,24 @@ function quiet(): boolean {
   return h.synced && h.queue.waiting === 0 && h.queue.processing === 0 &&
     h.workers.active === 0;
 }
+/**
+ * Spins 20 ms in a function named `name`, which a CPU profile shows: where
+ * a phase's samples begin (`bench/shards_profile.ts`).
+ */
+function spin(name: "rateStartMarker" | "floodStartMarker"): void {
+  const markers = {
+    rateStartMarker(): void {
+      const end = now() + 20;
+      while (now() < end) { /* spin */ }
+    },
+    floodStartMarker(): void {
+      const end = now() + 20;
+      while (now() < end) { /* spin */ }
+    },
+  };
+  markers[name]();
+}
+
 /** Polls `condition` every 25 ms (fine enough for syncs of seconds). */
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((r) => setTimeout(r, 25));
@@ -214,6 +236,7 @@ await expect("rate");
 const before = reconciles;
 target = before + objects;
 const reached = new Promise<void>((r) => onReached = r);
+if (task.marker) spin("rateStartMarker");
 const t1 = now();
 controller.reconcileAll();
 await reached;
@@ -225,9 +248,12 @@ console.log("RATED");
 await expect("flood");
 floodTarget = objects;
 const floodDone = new Promise<void>((r) => onFlooded = r);
+if (task.marker) spin("floodStartMarker");
 const cpu1 = cpuMs();
+const reconcilesBeforeFlood = reconciles;
 const t2 = now();
 await floodDone;
+const floodReconciles = reconciles - reconcilesBeforeFlood;
 const floodMs = now() - t2;
 const cpuFloodMs = cpuMs() - cpu1;
 
@@ -242,6 +268,7 @@ const outcome: ReplicaOutcome = {
   reconcilesPerSecond,
   floodMs,
   cpuIdleMsPerS,
+  floodReconciles,
   skipped: watcherHealth.shard?.skipped ?? 0,
   shardMode: watcherHealth.shard?.mode,
   viewChanges: watcherHealth.shard?.viewChanges,

@@ -6,9 +6,10 @@
  * front (for the label-selector row), with `shardedListAndWatch` on or off.
  *
  * Commands, one a line on stdin, each answered by one JSON line on stdout:
- * - `flood`: updates every ConfigMap once (its `data.flood` set to `"1"`),
- *   yielding to the event loop every 500 writes so the watches drain;
- *   answers when every update is written.
+ * - `flood [ms]`: updates every ConfigMap once (its `data.flood` set to
+ *   `"1"`), yielding to the event loop every 500 writes so the watches
+ *   drain, spread evenly over `ms` if given; answers when every update is
+ *   written.
  * - `stats`: the server's request counts by kind.
  *
  * Usage: `deno run -A bench/_shard_server.ts <objects> <sharded: 0|1>`;
@@ -77,9 +78,15 @@ console.log(JSON.stringify({
   buildMs: Math.round(performance.now() - started),
 }));
 
-async function flood(): Promise<unknown> {
+/** Updates every ConfigMap once, spread over `spreadMs` if not 0. */
+async function flood(spreadMs: number): Promise<unknown> {
   const t0 = performance.now();
   for (let i = 0; i < objects; i++) {
+    if (spreadMs > 0 && i % 500 === 0) {
+      const due = t0 + spreadMs * i / objects;
+      const wait = due - performance.now();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+    }
     const { namespace, name } = configMapKey(i);
     const current = server.get("configmaps", namespace, name);
     server.update("configmaps", {
@@ -108,8 +115,9 @@ for await (const chunk of lines) {
   while ((nl = buffer.indexOf("\n")) >= 0) {
     const command = buffer.slice(0, nl).trim();
     buffer = buffer.slice(nl + 1);
-    const answer = command === "flood"
-      ? await flood()
+    const [verb, arg] = command.split(" ");
+    const answer = verb === "flood"
+      ? await flood(Number(arg ?? 0))
       : command === "stats"
       ? stats()
       : { error: `unknown command ${command}` };

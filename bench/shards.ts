@@ -23,6 +23,8 @@
  * - `--repeats N`: fresh runs per row (default 3; medians are reported).
  * - `--rows LIST`: of `single,client,server,label` (the default).
  * - `--json FILE`: where the runs go (default bench/shards.json).
+ * - `--flood-ms N`: spread the flood's updates evenly over N ms (by
+ *   default the server writes them as fast as it can).
  * - `--cpu-prof DIR`: V8 CPU profiles of the first replica of each row
  *   there (`deno run --cpu-prof`; slows that replica down).
  *
@@ -46,6 +48,7 @@ const objects = Number(option("--objects", "100000"));
 const repeats = Number(option("--repeats", "3"));
 const rows = option("--rows", "single,client,server,label").split(",");
 const profileDir = option("--cpu-prof", "");
+const floodSpreadMs = Number(option("--flood-ms", "0"));
 const jsonOut = option(
   "--json",
   new URL("shards.json", import.meta.url).pathname,
@@ -115,11 +118,20 @@ class Child {
     return this.#writer.write(new TextEncoder().encode(line + "\n"));
   }
 
-  async close(): Promise<void> {
+  /** Closes its stdin; ends it unless it exits by itself within `graceMs`. */
+  async close(graceMs = 0): Promise<void> {
     await this.#writer.close().catch(() => {});
-    try {
-      this.#process.kill("SIGTERM");
-    } catch { /* already gone */ }
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const exited = await Promise.race([
+      this.#process.status.then(() => true),
+      new Promise<false>((r) => timer = setTimeout(() => r(false), graceMs)),
+    ]);
+    clearTimeout(timer);
+    if (!exited) {
+      try {
+        this.#process.kill("SIGTERM");
+      } catch { /* already gone */ }
+    }
     await this.#process.status;
   }
 }
@@ -171,6 +183,7 @@ async function run(row: Row, repeat: number): Promise<Run> {
         identity: `replica-${i}`,
         replicas: count,
         label: i,
+        marker: profileDir !== "" && i === 0,
         timeoutMs: RUN_TIMEOUT_MS,
       };
       replicas.push(
@@ -195,7 +208,7 @@ async function run(row: Row, repeat: number): Promise<Run> {
       await r.expect("RATED");
     }
     await Promise.all(replicas.map((r) => r.send("flood")));
-    await server.send("flood");
+    await server.send(`flood ${floodSpreadMs}`);
     const flood = JSON.parse(await server.line());
     const outcomes = await Promise.all(
       replicas.map(async (r) =>
@@ -213,7 +226,11 @@ async function run(row: Row, repeat: number): Promise<Run> {
     };
   } finally {
     clearTimeout(timer);
-    await Promise.all([server, ...replicas].map((c) => c.close()));
+    // A replica that reported exits by itself (and writes its profile).
+    await Promise.all([
+      server.close(),
+      ...replicas.map((c) => c.close(30_000)),
+    ]);
   }
 }
 
