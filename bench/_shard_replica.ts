@@ -72,6 +72,10 @@ export interface ReplicaOutcome {
   reconcilesPerSecond: number;
   /** ms from `flood` to every held key reconciled with the flood's mark. */
   floodMs: number;
+  /** Times the process was preempted during the flood (Linux). */
+  floodPreempted: number;
+  /** The 1-minute load average as the flood ended. */
+  floodLoad: number;
   /** Reconciles the flood caused (a key reconciled once per batch it is in). */
   floodReconciles: number;
   /** CPU ms per second while idle after the sync (ring renewals, timers). */
@@ -111,6 +115,17 @@ async function expect(command: string): Promise<void> {
   const { value, done } = await stdinLines.next();
   if (done || value !== command) {
     fail(`expected ${command} on stdin, got ${done ? "its end" : value}`);
+  }
+}
+/** Times the kernel took the CPU from this process (`/proc`; 0 elsewhere). */
+function preempted(): number {
+  try {
+    const status = Deno.readTextFileSync("/proc/self/status");
+    return Number(
+      /^nonvoluntary_ctxt_switches:\s*(\d+)/m.exec(status)?.[1] ?? 0,
+    );
+  } catch {
+    return 0;
   }
 }
 const cpuMs = () => {
@@ -250,12 +265,15 @@ floodTarget = objects;
 const floodDone = new Promise<void>((r) => onFlooded = r);
 if (task.marker) spin("floodStartMarker");
 const cpu1 = cpuMs();
+const preempted1 = preempted();
 const reconcilesBeforeFlood = reconciles;
 const t2 = now();
 await floodDone;
 const floodReconciles = reconciles - reconcilesBeforeFlood;
 const floodMs = now() - t2;
 const cpuFloodMs = cpuMs() - cpu1;
+const floodPreempted = preempted() - preempted1;
+const floodLoad = Deno.loadavg()[0];
 
 const [watcherHealth] = Object.values(controller.health().watchers);
 const outcome: ReplicaOutcome = {
@@ -269,6 +287,8 @@ const outcome: ReplicaOutcome = {
   floodMs,
   cpuIdleMsPerS,
   floodReconciles,
+  floodPreempted,
+  floodLoad,
   skipped: watcherHealth.shard?.skipped ?? 0,
   shardMode: watcherHealth.shard?.mode,
   viewChanges: watcherHealth.shard?.viewChanges,
