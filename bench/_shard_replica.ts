@@ -50,6 +50,11 @@ export interface ReplicaTask {
   replicas?: number;
   /** The label value (`label`). */
   label?: number;
+  /**
+   * A ring member that starts no controller, so that another member can be
+   * measured with no other replica working beside it.
+   */
+  memberOnly?: boolean;
   /** Profiled: spin in `floodStartMarker` for 20 ms as the flood starts. */
   marker?: boolean;
   /** Give up after this many ms. */
@@ -163,6 +168,16 @@ function big(_key: string, value: unknown): unknown {
 }
 console.log("READY");
 await expect("go");
+if (task.memberOnly) {
+  // A member that watches nothing: it only holds its Lease (and its share).
+  console.log("SYNCED");
+  await expect("rate");
+  console.log("RATED");
+  await expect("flood");
+  await expect("end");
+  console.log(`RESULT ${JSON.stringify({ memberOnly: true })}`);
+  Deno.exit(0);
+}
 
 /** Keys reconciled, counted; what a phase waits for. */
 let reconciles = 0;

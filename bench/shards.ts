@@ -10,7 +10,10 @@
  * - `server`: the same, the server with it (each receives its share);
  * - `label`: three replicas, each with the label selector `shard=<n>` over
  *   ConfigMaps labelled up front (kubernetes-controller-sharding's way,
- *   without its sharder).
+ *   without its sharder);
+ * - `alone` (not run by default): `server`, but the other two members hold
+ *   their Leases and watch nothing, so that one shard is measured with no
+ *   other replica working beside it, as the single replica is.
  *
  * Per replica: the retained heap after the sync, CPU time (user + system)
  * of the sync and of a flood that updates every ConfigMap once, and the
@@ -21,7 +24,8 @@
  * Run with `deno task bench:shards`. Options:
  * - `--objects N`: ConfigMaps (default 100000).
  * - `--repeats N`: fresh runs per row (default 3; medians are reported).
- * - `--rows LIST`: of `single,client,server,label` (the default).
+ * - `--rows LIST`: of `single,client,server,label` (the default) and
+ *   `alone`.
  * - `--json FILE`: where the runs go (default bench/shards.json).
  * - `--flood-ms N`: spread the flood's updates evenly over N ms (by
  *   default the server writes them as fast as it can).
@@ -53,7 +57,7 @@ const jsonOut = option(
   "--json",
   new URL("shards.json", import.meta.url).pathname,
 );
-const ROWS = ["single", "client", "server", "label"] as const;
+const ROWS = ["single", "client", "server", "label", "alone"] as const;
 type Row = (typeof ROWS)[number];
 for (const row of rows) {
   if (!(ROWS as readonly string[]).includes(row)) {
@@ -166,7 +170,7 @@ async function run(row: Row, repeat: number): Promise<Run> {
     "--allow-all",
     new URL("_shard_server.ts", here).pathname,
     String(objects),
-    row === "server" ? "1" : "0",
+    row === "server" || row === "alone" ? "1" : "0",
   ]);
   const replicas: Child[] = [];
   const timer = setTimeout(() => {
@@ -184,6 +188,7 @@ async function run(row: Row, repeat: number): Promise<Run> {
         replicas: count,
         label: i,
         marker: profileDir !== "" && i === 0,
+        memberOnly: row === "alone" && i > 0,
         timeoutMs: RUN_TIMEOUT_MS,
       };
       replicas.push(
@@ -210,11 +215,16 @@ async function run(row: Row, repeat: number): Promise<Run> {
     await Promise.all(replicas.map((r) => r.send("flood")));
     await server.send(`flood ${floodSpreadMs}`);
     const flood = JSON.parse(await server.line());
+    const working = row === "alone" ? replicas.slice(0, 1) : replicas;
     const outcomes = await Promise.all(
-      replicas.map(async (r) =>
+      working.map(async (r) =>
         JSON.parse(await r.expect("RESULT")) as ReplicaOutcome
       ),
     );
+    for (const r of replicas.slice(working.length)) {
+      await r.send("end");
+      await r.expect("RESULT");
+    }
     return {
       row,
       repeat,
@@ -333,6 +343,7 @@ const LABELS: Record<Row, string> = {
   client: "3 shards, client-side (ShardRing, no `shardedListAndWatch`)",
   server: "3 shards, server-side (ShardRing, `shardedListAndWatch`)",
   label: "3 shards by label selector `shard=<n>`",
+  alone: "1 of 3 server-side shards, the other 2 members watching nothing",
 };
 console.log(
   "| row | objects held | retained heap, MiB | CPU sync + flood, s | reconciles/s (`reconcileAll`) | sync, s | flood, s | idle CPU, ms/s | shard mode | dropped client-side | load avg (1 min) at each run's start |",
