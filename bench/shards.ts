@@ -32,8 +32,8 @@
  * - `--cpu-prof DIR`: V8 CPU profiles of the first replica of each row
  *   there (`deno run --cpu-prof`; slows that replica down).
  *
- * Prints a Markdown table (the one in RESULTS.md, "Sharding across
- * replicas") on stdout.
+ * Prints a Markdown table of medians on stdout (the figures of the "One
+ * replica against three shards" section of RESULTS.md and ANALYSIS.md).
  *
  * @module
  */
@@ -274,7 +274,7 @@ await Deno.writeTextFile(
       runs,
     },
     null,
-    1,
+    2,
   ) + "\n",
 );
 
