@@ -147,6 +147,7 @@ if (task.mode === "ring") {
       name: "bench",
       namespace: "default",
       identity: task.identity!,
+      // Renewals every 500 ms (2 s by default): the ring forms in seconds.
       retryPeriodMs: 500,
     },
     client,
