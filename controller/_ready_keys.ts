@@ -109,20 +109,27 @@ export class ReadyKeys<K> {
     return this.#entries.has(key);
   }
 
+  /**
+   * Whether `key` waits; if it does, a live add (`low` false) moves it to
+   * the live line, keeping its waiting time (a key waits once).
+   */
+  raise(key: K, low: boolean): boolean {
+    const waiting = this.#entries.get(key);
+    if (waiting === undefined) return false;
+    if (low || waiting >= 0) return true;
+    // In both lines, with its waiting time: the first to reach it serves it.
+    const lowPosition = -waiting - 1;
+    this.#moved.set(key, lowPosition);
+    this.#entries.set(
+      key,
+      this.#live.push(key, this.#low.sinceAt(lowPosition)),
+    );
+    return true;
+  }
+
   /** Adds `key`, or moves it to the live line (a key waits once). */
   push(key: K, low: boolean, since: number): void {
-    const waiting = this.#entries.get(key);
-    if (waiting !== undefined) {
-      if (low || waiting >= 0) return;
-      // In both lines, with its waiting time: the first to reach it serves it.
-      const lowPosition = -waiting - 1;
-      this.#moved.set(key, lowPosition);
-      this.#entries.set(
-        key,
-        this.#live.push(key, this.#low.sinceAt(lowPosition)),
-      );
-      return;
-    }
+    if (this.raise(key, low)) return;
     this.#entries.set(
       key,
       low ? -this.#low.push(key, since) - 1 : this.#live.push(key, since),
