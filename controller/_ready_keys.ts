@@ -44,11 +44,12 @@ class Line<K> {
     return this.#head >= this.#keys.length;
   }
 
-  /** The first entry's key and position (only when not `empty`). */
+  /** The first entry's key (only when not `empty`). */
   get headKey(): K {
     return this.#keys[this.#head] as K;
   }
 
+  /** The first entry's position. */
   get headPosition(): number {
     return this.#base + this.#head;
   }
@@ -103,10 +104,6 @@ export class ReadyKeys<K> {
 
   get size(): number {
     return this.#entries.size;
-  }
-
-  has(key: K): boolean {
-    return this.#entries.has(key);
   }
 
   /**
