@@ -90,7 +90,7 @@ export interface ReconcileSetup {
 }
 
 const RUN_TIMEOUT_MS = 180_000;
-/** kube-runtime's 1M-add queue cell (`--kube-rs-queue`) took 878 s once. */
+/** kube-runtime's 1M-add queue cell (`--kube-rs-queue`) took 878 s and 1 191 s. */
 const KUBE_RS_QUEUE_TIMEOUT_MS = 1_800_000;
 
 /** The rows' tasks for a flood of `floodEvents` events. */
@@ -158,7 +158,7 @@ export async function measureReconcile(
   }
   if (!setup.kubeRsQueue) {
     section.skipped["queue kube-runtime"] =
-      "its adds can only enter through a `reconcile_on` stream, which paced 1M adds to 878 s once here (add --kube-rs-queue)";
+      "its adds can only enter through a `reconcile_on` stream, which paced 1M adds to 878 s on one machine and 1 191 s on another (add --kube-rs-queue)";
   }
   for (const [row, task] of Object.entries(section.rows)) {
     for (let r = 0; r < setup.repeats; r++) {
