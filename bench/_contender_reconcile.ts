@@ -1,7 +1,8 @@
 /**
  * Ours in the reconcile rows of `bench:compare`: `WorkQueue<string>` with
  * `workers` async worker loops (`next`, reconcile, `forget`, `done`), fed
- * by one producer. The task and the stopping point are in
+ * by one producer; for the latency row, a `Controller` of the bench
+ * server's pods. The task and the stopping point are in
  * `_reconcile_task.ts`.
  *
  * Usage: `deno run -A --v8-flags=--expose-gc bench/_contender_reconcile.ts '<task JSON>'`.
@@ -9,8 +10,10 @@
  * @module
  */
 
-import { WorkQueue } from "../controller/mod.ts";
+import { Controller, WorkQueue } from "../controller/mod.ts";
+import { FetchClient, type KubeObject, silentLogger } from "../mod.ts";
 import { fail, now, settledHeap } from "./_contender.ts";
+import { clockOffset, SENT_AT } from "./_protocol.ts";
 import {
   benchKey,
   Coverage,
@@ -118,6 +121,70 @@ if (task.workload === "queueHeap") {
     heapPerKey: (heapAfter - heapBefore) / keys,
     notes: [...notes, "keys built before the first measurement"],
   });
+}
+
+if (task.workload === "reconcileLatency") {
+  // The peers note an event's send time in their event handler, which
+  // runs once the object is in their cache. A `Controller` has no handler
+  // per event: its watcher's `transform` sees each event as it arrives,
+  // before the store, so a reconcile takes only the send times of the
+  // versions its cache already holds (by resourceVersion); the others
+  // wait for the reconcile their own batch brings.
+  const events = task.events ?? 0;
+  const offset = await clockOffset(task.server);
+  /** Per key: resourceVersion and send time, pairs in arrival order. */
+  const pending = new Map<string, number[]>();
+  const latencies: number[] = [];
+  let reconciles = 0;
+  using client = new FetchClient({ server: task.server });
+  const controller = new Controller<KubeObject>(
+    {
+      name: "bench",
+      for: {
+        gvr: { group: "", version: "v1", resource: "pods" },
+        ignoreFields: ["metadata.managedFields"],
+        transform: (pod) => {
+          const sent = pod.metadata.annotations?.[SENT_AT];
+          if (sent !== undefined) {
+            const key = `${pod.metadata.namespace}/${pod.metadata.name}`;
+            let list = pending.get(key);
+            if (list === undefined) pending.set(key, list = []);
+            list.push(Number(pod.metadata.resourceVersion), Number(sent));
+          }
+          return pod;
+        },
+      },
+      maxConcurrent: workers,
+      reconcile: (key, context) => {
+        const at = now();
+        reconciles++;
+        const list = pending.get(key);
+        const cached = Number(context.get()?.metadata.resourceVersion ?? 0);
+        if (list === undefined) return;
+        let i = 0;
+        for (; i < list.length && list[i] <= cached; i += 2) {
+          latencies.push(at - (list[i + 1] - offset));
+        }
+        if (i === list.length) pending.delete(key);
+        else list.splice(0, i);
+        if (latencies.length === events) {
+          report({
+            latencies,
+            clockOffset: offset,
+            reconciles,
+            notes: [
+              `Controller<KubeObject> (controller/controller.ts) on the pods, maxConcurrent ${workers}, metadata.managedFields ignored`,
+              "send times noted in the watcher's transform, taken by the first reconcile whose cache holds that version",
+            ],
+          });
+        }
+      },
+    },
+    client,
+    { logger: silentLogger },
+  );
+  await controller.start();
+  fail("the controller stopped before every event was reconciled");
 }
 
 fail(`workload ${task.workload} is not measured by this contender`);

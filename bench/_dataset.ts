@@ -16,6 +16,7 @@ import {
   podUid,
 } from "./_pods.ts";
 import { Stamp } from "./_stamp.ts";
+import { SENT_AT } from "./_protocol.ts";
 
 /** resourceVersion of the `i`-th pod in the list. */
 export function listItemVersion(i: number): number {
@@ -103,6 +104,56 @@ export function buildFlood(
     out.write(`{"type":"MODIFIED","object":${JSON.stringify(pod)}}\n`);
   }
   return { bytes: out.finish(), count };
+}
+
+/** Width of a send time in a stamped flood: zero-padded milliseconds. */
+export const SENT_AT_WIDTH = 20;
+
+/** A flood whose events carry their send time, written as each is sent. */
+export interface StampedEventBytes extends EventBytes {
+  /** Byte offset of event `k`'s send time (`SENT_AT_WIDTH` digits). */
+  readonly stamps: Uint32Array;
+  /** Byte offset just past event `k`'s line. */
+  readonly ends: Uint32Array;
+}
+
+/**
+ * The events of {@linkcode buildFlood}, each with the annotation
+ * `SENT_AT` holding a place for its send time, which the server writes as
+ * it hands the event over (`sentAtText`).
+ */
+export function buildStampedFlood(
+  objects: number,
+  count: number,
+  fromVersion: number,
+): StampedEventBytes {
+  const out = new ByteWriter(count * 3_750);
+  const stamps = new Uint32Array(count);
+  const ends = new Uint32Array(count);
+  const hole = "@".repeat(SENT_AT_WIDTH);
+  for (let k = 0; k < count; k++) {
+    const pod = makePod(
+      k % objects,
+      fromVersion + k + 1,
+      1 + Math.floor(k / objects),
+    );
+    (pod.metadata.annotations as Record<string, string>)[SENT_AT] = hole;
+    const line = `{"type":"MODIFIED","object":${JSON.stringify(pod)}}\n`;
+    const start = out.length;
+    out.write(line);
+    // The pods are ASCII: a character is a byte.
+    if (out.length - start !== line.length) {
+      throw new Error("The stamped flood expects ASCII events");
+    }
+    stamps[k] = start + line.indexOf(hole);
+    ends[k] = out.length;
+  }
+  return { bytes: out.finish(), count, stamps, ends };
+}
+
+/** A send time as `SENT_AT_WIDTH` ASCII bytes (ms, zero-padded). */
+export function sentAtText(ms: number): Uint8Array {
+  return encoder.encode(ms.toFixed(3).padStart(SENT_AT_WIDTH, "0"));
 }
 
 /** The JSON of pod `i` at its list version in the metadata-only form. */

@@ -5,7 +5,7 @@
  * @module
  */
 
-/** Annotation carrying the server's send time in latency events. */
+/** Annotation carrying the server's send time in latency and stamped flood events. */
 export const SENT_AT = "bench.haptic.dev/sent-at";
 
 /**
@@ -21,8 +21,11 @@ export function now(): number {
 export interface ScenarioRequest {
   /** Pods in the list (a prefix of the server's data set). */
   objects: number;
-  /** What the next watch does. */
-  watch: "idle" | "flood" | "latency";
+  /**
+   * What the next watch does: nothing, the pre-built flood, the flood with
+   * each event's send time in `SENT_AT`, or isolated events on request.
+   */
+  watch: "idle" | "flood" | "stampedFlood" | "latency";
 }
 
 /** Server-side record of the current scenario. */

@@ -9,6 +9,7 @@ import type { Outcome, Task } from "./_contender.ts";
 import type { ScenarioStats } from "./_protocol.ts";
 import type { StoreCosts } from "./_store_costs.ts";
 import type { ChartSeries, ScaleSeries } from "./_chart.ts";
+import { reconcileMarkdown, type ReconcileSection } from "./_reconcile_rows.ts";
 import {
   dash,
   div,
@@ -96,6 +97,8 @@ export interface Report {
     string,
     { seconds: number; cached: boolean } | { unavailable: string }
   >;
+  /** The reconcile section, when it ran (`_reconcile_rows.ts`). */
+  reconcile?: ReconcileSection;
   totalSeconds: number;
 }
 
@@ -604,6 +607,7 @@ export function renderMarkdown(report: Report): {
   );
   p();
   if (scaleFigures) lines.push(...scaleMarkdown(scaleFigures));
+  if (report.reconcile) lines.push(...reconcileMarkdown(report.reconcile));
   p("## Method");
   p();
   p(
@@ -647,6 +651,7 @@ export function renderMarkdown(report: Report): {
     targets: verdicts,
     storeCosts: report.storeCosts,
     native: report.native,
+    reconcile: report.reconcile,
     runs: report.runs.map((r) => ({
       ...r,
       outcome: r.outcome && {

@@ -14,8 +14,9 @@
  *
  * Control routes under `/_bench/` set the scenario for the next contender:
  * how many pods the list holds, and what the next watch does (stay idle,
- * deliver the pre-built flood as fast as the client reads, or carry isolated
- * events on request for the latency test). Its stats count the list and
+ * deliver the pre-built flood as fast as the client reads, the same flood
+ * with each event stamped with its send time, or carry isolated events on
+ * request for the latency test). Its stats count the list and
  * watch requests and the bytes each kind sent.
  *
  * Run: `deno run --allow-net bench/_server.ts <maxObjects> <floodObjects>
@@ -28,8 +29,11 @@
 import {
   buildFlood,
   buildItems,
+  buildStampedFlood,
   listItemVersion,
   partialPodStamp,
+  sentAtText,
+  type StampedEventBytes,
 } from "./_dataset.ts";
 import { makePod, podName } from "./_pods.ts";
 import { now, SENT_AT } from "./_protocol.ts";
@@ -63,7 +67,13 @@ const partial = maxMetadataObjects > 0
   : undefined;
 const buildMs = now() - started;
 
-type WatchMode = "idle" | "flood" | "latency";
+/**
+ * The flood again, each event stamped with its send time (the reconcile
+ * latency row); built on the first scenario that asks for it.
+ */
+let stampedFlood: StampedEventBytes | undefined;
+
+type WatchMode = "idle" | "flood" | "stampedFlood" | "latency";
 
 interface Scenario {
   objects: number;
@@ -261,6 +271,44 @@ function listResponse(url: URL, form: OutputForm): Response {
   });
 }
 
+/**
+ * The stamped flood, handed out on demand in chunks of whole events of
+ * about `size` bytes; each chunk's events carry the time it was handed
+ * over (the same for every event in it).
+ */
+function stampedFloodBody(
+  flood: StampedEventBytes,
+  size: number,
+  onBytes: (n: number) => void,
+  onFirst: () => void,
+  onLast: () => void,
+): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next >= flood.count) {
+        onLast();
+        // A watch stays open, idle, until the client goes away.
+        return new Promise<void>(() => {});
+      }
+      if (next === 0) onFirst();
+      const from = next === 0 ? 0 : flood.ends[next - 1];
+      let last = next;
+      while (
+        last + 1 < flood.count && flood.ends[last + 1] - from <= size
+      ) last++;
+      const chunk = flood.bytes.slice(from, flood.ends[last]);
+      const stamp = sentAtText(now());
+      for (let k = next; k <= last; k++) {
+        chunk.set(stamp, flood.stamps[k] - from);
+      }
+      next = last + 1;
+      controller.enqueue(chunk);
+      onBytes(chunk.length);
+    },
+  }, { highWaterMark: 1 });
+}
+
 function watchResponse(form: OutputForm): Response {
   const s = current;
   s.watches++;
@@ -287,6 +335,15 @@ function watchResponse(form: OutputForm): Response {
       () => s.floodStartedAt = now(),
       () => s.floodSentAt = now(),
       true,
+    );
+  } else if (s.watch === "stampedFlood" && !s.floodTaken) {
+    s.floodTaken = true;
+    body = stampedFloodBody(
+      stampedFlood!,
+      WATCH_CHUNK,
+      onBytes,
+      () => s.floodStartedAt = now(),
+      () => s.floodSentAt = now(),
     );
   } else if (s.watch === "latency") {
     body = new ReadableStream<Uint8Array>({
@@ -364,8 +421,18 @@ function handle(req: Request): Response {
     if (!(objects > 0 && objects <= maxScenarioObjects)) {
       return json({ error: `objects must be in 1…${maxScenarioObjects}` });
     }
-    if (watch === "flood" && objects !== floodObjects) {
+    if (
+      (watch === "flood" || watch === "stampedFlood") &&
+      objects !== floodObjects
+    ) {
       return json({ error: `a flood needs objects=${floodObjects}` });
+    }
+    if (watch === "stampedFlood") {
+      stampedFlood ??= buildStampedFlood(
+        floodObjects,
+        floodEvents,
+        listItemVersion(floodObjects),
+      );
     }
     current.latencySink = undefined;
     current = scenario(objects, watch);

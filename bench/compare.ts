@@ -21,6 +21,12 @@
  * - `--real-server` / `--no-real-server`: the sync of 10k ConfigMaps
  *   against a real kube-apiserver and etcd (`testing/control_plane/`), on
  *   by default, off with `--quick` unless asked for.
+ * - `--no-reconcile`: skip the reconcile section (ours, client-go's
+ *   workqueue, controller-runtime and kube-runtime; `_reconcile_rows.ts`).
+ * - `--reconcile-only`: measure only the reconcile section; the others are
+ *   kept from the stored results.json.
+ * - `--kube-rs-queue`: also run kube-runtime on the reconcile section's 1M-add
+ *   queue row (878 s once here).
  *
  * @module
  */
@@ -60,6 +66,8 @@ import {
   type NativeBuild,
   type NativeContender,
 } from "./_native.ts";
+import { measureReconcile } from "./_reconcile_rows.ts";
+import { startBenchServer } from "./_server_process.ts";
 
 const args = [...Deno.args];
 function flag(name: string): boolean {
@@ -79,9 +87,17 @@ const quick = flag("--quick");
 const rerender = flag("--rerender");
 const final = flag("--final");
 const scaleOnly = flag("--scale-only");
-const scale = scaleOnly || !flag("--no-scale");
+const reconcileOnly = flag("--reconcile-only");
+if (scaleOnly && reconcileOnly) {
+  throw new Error("--scale-only and --reconcile-only exclude each other");
+}
+/** Only one section is measured; the rest comes from results.json. */
+const oneSection = scaleOnly || reconcileOnly;
+const reconcile = !scaleOnly && !flag("--no-reconcile");
+const kubeRsQueue = flag("--kube-rs-queue");
+const scale = scaleOnly || (!reconcileOnly && !flag("--no-scale"));
 const realServerAsked = flag("--real-server");
-const realServer = !scaleOnly && !flag("--no-real-server") &&
+const realServer = !oneSection && !flag("--no-real-server") &&
   (realServerAsked || !quick);
 const nativePrograms = flag("--no-native")
   ? []
@@ -265,22 +281,26 @@ const fresh: Report = {
   native: {},
   totalSeconds: 0,
 };
-// --scale-only: the other sections come from the last full run.
-const report: Report = scaleOnly
+// --scale-only, --reconcile-only: the other sections come from the last
+// full run.
+const report: Report = oneSection
   ? await (async () => {
     const file = new URL("results.json", outDir);
+    const only = scaleOnly ? "--scale-only" : "--reconcile-only";
     const text = await Deno.readTextFile(file).catch((error) => {
       throw new Error(
-        `--scale-only keeps the other sections of ${file.pathname}, which cannot be read: run once without it first`,
+        `${only} keeps the other sections of ${file.pathname}, which cannot be read: run once without it first`,
         { cause: error },
       );
     });
     const stored = JSON.parse(text) as Report;
-    return {
-      ...stored,
-      config: { ...stored.config, scale: fresh.config.scale },
-      runs: stored.runs.filter((r) => !isScaleRun(r)),
-    };
+    return scaleOnly
+      ? {
+        ...stored,
+        config: { ...stored.config, scale: fresh.config.scale },
+        runs: stored.runs.filter((r) => !isScaleRun(r)),
+      }
+      : stored;
   })()
   : fresh;
 
@@ -288,7 +308,7 @@ log(
   `machine: ${report.machine.cpu}, ${report.machine.cores} cores, Deno ${report.machine.deno}`,
 );
 
-if (!scaleOnly) {
+if (!oneSection) {
   log(`preparing the peer (${PEER_SPECIFIER}) in Deno's cache`);
   const { code, stderr } = await new Deno.Command(Deno.execPath(), {
     args: [
@@ -334,49 +354,24 @@ if (!scaleOnly) {
 }
 
 log("starting the bench server (pre-serializing the data set)");
-const server = new Deno.Command(Deno.execPath(), {
-  args: [
-    "run",
-    "--no-lock",
-    "--allow-net",
-    "--allow-read",
-    "--v8-flags=--max-old-space-size=4096",
-    new URL("_server.ts", here).pathname,
-    String(scaleOnly ? FANOUT_OBJECTS : HEAP_SIZE),
-    String(FLOOD_OBJECTS),
-    String(FLOOD_EVENTS),
-    String(scale ? Math.max(...SCALE_METADATA_SIZES) : 0),
-  ],
-  stdin: "piped",
-  stdout: "piped",
-  stderr: "inherit",
-}).spawn();
-const serverInfo = await (async () => {
-  const reader = server.stdout.pipeThrough(new TextDecoderStream())
-    .getReader();
-  let text = "";
-  while (!text.includes("\n")) {
-    const { value, done } = await reader.read();
-    if (done) throw new Error("The bench server exited before it was ready");
-    text += value;
-  }
-  reader.releaseLock();
-  void server.stdout.cancel().catch(() => {});
-  return JSON.parse(text.slice(0, text.indexOf("\n"))) as {
-    port: number;
-    buildMs: number;
-    listBytes: number;
-    floodBytes: number;
-    metadataBytesPerObject?: number;
+const server = await startBenchServer(
+  scaleOnly ? FANOUT_OBJECTS : reconcileOnly ? FLOOD_OBJECTS : HEAP_SIZE,
+  FLOOD_OBJECTS,
+  FLOOD_EVENTS,
+  scale ? Math.max(...SCALE_METADATA_SIZES) : 0,
+);
+const serverInfo = server.info;
+const base = server.base;
+if (!oneSection) {
+  report.server = {
+    buildMs: serverInfo.buildMs,
+    bytesPerObject: Math.round(serverInfo.listBytes / HEAP_SIZE),
+    floodBytes: serverInfo.floodBytes,
   };
-})();
-const base = `http://127.0.0.1:${serverInfo.port}`;
-report.server = scaleOnly ? report.server : {
-  buildMs: serverInfo.buildMs,
-  bytesPerObject: Math.round(serverInfo.listBytes / HEAP_SIZE),
-  floodBytes: serverInfo.floodBytes,
-};
-report.server.metadataBytesPerObject = serverInfo.metadataBytesPerObject;
+}
+if (scale) {
+  report.server.metadataBytesPerObject = serverInfo.metadataBytesPerObject;
+}
 log(`server ready on ${base} after ${serverInfo.buildMs} ms`);
 
 /**
@@ -479,9 +474,9 @@ const order: ContenderName[] = [
   ),
 ];
 try {
-  if (!scaleOnly) await measureMain();
+  if (!oneSection) await measureMain();
   if (realServer) await measureRealServer();
-  else if (!scaleOnly) {
+  else if (!oneSection) {
     report.config.realServer = {
       objects: REAL_SERVER_OBJECTS,
       notRun: quick
@@ -490,9 +485,20 @@ try {
     };
   }
   if (scale) await measureScale();
+  if (reconcile) {
+    log("reconcile section");
+    report.reconcile = await measureReconcile({
+      server: base,
+      floodObjects: FLOOD_OBJECTS,
+      floodEvents: FLOOD_EVENTS,
+      repeats,
+      peers: nativePrograms.length > 0,
+      kubeRsQueue,
+      log,
+    });
+  }
 } finally {
-  server.stdin.close();
-  await server.status;
+  await server.stop();
 }
 
 /** The side-by-side sections: sync, heap, flood, latency. */
@@ -699,9 +705,9 @@ async function measureRealServer(): Promise<void> {
   };
 }
 
-if (!scaleOnly) {
-  // With --scale-only these describe the stored run; the scale section
-  // carries its own time and load.
+if (!oneSection) {
+  // With --scale-only or --reconcile-only these describe the stored run;
+  // those sections carry their own time and load.
   report.machine.loadAverageAtEnd = Deno.loadavg();
   report.totalSeconds = Math.round((performance.now() - started) / 100) / 10;
 }

@@ -469,11 +469,9 @@ export class WorkQueue<K = string> implements AsyncDisposable {
   }
 
   #add(key: K, low: boolean): void {
+    // Already waiting: nothing to do but, for a live add, to raise it.
+    if (this.#ready.raise(key, low)) return;
     const now = this.#plan.clock.now();
-    if (this.#ready.has(key)) {
-      this.#ready.push(key, low, now);
-      return;
-    }
     if (this.#processing.has(key)) {
       const rerun = this.#reruns.get(key);
       if (rerun !== undefined) {

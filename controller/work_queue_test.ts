@@ -373,6 +373,21 @@ Deno.test("WorkQueue: a live event for an aged low-priority key does not make it
   assert.deepEqual(await takeAll(queue), ["L", "e0", "e1", "e2", "e3", "e4"]);
 });
 
+Deno.test("WorkQueue: a low-priority key served early by an event waits its new turn when added again", async () => {
+  const clock = new FakeClock();
+  await using queue = new WorkQueue<string>({ clock, agingMs: 1000 });
+  queue.add("L", { priority: "low" });
+  queue.add("x", { priority: "low" });
+  queue.add("L"); // an event: L is served from the live line
+  const l = (await queue.next())!;
+  assert.equal(l, "L");
+  queue.done(l);
+  queue.add("e");
+  queue.add("L"); // added again, behind e: its old low-priority turn is spent
+  await clock.tick(1000);
+  assert.deepEqual(await takeAll(queue), ["x", "e", "L"]);
+});
+
 Deno.test("WorkQueue: a rerun or a delayed add keeps the highest rank it was given", async () => {
   const clock = new FakeClock();
   await using queue = new WorkQueue<string>({ clock, agingMs: 60_000 });
