@@ -101,49 +101,49 @@
  * ## Files
  *
  * The root's own files, below every folder but `metrics/`; what several folders
- * share sits here:
+ * share sits here, its private helpers in `_internal/`:
  * - `types.ts`, `clock.ts`, `logger.ts`: one-file modules: the shared public
  *   types (objects, stores, `ChangeStats`), the injectable `Clock`, the
  *   loggers.
  * - `config_error.ts`: `WatcherConfigError`, thrown by the loop, the watchers
  *   and the debouncers (exported by `./watcher` and here).
- * - `_monotonic_clock.ts`: timers on a clock the wall clock cannot move: the
+ * - `_internal/_monotonic_clock.ts`: timers on a clock the wall clock cannot move: the
  *   default of the loop, the elector and the health endpoints.
- * - `_delay.ts`: a clock-driven delay.
- * - `_never_throwing_logger.ts`: a logger wrapper that swallows the logger's
+ * - `_internal/_delay.ts`: a clock-driven delay.
+ * - `_internal/_never_throwing_logger.ts`: a logger wrapper that swallows the logger's
  *   own failures.
- * - `_context_logger.ts`: who speaks: the fields a watcher or the elector adds
+ * - `_internal/_context_logger.ts`: who speaks: the fields a watcher or the elector adds
  *   to each of its lines; a failure's stack.
- * - `_log_line.ts`: a log line as data (level, message, fields) and writing it;
+ * - `_internal/_log_line.ts`: a log line as data (level, message, fields) and writing it;
  *   each module words its own lines.
- * - `_duration.ts`: the longest delay a timer can wait (2³¹−1 ms), the check
+ * - `_internal/_duration.ts`: the longest delay a timer can wait (2³¹−1 ms), the check
  *   every duration option goes through, the default idle timeout.
- * - `_option_names.ts`: the check every options object goes through: the names
+ * - `_internal/_option_names.ts`: the check every options object goes through: the names
  *   it does not take, in one wording.
- * - `_validate.ts`: the option checks the loop and the watchers share (`gvr`,
+ * - `_internal/_validate.ts`: the option checks the loop and the watchers share (`gvr`,
  *   sizes, durations, `initialList`).
- * - `_lease_timings.ts`: the timing rules of every Lease holder (the elector,
+ * - `_internal/_lease_timings.ts`: the timing rules of every Lease holder (the elector,
  *   the shard ring's members): client-go's, one check.
- * - `_micro_time.ts`: the MicroTime a Lease holder writes.
- * - `_lifecycle.ts`: start once, stop once (the watchers, the elector), a
+ * - `_internal/_micro_time.ts`: the MicroTime a Lease holder writes.
+ * - `_internal/_lifecycle.ts`: start once, stop once (the watchers, the elector), a
  *   `stop()` from inside an own callback.
- * - `_run_guarded.ts`: running a user callback without letting it throw.
- * - `_callback_context.ts`: which callbacks (a watcher's, a group's, an
+ * - `_internal/_run_guarded.ts`: running a user callback without letting it throw.
+ * - `_internal/_callback_context.ts`: which callbacks (a watcher's, a group's, an
  *   elector's) the running code is inside of, on `AsyncLocalStorage`.
- * - `_metrics.ts`: what every component's metrics share: instruments made once
+ * - `_internal/_metrics.ts`: what every component's metrics share: instruments made once
  *   per meter, labels, buckets, the client's meter as the default.
- * - `_partial_object_metadata.ts`: the metadata-only `Accept` headers and the
+ * - `_internal/_partial_object_metadata.ts`: the metadata-only `Accept` headers and the
  *   reduction of an object to its metadata (the loop, the watchers, the fake).
- * - `_render.ts`: a field value as selectors and index keys compare it.
- * - `_node_builtin.ts`: loading a `node:` built-in at run time.
- * - `_concat_bytes.ts`: joining body chunks.
- * - `_parse_json.ts`: `JSON.parse` that keeps resourceVersions out of V8's
+ * - `_internal/_render.ts`: a field value as selectors and index keys compare it.
+ * - `_internal/_node_builtin.ts`: loading a `node:` built-in at run time.
+ * - `_internal/_concat_bytes.ts`: joining body chunks.
+ * - `_internal/_parse_json.ts`: `JSON.parse` that keeps resourceVersions out of V8's
  *   string table (see the file).
- * - `_deep_freeze.ts`: freezing an object and all it holds: `MemoryStore`'s
+ * - `_internal/_deep_freeze.ts`: freezing an object and all it holds: `MemoryStore`'s
  *   `freeze`, the watchers' `freezeObjects`.
- * - `_json_cut.ts`: cutting ignored members out of a watch line or LIST body
+ * - `_internal/_json_cut.ts`: cutting ignored members out of a watch line or LIST body
  *   before `JSON.parse`, exactly, or not at all (see the file).
- * - `_fnv1a64.ts`: KEP-5866's hash (FNV-1a 64, in 16-bit limbs): the shard
+ * - `_internal/_fnv1a64.ts`: KEP-5866's hash (FNV-1a 64, in 16-bit limbs): the shard
  *   ring's ranges and the fake's `shardSelector`.
  *
  * @module

@@ -14,8 +14,8 @@
  */
 
 import { Indexer } from "../indexer/indexer.ts";
-import { parseJson } from "../_parse_json.ts";
-import { cutJson, jsonCut } from "../_json_cut.ts";
+import { parseJson } from "../_internal/_parse_json.ts";
+import { cutJson, jsonCut } from "../_internal/_json_cut.ts";
 import { IgnoredFields } from "../listwatch/_ignored_fields.ts";
 import { median } from "./_format.ts";
 import { makePod } from "./_pods.ts";

@@ -14,7 +14,11 @@ import type {
   Meter,
   MetricAttributes,
 } from "../metrics/meter.ts";
-import { instrumentsOf, PREFIX, REQUEST_BUCKETS } from "../_metrics.ts";
+import {
+  instrumentsOf,
+  PREFIX,
+  REQUEST_BUCKETS,
+} from "../_internal/_metrics.ts";
 import type { PluginCall } from "./_exec.ts";
 
 interface ClientInstruments {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Gvr } from "../types.ts";
-import { optionNamesProblem } from "../_option_names.ts";
+import { optionNamesProblem } from "../_internal/_option_names.ts";
 import type { RestClient } from "./rest_client.ts";
 import { ResourceClientConfigError } from "./resource_client_config_error.ts";
 import type {

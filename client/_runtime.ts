@@ -6,8 +6,8 @@
  */
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
-import { concatBytes } from "../_concat_bytes.ts";
-import { nodeBuiltin } from "../_node_builtin.ts";
+import { concatBytes } from "../_internal/_concat_bytes.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** The runtime this module runs on. */
 export type RuntimeName = "deno" | "node" | "bun";

@@ -13,7 +13,7 @@ import type * as NodeStream from "node:stream";
 import type * as NodeTls from "node:tls";
 import { KubeConfigError } from "./errors.ts";
 import { runtimeName } from "./_runtime.ts";
-import { nodeBuiltin } from "../_node_builtin.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** TLS and proxy settings of one client. */
 export interface TlsSettings {

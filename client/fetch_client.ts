@@ -1,15 +1,15 @@
 import { type Clock, systemClock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
-import { meterProblem } from "../_metrics.ts";
+import { meterProblem } from "../_internal/_metrics.ts";
 import { ClientMetrics } from "./_client_metrics.ts";
 import { untilEnded } from "./_until_ended.ts";
-import { parseJson } from "../_parse_json.ts";
-import { durationProblem } from "../_duration.ts";
+import { parseJson } from "../_internal/_parse_json.ts";
+import { durationProblem } from "../_internal/_duration.ts";
 import {
   invalidOptionsMessage,
   type OptionArgument,
   optionNamesProblem,
-} from "../_option_names.ts";
+} from "../_internal/_option_names.ts";
 import {
   ApiConnectionError,
   KubeConfigError,

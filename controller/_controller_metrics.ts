@@ -18,7 +18,7 @@ import {
   instrumentsOf,
   LATENCY_BUCKETS,
   withAttributes,
-} from "../_metrics.ts";
+} from "../_internal/_metrics.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 
 /** How a reconcile ended, as controller-runtime's `result` label says. */

@@ -7,7 +7,7 @@
  * @module
  */
 import type { Counter, Meter, MetricAttributes } from "../metrics/meter.ts";
-import { instrumentsOf, PREFIX } from "../_metrics.ts";
+import { instrumentsOf, PREFIX } from "../_internal/_metrics.ts";
 
 interface RecorderInstruments {
   events: Counter;

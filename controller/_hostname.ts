@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { nodeBuiltin } from "../_node_builtin.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 interface DenoHost {
   hostname(): string;

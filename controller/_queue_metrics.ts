@@ -15,7 +15,7 @@ import type {
   ObservableGauge,
   ObservableResult,
 } from "../metrics/meter.ts";
-import { claimName, instrumentsOf } from "../_metrics.ts";
+import { claimName, instrumentsOf } from "../_internal/_metrics.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 
 /**

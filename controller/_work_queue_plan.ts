@@ -6,10 +6,10 @@
  */
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
-import { monotonicClock } from "../_monotonic_clock.ts";
-import { durationProblem } from "../_duration.ts";
-import { meterProblem } from "../_metrics.ts";
-import { optionNamesProblem } from "../_option_names.ts";
+import { monotonicClock } from "../_internal/_monotonic_clock.ts";
+import { durationProblem } from "../_internal/_duration.ts";
+import { meterProblem } from "../_internal/_metrics.ts";
+import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 import type { RetryLimits } from "./_retry_limiter.ts";
 import type { WorkQueueOptions } from "./work_queue_options.ts";

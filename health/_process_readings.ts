@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { nodeBuiltin } from "../_node_builtin.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** The part of Node's `process` read here (no Node types needed). */
 interface ProcessLike {

@@ -1,7 +1,7 @@
 import { type Clock, systemClock } from "../clock.ts";
-import { durationProblem } from "../_duration.ts";
-import { instrumentsOf, meterProblem } from "../_metrics.ts";
-import { assertOptionNames } from "../_option_names.ts";
+import { durationProblem } from "../_internal/_duration.ts";
+import { instrumentsOf, meterProblem } from "../_internal/_metrics.ts";
+import { assertOptionNames } from "../_internal/_option_names.ts";
 import type {
   Meter,
   ObservableCallback,

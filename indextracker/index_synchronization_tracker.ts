@@ -3,9 +3,9 @@ import type {
   MetricAttributes,
   UpDownCounter,
 } from "../metrics/meter.ts";
-import { instrumentsOf, meterProblem, PREFIX } from "../_metrics.ts";
-import { failureFields } from "../_context_logger.ts";
-import { optionNamesProblem } from "../_option_names.ts";
+import { instrumentsOf, meterProblem, PREFIX } from "../_internal/_metrics.ts";
+import { failureFields } from "../_internal/_context_logger.ts";
+import { optionNamesProblem } from "../_internal/_option_names.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import {

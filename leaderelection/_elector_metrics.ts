@@ -13,7 +13,7 @@ import type {
   ObservableGauge,
   ObservableResult,
 } from "../metrics/meter.ts";
-import { instrumentsOf, PREFIX } from "../_metrics.ts";
+import { instrumentsOf, PREFIX } from "../_internal/_metrics.ts";
 
 interface ElectorInstruments {
   status: ObservableGauge;

@@ -1,7 +1,10 @@
-import { type LeaseTimings, leaseTimingsProblem } from "../_lease_timings.ts";
+import {
+  type LeaseTimings,
+  leaseTimingsProblem,
+} from "../_internal/_lease_timings.ts";
 import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
 
-export { JITTER_FACTOR } from "../_lease_timings.ts";
+export { JITTER_FACTOR } from "../_internal/_lease_timings.ts";
 
 /** The timings after defaults, checked. */
 export type Timings = LeaseTimings;

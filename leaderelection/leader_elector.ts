@@ -1,17 +1,20 @@
-import { optionNamesProblem } from "../_option_names.ts";
-import { contextLogger, failureFields } from "../_context_logger.ts";
+import { optionNamesProblem } from "../_internal/_option_names.ts";
+import { contextLogger, failureFields } from "../_internal/_context_logger.ts";
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import type { JsonValue, RestClient } from "../client/rest_client.ts";
 import { collectionPath, objectPath } from "../client/paths.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { delay } from "../_delay.ts";
-import { neverThrowingLogger } from "../_never_throwing_logger.ts";
-import { Lifecycle } from "../_lifecycle.ts";
-import { runGuarded } from "../_run_guarded.ts";
-import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
-import { microTime } from "../_micro_time.ts";
+import { delay } from "../_internal/_delay.ts";
+import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
+import { Lifecycle } from "../_internal/_lifecycle.ts";
+import { runGuarded } from "../_internal/_run_guarded.ts";
+import {
+  insideCallbackOf,
+  runAsCallbackOf,
+} from "../_internal/_callback_context.ts";
+import { microTime } from "../_internal/_micro_time.ts";
 import {
   LEASES,
   newLease,
@@ -19,10 +22,10 @@ import {
   readLease,
   replacedLease,
 } from "./_lease.ts";
-import { monotonicClock } from "../_monotonic_clock.ts";
+import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import { ElectorMetrics } from "./_elector_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
-import { ownOrClientMeter } from "../_metrics.ts";
+import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import {
   JITTER_FACTOR,
   validateCallback,

@@ -16,8 +16,8 @@ import {
   jsonCut,
   parseJsonCut,
   parseWatchLine,
-} from "../_json_cut.ts";
-import { wrapConfigError } from "../_validate.ts";
+} from "../_internal/_json_cut.ts";
+import { wrapConfigError } from "../_internal/_validate.ts";
 import type { KubeObject } from "../types.ts";
 
 /** What the loop parses and prunes with, for one `ignoreFields`. */

@@ -4,8 +4,8 @@
  *
  * @module
  */
-import { optionNamesProblem } from "../_option_names.ts";
-import { clientMeter, meterProblem } from "../_metrics.ts";
+import { optionNamesProblem } from "../_internal/_option_names.ts";
+import { clientMeter, meterProblem } from "../_internal/_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import {
@@ -13,7 +13,7 @@ import {
   validateGvr,
   validateInitialList,
   validatePositive,
-} from "../_validate.ts";
+} from "../_internal/_validate.ts";
 import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import type { ListWatchOptions } from "./list_watch_options.ts";
 

@@ -21,7 +21,7 @@ import {
   resourceAttributes,
   resourceVersionNumber,
   withAttributes,
-} from "../_metrics.ts";
+} from "../_internal/_metrics.ts";
 import type { ListWatchFailure } from "./list_watch_options.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";

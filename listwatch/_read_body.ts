@@ -6,8 +6,8 @@
  * @module
  */
 import { MalformedListError } from "./list_watch_errors.ts";
-import { concatBytes } from "../_concat_bytes.ts";
-import { parseJson } from "../_parse_json.ts";
+import { concatBytes } from "../_internal/_concat_bytes.ts";
+import { parseJson } from "../_internal/_parse_json.ts";
 
 /** Options of {@linkcode readJsonBody}. */
 export interface ReadJsonBodyOptions {

@@ -1,6 +1,6 @@
 import type { Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
-import { monotonicClock } from "../_monotonic_clock.ts";
+import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
@@ -8,9 +8,9 @@ import { readJsonLineBatches } from "../client/json_lines.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../_partial_object_metadata.ts";
-import { delay } from "../_delay.ts";
-import { neverThrowingLogger } from "../_never_throwing_logger.ts";
+} from "../_internal/_partial_object_metadata.ts";
+import { delay } from "../_internal/_delay.ts";
+import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
 import { Backoff } from "./backoff.ts";
 import {
   initialListWatchState,
@@ -34,7 +34,7 @@ import {
   ListTimeoutError,
 } from "./list_watch_errors.ts";
 import { RequestTimers } from "./_request_timers.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
 import { LoopStats } from "./_loop_stats.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
@@ -47,7 +47,7 @@ import {
   write,
 } from "./_log_lines.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { wrapConfigError } from "../_validate.ts";
+import { wrapConfigError } from "../_internal/_validate.ts";
 import {
   checkedClientMeter,
   checkListWatchOptions,

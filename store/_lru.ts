@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import { MAX_TIMER_MS } from "../_duration.ts";
+import { MAX_TIMER_MS } from "../_internal/_duration.ts";
 
 interface LruEntry<V> {
   value: V;

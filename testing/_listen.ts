@@ -2,7 +2,7 @@ import type * as NodeHttp from "node:http";
 import type * as NodeHttps from "node:https";
 import type * as NodeNet from "node:net";
 import type * as NodeStream from "node:stream";
-import { nodeBuiltin } from "../_node_builtin.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** A running listener for a fake API server. */
 export interface Listening {

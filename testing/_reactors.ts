@@ -1,5 +1,8 @@
 import type { Clock } from "../clock.ts";
-import { invalidOptionsMessage, optionNamesProblem } from "../_option_names.ts";
+import {
+  invalidOptionsMessage,
+  optionNamesProblem,
+} from "../_internal/_option_names.ts";
 import type {
   Reactor,
   ReactorCall,

@@ -1,6 +1,6 @@
-import { assertOptionNames } from "../_option_names.ts";
+import { assertOptionNames } from "../_internal/_option_names.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { durationProblem } from "../_duration.ts";
+import { durationProblem } from "../_internal/_duration.ts";
 import type { KubeObject } from "../types.ts";
 import { type Listening, serveOn } from "./_listen.ts";
 import { checkReactor, ReactorChain } from "./_reactors.ts";

@@ -1,6 +1,7 @@
 // The map and its checks. Each folder's mod.ts module doc names, under
 // "## Files", every library file of the folder by its path from the folder
-// (the root's files in the root mod.ts), and names no file that is not there.
+// (the root's files, and its private helpers in `_internal/`, in the root
+// mod.ts), and names no file that is not there.
 // ARCHITECTURE.md's "Where a change goes" table names, for each kind of
 // change, the library files whose code mentions its example, and their count:
 // this searches the library and wants exactly those files.
@@ -73,7 +74,9 @@ Deno.test("each folder's mod.ts names every library file of the folder", async (
   for (const folder of MAPPED) {
     const section = await filesSection(folder);
     const names = new Set(named(section));
-    const files = await filesOf(folder);
+    const files = folder
+      ? await filesOf(folder)
+      : [...await filesOf(""), ...await filesOf("_internal")];
     for (const path of files) {
       const relative = folder ? path.slice(folder.length + 1) : path;
       if (!names.has(relative)) unnamed.push(path);

@@ -19,8 +19,8 @@ import {
   jsonCut,
   parseJsonCut,
   parseWatchLine,
-} from "../_json_cut.ts";
-import { parseJson } from "../_parse_json.ts";
+} from "../_internal/_json_cut.ts";
+import { parseJson } from "../_internal/_parse_json.ts";
 import { buildPruneTrie, prune, type PruneNode } from "../indexer/_prune.ts";
 
 /** Seeds run by default (in CI): 1 to this. */

@@ -9,7 +9,8 @@ import assert from "node:assert/strict";
 const ROOT = new URL("../", import.meta.url);
 
 /**
- * Bottom first; `""` is the root's own files (`_*.ts`, `clock.ts`, …). They
+ * Bottom first; `""` is the root's own files (`clock.ts`, …, and its private
+ * helpers in `_internal/`, one layer with them). They
  * sit above `metrics`, which imports nothing (the root's `_metrics.ts` makes
  * every component's instruments over its `Meter`), and below the rest.
  */
@@ -55,7 +56,10 @@ async function libraryFiles(): Promise<string[]> {
     for await (const entry of Deno.readDir(new URL(dir, ROOT))) {
       const path = dir + entry.name;
       if (entry.isDirectory) {
-        if (dir === "" && !LAYERS.includes(entry.name)) continue;
+        if (
+          dir === "" && !LAYERS.includes(entry.name) &&
+          entry.name !== ROOT_INTERNAL
+        ) continue;
         await walk(path + "/");
       } else if (isLibraryFile(path)) out.push(path);
     }
@@ -72,8 +76,12 @@ function resolve(from: string, spec: string): string {
   );
 }
 
+/** The root's private helpers: a folder of the root's layer. */
+const ROOT_INTERNAL = "_internal";
+
 function folderOf(path: string): string {
-  return path.includes("/") ? path.slice(0, path.indexOf("/")) : "";
+  const folder = path.includes("/") ? path.slice(0, path.indexOf("/")) : "";
+  return folder === ROOT_INTERNAL ? "" : folder;
 }
 
 const files = await libraryFiles();

@@ -18,7 +18,7 @@ import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
 import type { Indexer } from "../indexer/indexer.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import { JsonPath } from "../indexer/jsonpath.ts";
-import { renderValue } from "../_render.ts";
+import { renderValue } from "../_internal/_render.ts";
 import type {
   ListPage,
   WatchEventType,

@@ -1,7 +1,7 @@
 import { settleProblem } from "./_settle_problem.ts";
 import { IndexerOptionsError } from "../indexer/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
-import { wrapConfigError as wrapOptionError } from "../_validate.ts";
+import { wrapConfigError as wrapOptionError } from "../_internal/_validate.ts";
 
 // The checks the loop shares live at the root; the watchers import them here.
 export {
@@ -9,7 +9,7 @@ export {
   validateGvr,
   validateInitialList,
   validatePositive,
-} from "../_validate.ts";
+} from "../_internal/_validate.ts";
 
 /** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;

@@ -16,9 +16,12 @@ import type { WatcherHealth } from "./watcher_health.ts";
 import { SyncWaiters } from "./_sync_waiters.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
-import { Lifecycle } from "../_lifecycle.ts";
-import { runGuarded } from "../_run_guarded.ts";
-import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
+import { Lifecycle } from "../_internal/_lifecycle.ts";
+import { runGuarded } from "../_internal/_run_guarded.ts";
+import {
+  insideCallbackOf,
+  runAsCallbackOf,
+} from "../_internal/_callback_context.ts";
 
 /** Where a watcher's objects come from: its own loop, or a shared source. */
 export interface Feed {

@@ -24,7 +24,7 @@ import {
   PREFIX,
   resourceAttributes,
   withAttributes,
-} from "../_metrics.ts";
+} from "../_internal/_metrics.ts";
 import { WatcherConfigError } from "../config_error.ts";
 
 interface WatcherInstruments {

@@ -18,17 +18,17 @@ import { Indexer } from "../indexer/indexer.ts";
 import { FieldSelector } from "../indexer/field_selector.ts";
 import { formatLabelSelector } from "../indexer/label_selector.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "../_duration.ts";
-import { clientMeter } from "../_metrics.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
+import { clientMeter } from "../_internal/_metrics.ts";
 import {
   chooseStore,
   namedIndexes,
   type NamedIndexPaths,
 } from "./_store_choice.ts";
-import { contextLogger } from "../_context_logger.ts";
+import { contextLogger } from "../_internal/_context_logger.ts";
 import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../_never_throwing_logger.ts";
-import { optionNamesProblem } from "../_option_names.ts";
+import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
+import { optionNamesProblem } from "../_internal/_option_names.ts";
 import {
   formKey,
   identity,

@@ -1,5 +1,5 @@
 import type { KubeObject, KubeObjectLike, ReadonlyFields } from "../types.ts";
-import { deepFreeze } from "../_deep_freeze.ts";
+import { deepFreeze } from "../_internal/_deep_freeze.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type {
   ListInfo,
@@ -10,7 +10,7 @@ import { WatcherBase } from "./watcher_base.ts";
 import { loopFeed, WatcherCore } from "./_watcher_core.ts";
 import { planSingleWatcher } from "./_watcher_plan.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import { asPartialObjectMetadata } from "../_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";

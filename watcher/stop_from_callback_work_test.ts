@@ -10,7 +10,10 @@ import { silentLogger } from "../logger.ts";
 import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { insideCallbackOf, runAsCallbackOf } from "../_callback_context.ts";
+import {
+  insideCallbackOf,
+  runAsCallbackOf,
+} from "../_internal/_callback_context.ts";
 
 const GVR = { group: "", version: "v1", resource: "configmaps" };
 

@@ -11,7 +11,7 @@ import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
 import type * as NodeNet from "node:net";
 import type * as NodeOs from "node:os";
-import { nodeBuiltin } from "../../_node_builtin.ts";
+import { nodeBuiltin } from "../../_internal/_node_builtin.ts";
 
 /** The two signals that end a host which does not handle them. */
 export type HostSignal = "SIGINT" | "SIGTERM";

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { contextLogger, failureFields } from "./_context_logger.ts";
-import { RecordingLogger } from "./testing/recording_logger.ts";
+import { RecordingLogger } from "../testing/recording_logger.ts";
 
 Deno.test("contextLogger adds who speaks to every line; a line's own field wins", () => {
   const inner = new RecordingLogger();

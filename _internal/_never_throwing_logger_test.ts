@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { neverThrowingLogger } from "./_never_throwing_logger.ts";
-import { RecordingLogger } from "./testing/recording_logger.ts";
+import { RecordingLogger } from "../testing/recording_logger.ts";
 
 Deno.test("neverThrowingLogger passes every level through", () => {
   const inner = new RecordingLogger();

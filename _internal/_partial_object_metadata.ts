@@ -1,4 +1,4 @@
-import type { KubeObject } from "./types.ts";
+import type { KubeObject } from "../types.ts";
 
 /**
  * The `apiVersion` of `PartialObjectMetadata` objects and lists, the

@@ -1,4 +1,4 @@
-import type { Clock } from "./clock.ts";
+import type { Clock } from "../clock.ts";
 
 /**
  * Resolves after `ms` on `clock`, or rejects with the signal's reason when it

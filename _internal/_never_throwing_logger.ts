@@ -1,4 +1,4 @@
-import type { Logger } from "./types.ts";
+import type { Logger } from "../types.ts";
 
 /**
  * Wraps a user's logger so that a throwing one cannot break the loop that

@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Gvr } from "./types.ts";
-import type { Meter, MetricAttributes } from "./metrics/meter.ts";
+import type { Gvr } from "../types.ts";
+import type { Meter, MetricAttributes } from "../metrics/meter.ts";
 
 /**
  * Every name starts so, but those client-go has for the same thing:

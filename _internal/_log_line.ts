@@ -5,8 +5,8 @@
  *
  * @module
  */
-import type { Logger } from "./types.ts";
-import type { LogLevel } from "./logger.ts";
+import type { Logger } from "../types.ts";
+import type { LogLevel } from "../logger.ts";
 
 /** One line for the logger. */
 export interface LogLine {

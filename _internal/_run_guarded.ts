@@ -1,5 +1,5 @@
 import { failureFields } from "./_context_logger.ts";
-import type { Logger } from "./types.ts";
+import type { Logger } from "../types.ts";
 
 /**
  * Runs a user callback so that neither a throw nor a rejection escapes:

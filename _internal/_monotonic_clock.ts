@@ -1,4 +1,4 @@
-import { type Clock, systemClock } from "./clock.ts";
+import { type Clock, systemClock } from "../clock.ts";
 
 /**
  * The system timers with a monotonic `now()`: milliseconds since the epoch

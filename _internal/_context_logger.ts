@@ -1,4 +1,4 @@
-import type { Logger } from "./types.ts";
+import type { Logger } from "../types.ts";
 
 /**
  * A logger that says who speaks on every line: `context`'s fields (a

@@ -4,9 +4,9 @@
  *
  * @module
  */
-import type { Gvr } from "./types.ts";
+import type { Gvr } from "../types.ts";
 import { durationProblem } from "./_duration.ts";
-import { WatcherConfigError } from "./config_error.ts";
+import { WatcherConfigError } from "../config_error.ts";
 
 /**
  * What a gvr is, for one that is missing or not an object: a resource name
