@@ -33,6 +33,55 @@
  * assert.deepEqual(missing, { code: 404, reason: "NotFound" });
  * ```
  *
+ * ## Files
+ *
+ * - `rest_client.ts`: the `RestClient` contract the watchers need (a structural
+ *   subset of `@cloudydeno/kubernetes-client`'s).
+ * - `fetch_client.ts`, `fetch_client_config.ts`: `FetchClient` on `fetch`, with
+ *   its options: how it reaches a cluster.
+ * - `_detect.ts`: where a client's configuration comes from (`fromEnv`):
+ *   in-cluster, kubeconfig, `kubectl proxy`.
+ * - `_kubeconfig.ts`, `_yaml.ts`: a kubeconfig file read and resolved (context,
+ *   cluster, user); the small, strict YAML reader it uses.
+ * - `_kubectl.ts`: the current context and configuration as kubectl sees them,
+ *   by running it.
+ * - `_in_cluster.ts`: a pod's configuration: the service host and port, the
+ *   token (a file, so rotation is seen), CA and namespace.
+ * - `_exec.ts`: credentials from an exec credential plugin, as kubectl runs
+ *   them.
+ * - `_pem.ts`, `_token.ts`: PEM text or base64-encoded PEM; a bearer token
+ *   checked for a header; neither ever quoted in an error.
+ * - `_transport.ts`, `_retire_on_timeout.ts`: how requests leave (the global
+ *   fetch, `Deno.createHttpClient`, `node:https`); a request that times out
+ *   retires its pool.
+ * - `_until_ended.ts`: a streamed answer passed on as it is, with a call when
+ *   it is over (the timeout watch, the duration).
+ * - `_runtime.ts`: what the client asks of the runtime (files, environment,
+ *   processes): `Deno.*` on Deno, `node:` built-ins on Node and Bun.
+ * - `_responses.ts`, `_retry_after.ts`: the `ApiError` of a non-2xx answer,
+ *   credentials redacted from its body; a `Retry-After` header read.
+ * - `_client_metrics.ts`: client-go's `rest_client_*`: requests by code,
+ *   method, host; their duration; exec plugin calls.
+ * - `api_error.ts`, `http_status.ts`: `ApiError` and the `Status` it carries;
+ *   `httpStatusOf`, what a failed request says of its HTTP status.
+ * - `api_error_kinds.ts`: `NotFoundError`,
+ *   `ConflictError`/`AlreadyExistsError`, `InvalidError` (with the server's
+ *   causes); `typedApiError` maps any `ApiError` to them.
+ * - `errors.ts`: the errors `FetchClient` throws besides `ApiError`: a
+ *   configuration it cannot find or use, an answer it cannot decode, a
+ *   connection that failed; none holds a token or key.
+ * - `json_lines.ts`: `readJsonLines`, `readJsonLineBatches`: the NDJSON decoder
+ *   of watch streams, and `JsonLinesError`.
+ * - `paths.ts`: the API root of a group and version, a collection's path, an
+ *   object's.
+ * - `resource_client.ts`, `resource_client_options.ts`: `ResourceClient<T>`:
+ *   get, list, create, replace, patch (merge, JSON, strategic), server-side
+ *   apply, delete with preconditions, the status subresource; its options and
+ *   each call's.
+ * - `_resource_client_plan.ts`, `resource_client_config_error.ts`: a resource
+ *   client's options (and each call's) checked once into a frozen plan;
+ *   `ResourceClientConfigError`.
+ *
  * @module
  */
 export * from "./rest_client.ts";

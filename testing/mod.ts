@@ -176,6 +176,37 @@
  * assert.equal((await res.json()).items.length, 1);
  * ```
  *
+ * ## Files
+ *
+ * The fake's main parts (not every file of the folder is named here):
+ * - `fake_api_server.ts`, `_routes.ts`: the fake's state and programmatic
+ *   writes; a request routed, recorded, authenticated, then to the reactors.
+ * - `reactor.ts`, `_reactors.ts`: the fake's one extension point: the first
+ *   `Reactor` that answers a request does, or the fake itself.
+ * - `faults.ts`, `fault_reactor.ts`, `_fault_responses.ts`: `injectFault`'s
+ *   faults (status, drop, truncate, stall) as ready-made reactors.
+ * - `_store.ts`, `_history.ts`, `_watch.ts`: objects under one resourceVersion,
+ *   the bounded history, one open watch (its `WatchTap`).
+ * - `_list_request.ts`, `_watch_request.ts`, `_write_request.ts`: LIST (pages,
+ *   continue tokens), WATCH (initial events, bookmarks), writes and what a
+ *   DELETE answers.
+ * - `_shard_selector.ts`: `shardSelector` as kube-apiserver 1.37.2 with
+ *   `ShardedListAndWatch` reads it (the fake's `shardedListAndWatch`), its 500s
+ *   in that server's words.
+ * - `_decode.ts`, `_validation.ts`, `_dry_run.ts`: what a written body must be
+ *   to be read (400), what validation refuses (422); `dryRun=All`, answered and
+ *   not stored.
+ * - `_apply_request.ts`, `_managed_fields.ts`: server-side apply: create or
+ *   merge, fields a manager stopped applying removed, conflicts (409) and
+ *   `force`; `managedFields` kept per manager.
+ * - `fake_clock.ts`, `mock_fetch.ts`, `recording_logger.ts`: `FakeClock`,
+ *   `mockFetch`, `RecordingLogger`.
+ * - `kubectl/`: kubectl's view of the fake: discovery, OpenAPI v3, Table
+ *   rendering, strategic merge.
+ * - `control_plane/` (`./testing/control-plane`): `ControlPlane`, a real etcd
+ *   and kube-apiserver on loopback, binary discovery, its errors (see its
+ *   module doc).
+ *
  * @module
  */
 export * from "./fake_clock.ts";

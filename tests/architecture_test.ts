@@ -22,6 +22,7 @@ const MAPPED = [
   "sharding",
   "controller",
   "health",
+  "client",
 ];
 
 /** The kinds of change ARCHITECTURE.md's table must have a row for. */
