@@ -169,6 +169,65 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     fail("client", "must be a RestClient with a performRequest method");
   }
 
+  const { primary, kind, others, recorder } = planResources(config, fail);
+  const timings = planTimings(config, fail);
+  const { leader, shard } = planCollaborators(config, fail);
+
+  const meter = ownOrClientMeter(options.meter, client, fail);
+  const clock = options.clock ?? monotonicClock;
+  const logger = neverThrowingLogger(
+    contextLogger(options.logger ?? consoleLogger(), {
+      controller: config.name,
+    }),
+  );
+  return Object.freeze({
+    name: config.name,
+    primary: Object.freeze({
+      ...primary,
+      // The primary watcher keeps this replica's share.
+      watcher: shard === undefined
+        ? primary.watcher
+        : Object.freeze({ ...primary.watcher, shard }),
+      kind: kind as string | undefined,
+      group: primary.watcher.gvr.group ?? "",
+    }),
+    others: Object.freeze(others),
+    reconcile: config.reconcile,
+    ...timings,
+    generationChangedOnly: config.generationChangedOnly ?? false,
+    leader,
+    shard,
+    recorder,
+    apiVersion: primary.watcher.gvr.group
+      ? `${primary.watcher.gvr.group}/${primary.watcher.gvr.version}`
+      : primary.watcher.gvr.version,
+    drainOnStop: config.drainOnStop ?? true,
+    queue: Object.freeze({
+      ...config.queue,
+      name: config.name,
+      clock,
+      meter,
+    }),
+    logger,
+    clock,
+    meter,
+    watcherOptions: Object.freeze({
+      ...options,
+      meter,
+    }),
+  });
+}
+
+type Fail = (field: string, message: string) => never;
+
+/**
+ * The resources: the primary and the others, their store names unique,
+ * and `for.kind` where owner references or Events need it.
+ */
+function planResources<T extends KubeObjectLike>(
+  config: ControllerConfig<T>,
+  fail: Fail,
+) {
   const primary = resourcePlan("for", "for", config.for, fail);
   const kind = (config.for as { kind?: unknown }).kind;
   if (kind !== undefined && (typeof kind !== "string" || kind === "")) {
@@ -215,7 +274,14 @@ export function planController<T extends KubeObjectLike = KubeObject>(
     }
     seen.set(other.name, other.path);
   }
+  return { primary, kind: kind as string | undefined, others, recorder };
+}
 
+/** The numbers: concurrency and the durations. */
+function planTimings<T extends KubeObjectLike>(
+  config: ControllerConfig<T>,
+  fail: Fail,
+) {
   const maxConcurrent = config.maxConcurrent ?? MAX_CONCURRENT;
   if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) {
     fail(
@@ -244,6 +310,19 @@ export function planController<T extends KubeObjectLike = KubeObject>(
       fail(field, `must be true or false, got ${String(value)}`);
     }
   }
+  return {
+    maxConcurrent,
+    reconcileTimeoutMs,
+    resyncEveryMs,
+    readYourWritesTimeoutMs,
+  };
+}
+
+/** What it works with besides the client: a leader, a shard, the queue. */
+function planCollaborators<T extends KubeObjectLike>(
+  config: ControllerConfig<T>,
+  fail: Fail,
+) {
   const leader = config.leader;
   if (
     leader !== undefined &&
@@ -272,53 +351,7 @@ export function planController<T extends KubeObjectLike = KubeObject>(
   ) {
     fail("queue", `must be an object, got ${String(config.queue)}`);
   }
-
-  const meter = ownOrClientMeter(options.meter, client, fail);
-  const clock = options.clock ?? monotonicClock;
-  const logger = neverThrowingLogger(
-    contextLogger(options.logger ?? consoleLogger(), {
-      controller: config.name,
-    }),
-  );
-  return Object.freeze({
-    name: config.name,
-    primary: Object.freeze({
-      ...primary,
-      // The primary watcher keeps this replica's share.
-      watcher: shard === undefined
-        ? primary.watcher
-        : Object.freeze({ ...primary.watcher, shard }),
-      kind: kind as string | undefined,
-      group: primary.watcher.gvr.group ?? "",
-    }),
-    others: Object.freeze(others),
-    reconcile: config.reconcile,
-    maxConcurrent,
-    reconcileTimeoutMs,
-    generationChangedOnly: config.generationChangedOnly ?? false,
-    resyncEveryMs,
-    leader,
-    shard,
-    recorder,
-    apiVersion: primary.watcher.gvr.group
-      ? `${primary.watcher.gvr.group}/${primary.watcher.gvr.version}`
-      : primary.watcher.gvr.version,
-    readYourWritesTimeoutMs,
-    drainOnStop: config.drainOnStop ?? true,
-    queue: Object.freeze({
-      ...config.queue,
-      name: config.name,
-      clock,
-      meter: meter,
-    }),
-    logger,
-    clock,
-    meter: meter,
-    watcherOptions: Object.freeze({
-      ...options,
-      meter: meter,
-    }),
-  });
+  return { leader, shard };
 }
 
 function resourcePlan(
