@@ -63,6 +63,7 @@ function makeWatcher(
       ? undefined
       : FAST_DEBOUNCE,
     onChange: (_store, stats) => onChange(stats),
+    ...(task.initialList ? { initialList: task.initialList } : {}),
     ...(metadataOnly && NATIVE_METADATA_ONLY ? { metadataOnly: true } : {}),
   };
   return new Watcher(
