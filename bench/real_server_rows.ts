@@ -36,6 +36,8 @@ function option(name: string, fallback: string): string {
 const rounds = Number(option("--rounds", "3"));
 const sizes = option("--sizes", "10000,100000").split(",").map(Number);
 const out = option("--out", "");
+const md = option("--md", "");
+const rerender = option("--render", "");
 const log = (line: string) =>
   console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
@@ -100,7 +102,7 @@ const SCRIPTS = {
 } as const;
 
 const native = new Map<string, { command: string; args: string[] }>();
-for (const program of ["client_go", "kube_rs"] as const) {
+for (const program of rerender ? [] : ["client_go", "kube_rs"] as const) {
   const built = await buildNative(program, log);
   if ("unavailable" in built) {
     log(`${program} unavailable: ${built.unavailable}`);
@@ -187,7 +189,9 @@ async function once(row: Row, task: Task): Promise<Measured> {
   await poller;
   const text = new TextDecoder().decode(stdout);
   const errText = new TextDecoder().decode(stderr);
-  const line = text.split("\n").find((l) => l.startsWith("RESULT "));
+  // V8's --trace-gc writes through a buffer of its own, so the RESULT line
+  // may follow part of a trace line.
+  const line = text.match(/RESULT (\{.*)$/m)?.[1];
   if (code !== 0 || line === undefined) {
     const why = (errText.split("\n").filter((l) =>
       !/^gc \d/.test(l)
@@ -199,7 +203,7 @@ async function once(row: Row, task: Task): Promise<Measured> {
     return { error: `exit ${code}: ${why}` };
   }
   return {
-    outcome: JSON.parse(line.slice(7)) as Outcome,
+    outcome: JSON.parse(line) as Outcome,
     peakRss: peakRss || undefined,
     peakHeap: row.program === "kube_rs"
       ? undefined
@@ -207,7 +211,8 @@ async function once(row: Row, task: Task): Promise<Measured> {
   };
 }
 
-const results: {
+/** One size's runs. */
+interface SizeRuns {
   objects: number;
   bytesPerObject: number;
   createSeconds: number;
@@ -215,9 +220,12 @@ const results: {
   versions: string;
   load: number[][];
   rows: { name: string; runs: Measured[] }[];
-}[] = [];
+}
+const results: SizeRuns[] = rerender
+  ? JSON.parse(await Deno.readTextFile(rerender))
+  : [];
 
-for (const objects of sizes) {
+for (const objects of rerender ? [] : sizes) {
   log(`starting a control plane for ${objects} ConfigMaps`);
   const rs = await startRealServer(objects, log);
   if ("notRun" in rs) {
@@ -288,44 +296,110 @@ function ratio(a: number | undefined, b: number | undefined): string {
   return a === undefined || b === undefined ? "–" : `${(a / b).toFixed(2)}×`;
 }
 
+/** Which rows are ours, which the floor, which peers (by name's start). */
+const isOurs = (name: string) => name.startsWith("ours");
+const isFloor = (name: string) => name.startsWith("floor");
+
+const lines: string[] = [];
 for (const e of results) {
-  console.log(
-    `\n${
+  const loads = e.load.map((l) => l[0].toFixed(1)).join(", ");
+  lines.push(
+    `#### ${
       e.objects.toLocaleString("en")
-    } ConfigMaps (${e.bytesPerObject} B of JSON each), ${e.versions}; created in ${
+    } ConfigMaps, every contender in one run`,
+    "",
+    `${e.versions}; ${e.objects.toLocaleString("en")} ConfigMaps of ${
+      e.bytesPerObject.toLocaleString("en")
+    } bytes of JSON created in ${
       e.createSeconds.toFixed(1)
-    } s; load averages ${e.load.map((l) => l[0].toFixed(1)).join(", ")}\n`,
-  );
-  console.log(
+    } s (32 POSTs in flight). 1-minute load average at the start and after each round: ${loads} (2 shared cores, other jobs running). Medians of the fresh processes counted under "runs", the order rotated every round. Peak heap: the largest heap a collection started from (V8 \`--trace-gc\`, Go \`GODEBUG=gctrace=1\`; kube-rs has no collector to ask); peak RSS: the kernel's high-water mark (\`VmHWM\`); steady: the contender's own figures after the sync and full collections.`,
+    "",
     "| Contender | Sync (median) | min–max | runs | vs unpaged floor | Peak heap / steady | Peak RSS / steady |",
+    "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",
   );
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
-  const floor = med(
-    e.rows[0].runs.filter((m) => m.outcome),
-    (m) => m.outcome!.syncMs,
-  );
-  for (const row of e.rows) {
+  const stats = e.rows.map((row) => {
     const ok = row.runs.filter((m) => m.outcome);
-    if (ok.length === 0) {
-      console.log(
-        `| ${row.name} | failed: ${
-          row.runs[0]?.error ?? "not run"
-        } | | 0 | | | |`,
+    const ms = ok.map((m) => m.outcome!.syncMs!);
+    return {
+      name: row.name,
+      ok,
+      ms,
+      sync: ms.length ? median(ms)! : undefined,
+      ph: med(ok, (m) => m.peakHeap),
+      sh: med(ok, (m) => m.outcome!.heapAfter),
+      pr: med(ok, (m) => m.peakRss),
+      sr: med(ok, (m) => m.outcome!.rssAfter),
+      error: row.runs.find((m) => m.error)?.error,
+    };
+  });
+  const floor = stats[0].sync;
+  for (const r of stats) {
+    if (r.sync === undefined) {
+      lines.push(
+        `| ${r.name} | failed: ${r.error ?? "not run"} | | 0 | | | |`,
       );
       continue;
     }
-    const ms = ok.map((m) => m.outcome!.syncMs!);
-    const sync = median(ms)!;
-    const ph = med(ok, (m) => m.peakHeap);
-    const sh = med(ok, (m) => m.outcome!.heapAfter);
-    const pr = med(ok, (m) => m.peakRss);
-    const sr = med(ok, (m) => m.outcome!.rssAfter);
-    console.log(
-      `| ${row.name} | ${sync.toFixed(0)} ms | ${Math.min(...ms).toFixed(0)}–${
-        Math.max(...ms).toFixed(0)
-      } | ${ok.length} | ${ratio(sync, floor)} | ${mib(ph)} / ${mib(sh)} = ${
-        ratio(ph, sh)
-      } | ${mib(pr)} / ${mib(sr)} = ${ratio(pr, sr)} |`,
+    lines.push(
+      `| ${r.name} | ${r.sync.toFixed(0)} ms | ${
+        Math.min(...r.ms).toFixed(0)
+      }–${Math.max(...r.ms).toFixed(0)} | ${r.ok.length}${
+        r.error ? ` (+${r.ms.length < 3 ? 3 - r.ms.length : 0} failed)` : ""
+      } | ${ratio(r.sync, floor)} | ${mib(r.ph)} / ${mib(r.sh)} = ${
+        ratio(r.ph, r.sh)
+      } | ${mib(r.pr)} / ${mib(r.sr)} = ${ratio(r.pr, r.sr)} |`,
     );
   }
+  // The verdicts, for ours in each mode.
+  const peers = stats.filter((r) =>
+    !isOurs(r.name) && !isFloor(r.name) && r.sync !== undefined
+  );
+  lines.push("");
+  for (const o of stats.filter((r) => isOurs(r.name) && r.sync !== undefined)) {
+    const ahead = peers.filter((p) => p.sync! <= o.sync!);
+    const heapRatio = o.ph !== undefined && o.sh ? o.ph / o.sh : undefined;
+    const rssRatio = o.pr !== undefined && o.sr ? o.pr / o.sr : undefined;
+    lines.push(
+      `- ${o.name}: ahead of every peer on sync time: ${
+        ahead.length === 0
+          ? "**met**"
+          : `**missed**, behind ${
+            ahead.map((p) =>
+              `${p.name.split(",")[0].split(" (")[0]}${
+                p.name.includes("protobuf") ? " on protobuf" : ""
+              }${p.name.includes("paged LIST, JSON") ? " paged" : ""} (${
+                (o.sync! / p.sync!).toFixed(2)
+              }× its time)`
+            ).join(", ")
+          }`
+      }; ≤ 1.1× the real-server floor: ${
+        floor === undefined
+          ? "not measured"
+          : `**${o.sync! / floor <= 1.1 ? "met" : "missed"}** (${
+            (o.sync! / floor).toFixed(2)
+          }×)`
+      }; peak ≤ 1.3× steady: heap **${
+        heapRatio === undefined
+          ? "not measured"
+          : heapRatio <= 1.3
+          ? "met"
+          : "missed"
+      }** (${heapRatio?.toFixed(2)}×), RSS **${
+        rssRatio === undefined
+          ? "not measured"
+          : rssRatio <= 1.3
+          ? "met"
+          : "missed"
+      }** (${rssRatio?.toFixed(2)}×).`,
+    );
+  }
+  lines.push("");
+}
+const text = lines.join("\n");
+console.log(text);
+if (md) {
+  await Deno.writeTextFile(
+    md,
+    `### Against a real kube-apiserver: 10k and 100k, both list modes, every peer, the floor\n\nFrom \`deno run -A bench/real_server_rows.ts --rounds 3 --out bench/real_server_rows.json --md bench/REAL_SERVER_ROWS.md\` (a run of its own, not part of \`bench:compare\`; \`--render bench/real_server_rows.json\` re-renders it). The floor (\`bench/_contender_real_floor.ts\`) is a bare \`fetch\` over TLS and \`JSON.parse\` of the same list from the same server, keeping nothing, in one process. Reasoning in ANALYSIS.md, "Against the real server: every contender at 10k and 100k".\n\n${text}`,
+  );
 }
