@@ -55,6 +55,13 @@ export interface Task {
   initialList?: "list" | "stream";
   /** The real-server floor: the page size (default: one unpaged LIST). */
   limit?: number;
+  /** Ours: the Watcher's `pageSize` (default: its own, 500). */
+  pageSize?: number;
+  /**
+   * The real-server floor: read the one unpaged body as bytes and parse
+   * nothing (the server's and the transport's share).
+   */
+  bytesOnly?: boolean;
   /** The real-server floor: the server's CA file and a bearer token. */
   caFile?: string;
   token?: string;

@@ -64,6 +64,7 @@ function makeWatcher(
       : FAST_DEBOUNCE,
     onChange: (_store, stats) => onChange(stats),
     ...(task.initialList ? { initialList: task.initialList } : {}),
+    ...(task.pageSize ? { pageSize: task.pageSize } : {}),
     ...(metadataOnly && NATIVE_METADATA_ONLY ? { metadataOnly: true } : {}),
   };
   return new Watcher(

@@ -3,7 +3,10 @@
  * a real kube-apiserver over TLS (its CA, a bearer token), the body read as
  * text and `JSON.parse`d, nothing kept; one unpaged LIST by default, or
  * pages of `limit` following `continue`. No client library, no store: what
- * any client of that server pays at least.
+ * any client of that server pays at least. With `bytesOnly`, the one
+ * unpaged body is read as bytes and not parsed, in JSON or (with
+ * `protobuf`) in the protobuf a Go client asks for: the server's and the
+ * transport's share.
  *
  * @module
  */
@@ -26,12 +29,22 @@ const client = Deno.createHttpClient({
 });
 const headers = {
   authorization: `Bearer ${task.token}`,
-  accept: "application/json",
+  accept: task.protobuf
+    ? "application/vnd.kubernetes.protobuf"
+    : "application/json",
 };
 const path = `/api/v1/namespaces/${task.namespace}/configmaps`;
 
 /** Lists every page; returns the item count. */
 async function list(): Promise<number> {
+  if (task.bytesOnly) {
+    const response = await fetch(`${task.server}${path}`, { headers, client });
+    if (!response.ok) fail(`list: ${response.status}`);
+    const bytes = await response.arrayBuffer();
+    if (bytes.byteLength < task.objects * 100) fail("short body");
+    // Not parsed: the count is the one asked for.
+    return task.objects;
+  }
   let token: string | undefined;
   let count = 0;
   do {

@@ -15,7 +15,8 @@
  * contender's own figure after the sync and full collections.
  *
  * Run: `deno run -A bench/real_server_rows.ts [--rounds 3] [--sizes
- * 10000,100000] [--out bench/real_server_rows.json]`. Prints one Markdown
+ * 10000,100000] [--out bench/real_server_rows.json] [--md
+ * bench/REAL_SERVER_ROWS.md] [--extra] [--render <json>]`. Prints one Markdown
  * table per size.
  *
  * @module
@@ -23,6 +24,7 @@
 
 import { median } from "./_format.ts";
 import type { Outcome, Task } from "./_contender.ts";
+import { denoFmt } from "./_deno_fmt.ts";
 import { buildNative } from "./_native.ts";
 import { REAL_SERVER_NAMESPACE, startRealServer } from "./_real_server.ts";
 
@@ -38,6 +40,7 @@ const sizes = option("--sizes", "10000,100000").split(",").map(Number);
 const out = option("--out", "");
 const md = option("--md", "");
 const rerender = option("--render", "");
+const extra = args.includes("--extra");
 const log = (line: string) =>
   console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
@@ -94,6 +97,32 @@ const ROWS: Row[] = [
     program: "kube_rs",
     task: {},
   },
+  // Not run by default (`--extra`): where the floor's time goes, and
+  // ours with larger pages.
+  ...(extra
+    ? [
+      {
+        name: "diagnostic: floor, one unpaged LIST, bytes only, JSON",
+        program: "floor",
+        task: { bytesOnly: true },
+      },
+      {
+        name: "diagnostic: floor, one unpaged LIST, bytes only, protobuf",
+        program: "floor",
+        task: { bytesOnly: true, protobuf: true },
+      },
+      {
+        name: "diagnostic: ours, paged LIST, pageSize 5000",
+        program: "ours",
+        task: { pageSize: 5000 },
+      },
+      {
+        name: "diagnostic: ours, one unpaged LIST (pageSize 1,000,000)",
+        program: "ours",
+        task: { pageSize: 1_000_000 },
+      },
+    ] satisfies Row[]
+    : []),
 ];
 const SCRIPTS = {
   ours: "_contender_ours.ts",
@@ -280,6 +309,7 @@ for (const objects of rerender ? [] : sizes) {
   }
   if (out) {
     await Deno.writeTextFile(out, JSON.stringify(results, null, 2) + "\n");
+    await denoFmt([out]);
   }
 }
 
@@ -298,6 +328,7 @@ function ratio(a: number | undefined, b: number | undefined): string {
 
 /** Which rows are ours, which the floor, which peers (by name's start). */
 const isOurs = (name: string) => name.startsWith("ours");
+const isDiagnostic = (name: string) => name.startsWith("diagnostic");
 const isFloor = (name: string) => name.startsWith("floor");
 
 const lines: string[] = [];
@@ -352,7 +383,8 @@ for (const e of results) {
   }
   // The verdicts, for ours in each mode.
   const peers = stats.filter((r) =>
-    !isOurs(r.name) && !isFloor(r.name) && r.sync !== undefined
+    !isOurs(r.name) && !isFloor(r.name) && !isDiagnostic(r.name) &&
+    r.sync !== undefined
   );
   lines.push("");
   for (const o of stats.filter((r) => isOurs(r.name) && r.sync !== undefined)) {
@@ -402,4 +434,5 @@ if (md) {
     md,
     `### Against a real kube-apiserver: 10k and 100k, both list modes, every peer, the floor\n\nFrom \`deno run -A bench/real_server_rows.ts --rounds 3 --out bench/real_server_rows.json --md bench/REAL_SERVER_ROWS.md\` (a run of its own, not part of \`bench:compare\`; \`--render bench/real_server_rows.json\` re-renders it). The floor (\`bench/_contender_real_floor.ts\`) is a bare \`fetch\` over TLS and \`JSON.parse\` of the same list from the same server, keeping nothing, in one process. Reasoning in ANALYSIS.md, "Against the real server: every contender at 10k and 100k".\n\n${text}`,
   );
+  await denoFmt([md]);
 }
