@@ -41,6 +41,8 @@ const out = option("--out", "");
 const md = option("--md", "");
 const rerender = option("--render", "");
 const extra = args.includes("--extra");
+/** `--only floor,diagnostic`: the rows whose names start so. */
+const only = option("--only", "").split(",").filter((x) => x);
 const log = (line: string) =>
   console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 
@@ -124,6 +126,10 @@ const ROWS: Row[] = [
     ] satisfies Row[]
     : []),
 ];
+const rowsRun = only.length === 0
+  ? ROWS
+  : ROWS.filter((r) => only.some((o) => r.name.startsWith(o)));
+
 const SCRIPTS = {
   ours: "_contender_ours.ts",
   peer: "_contender_peer.ts",
@@ -269,7 +275,7 @@ for (const objects of rerender ? [] : sizes) {
     startSeconds: rs.startSeconds,
     versions: rs.versions,
     load: [Deno.loadavg()],
-    rows: ROWS.map((r) => ({ name: r.name, runs: [] as Measured[] })),
+    rows: rowsRun.map((r) => ({ name: r.name, runs: [] as Measured[] })),
   };
   results.push(entry);
   const task: Task = {
@@ -287,12 +293,12 @@ for (const objects of rerender ? [] : sizes) {
   try {
     for (let r = 0; r < rounds; r++) {
       // Rotate the order so no row always follows the same one.
-      const order = ROWS.map((_, k) => (k + r * 3) % ROWS.length);
+      const order = rowsRun.map((_, k) => (k + r * 3) % rowsRun.length);
       for (const k of order) {
-        const m = await once(ROWS[k], task);
+        const m = await once(rowsRun[k], task);
         entry.rows[k].runs.push(m);
         log(
-          `${objects} #${r + 1} ${ROWS[k].name}: ${
+          `${objects} #${r + 1} ${rowsRun[k].name}: ${
             m.error ??
               `${m.outcome!.syncMs!.toFixed(0)} ms, peak heap ${
                 mib(m.peakHeap)
@@ -361,6 +367,7 @@ for (const e of results) {
       pr: med(ok, (m) => m.peakRss),
       sr: med(ok, (m) => m.outcome!.rssAfter),
       error: row.runs.find((m) => m.error)?.error,
+      failed: row.runs.length - ok.length,
     };
   });
   const floor = stats[0].sync;
@@ -375,7 +382,7 @@ for (const e of results) {
       `| ${r.name} | ${r.sync.toFixed(0)} ms | ${
         Math.min(...r.ms).toFixed(0)
       }–${Math.max(...r.ms).toFixed(0)} | ${r.ok.length}${
-        r.error ? ` (+${r.ms.length < 3 ? 3 - r.ms.length : 0} failed)` : ""
+        r.failed ? ` (+${r.failed} failed)` : ""
       } | ${ratio(r.sync, floor)} | ${mib(r.ph)} / ${mib(r.sh)} = ${
         ratio(r.ph, r.sh)
       } | ${mib(r.pr)} / ${mib(r.sr)} = ${ratio(r.pr, r.sr)} |`,
