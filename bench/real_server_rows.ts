@@ -400,7 +400,9 @@ for (const e of results) {
     const rssRatio = o.pr !== undefined && o.sr ? o.pr / o.sr : undefined;
     lines.push(
       `- ${o.name}: ahead of every peer on sync time: ${
-        ahead.length === 0
+        peers.length === 0
+          ? "not measured (no peer in this run)"
+          : ahead.length === 0
           ? "**met**"
           : `**missed**, behind ${
             ahead.map((p) =>
