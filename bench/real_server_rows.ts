@@ -441,7 +441,7 @@ console.log(text);
 if (md) {
   await Deno.writeTextFile(
     md,
-    `### Against a real kube-apiserver: 10k and 100k, both list modes, every peer, the floor\n\nFrom \`deno run -A bench/real_server_rows.ts --rounds 3 --out bench/real_server_rows.json --md bench/REAL_SERVER_ROWS.md\` (a run of its own, not part of \`bench:compare\`; \`--render bench/real_server_rows.json\` re-renders it). The floor (\`bench/_contender_real_floor.ts\`) is a bare \`fetch\` over TLS and \`JSON.parse\` of the same list from the same server, keeping nothing, in one process. Reasoning in ANALYSIS.md, "Against the real server: every contender at 10k and 100k".\n\n${text}`,
+    `### Against a real kube-apiserver: 10k and 100k, both list modes, every peer, the floor\n\nFrom \`deno run -A bench/real_server_rows.ts --rounds 3 --out bench/real_server_rows.json --md bench/REAL_SERVER_ROWS.md\` (a run of its own, not part of \`bench:compare\`; \`--render bench/real_server_rows.json\` re-renders it). The floor (\`bench/_contender_real_floor.ts\`) is a bare \`fetch\` over TLS and \`JSON.parse\` of the same list from the same server, keeping nothing, in one process; it keeps nothing, so its peak/steady ratios only show what one parse allocates. Diagnostics of a second run (\`--extra\`: the floor read as bytes in JSON and protobuf, ours with larger pages) are in \`bench/real_server_rows_extra.json\`. Reasoning in ANALYSIS.md, "Against the real server: every contender at 10k and 100k".\n\n${text}`,
   );
   await denoFmt([md]);
 }
