@@ -49,6 +49,22 @@ export interface Task {
    * its default streaming list (`sendInitialEvents`).
    */
   watchList?: boolean;
+  /** client-go against a real API server: ask for protobuf instead of JSON. */
+  protobuf?: boolean;
+  /** Ours: the initial list mode (default: the Watcher's own, `"list"`). */
+  initialList?: "list" | "stream";
+  /** The real-server floor: the page size (default: one unpaged LIST). */
+  limit?: number;
+  /** Ours: the Watcher's `pageSize` (default: its own, 500). */
+  pageSize?: number;
+  /**
+   * The real-server floor: read the one unpaged body as bytes and parse
+   * nothing (the server's and the transport's share).
+   */
+  bytesOnly?: boolean;
+  /** The real-server floor: the server's CA file and a bearer token. */
+  caFile?: string;
+  token?: string;
   /** What to watch, `pods` (the default) or `configmaps`. */
   resource?: "pods" | "configmaps";
   /** Give up after this many ms. */

@@ -63,6 +63,8 @@ function makeWatcher(
       ? undefined
       : FAST_DEBOUNCE,
     onChange: (_store, stats) => onChange(stats),
+    ...(task.initialList ? { initialList: task.initialList } : {}),
+    ...(task.pageSize ? { pageSize: task.pageSize } : {}),
     ...(metadataOnly && NATIVE_METADATA_ONLY ? { metadataOnly: true } : {}),
   };
   return new Watcher(

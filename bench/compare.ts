@@ -714,11 +714,37 @@ if (!oneSection) {
 
 await writeOutputs(report);
 
+/** A file's text, or undefined where there is none. */
+async function readIfThere(url: URL): Promise<string | undefined> {
+  try {
+    return await Deno.readTextFile(url);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Puts the larger real-server rows (`bench/real_server_rows.ts` writes
+ * them to REAL_SERVER_ROWS.md, a run of their own) at the end of the
+ * real-server section, or after the rest where that section is missing.
+ */
+function withRealServerRows(markdown: string, rows?: string): string {
+  if (rows === undefined) return markdown;
+  const heading = markdown.indexOf("### Against a real kube-apiserver");
+  const end = heading < 0 ? -1 : markdown.indexOf("\n## ", heading);
+  if (end < 0) return `${markdown}\n${rows}`;
+  return `${markdown.slice(0, end)}\n${rows}${markdown.slice(end)}`;
+}
+
 /** Renders RESULTS.md, results.json and chart.svg from a report. */
 async function writeOutputs(report: Report): Promise<void> {
   const rendered = renderMarkdown(report);
   const { table, json, chartSeries, scaleSeries } = rendered;
-  let markdown = rendered.markdown;
+  let markdown = withRealServerRows(
+    rendered.markdown,
+    await readIfThere(new URL("REAL_SERVER_ROWS.md", here)),
+  );
   try {
     // Hand-written analysis of what bounds the figures, kept beside the script.
     markdown += "\n" + await Deno.readTextFile(new URL("ANALYSIS.md", here));

@@ -61,6 +61,9 @@ type task struct {
 	// WatchList: false lists in pages even against a real API server (where
 	// client-go's default is a streaming list, sendInitialEvents).
 	WatchList *bool `json:"watchList"`
+	// Protobuf: ask a real API server for protobuf (what a typed informer
+	// gets from a cluster by default) instead of JSON.
+	Protobuf bool `json:"protobuf"`
 }
 
 type outcome struct {
@@ -277,6 +280,9 @@ func restConfig(t task) *rest.Config {
 	// JSON both ways, like the other contenders; no client-side rate limit
 	// (the default 5 QPS would pace a 200-page list).
 	cfg.ContentConfig = rest.ContentConfig{ContentType: "application/json", AcceptContentTypes: "application/json"}
+	if t.Protobuf {
+		cfg.ContentConfig = rest.ContentConfig{ContentType: "application/vnd.kubernetes.protobuf", AcceptContentTypes: "application/vnd.kubernetes.protobuf,application/json"}
+	}
 	cfg.QPS = -1
 	return cfg
 }
@@ -363,6 +369,9 @@ func main() {
 		mode := "streaming list (WatchListClient, its default)"
 		if t.WatchList != nil && !*t.WatchList {
 			mode = "paged LIST (WatchListClient off)"
+		}
+		if t.Protobuf {
+			mode += ", protobuf"
 		}
 		o.Notes = append(o.Notes, "kubeconfig via clientcmd; "+mode)
 	}
