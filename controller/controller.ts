@@ -541,8 +541,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       result,
       failure,
       timedOut: own.signal.reason instanceof ReconcileTimeout,
-      // A lost lead or a key that left the shard: not this one's failure.
-      leadLost: term.aborted || own.signal.reason instanceof KeyMoved,
+      cutShort: term.aborted || own.signal.reason instanceof KeyMoved,
       attempt,
       logger,
     });
@@ -557,7 +556,8 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     result: unknown;
     failure: { error: unknown } | undefined;
     timedOut: boolean;
-    leadLost: boolean;
+    /** Its term ended, or its key left the shard: not its own failure. */
+    cutShort: boolean;
     attempt: number;
     logger: ReturnType<typeof contextLogger>;
   }): ReconcileOutcome | undefined {
@@ -571,9 +571,9 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       return retry();
     }
     if (end.failure !== undefined) {
-      // Cut short by a lost lead: no failure of its own; the next term
-      // looks again.
-      if (end.leadLost) {
+      // Cut short by a lost lead or a key that left: no failure of its
+      // own; the next term (or the new owner) looks again.
+      if (end.cutShort) {
         this.#add(key);
         return undefined;
       }
