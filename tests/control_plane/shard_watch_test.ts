@@ -127,7 +127,14 @@ planeTest(
       assert.equal(lines[0].fields?.shardMode, "server");
     }
 
-    // Changes: each replica's watch brings only the changes of its share.
+    // Changes: each replica's watch brings only the changes of its share,
+    // once the rings are settled and every watcher watches (a view that
+    // changed during the patches would relist, bringing them as objects).
+    await eventually(
+      () => replicas.every((r) => settled(r.ring, r.tap)),
+      "every ring settled, every watcher watching",
+      30_000,
+    );
     const before = replicas.map((r) => changes(r.tap));
     const held = replicas.map((r) => new Set(names(r.watcher)));
     for (let i = 0; i < CHANGED; i++) {
@@ -158,6 +165,20 @@ planeTest(
 );
 
 /** The ADDED, MODIFIED and DELETED lines a replica's watches carried. */
+/**
+ * Whether a ring sees `members` members (any, without) and works on all
+ * it is assigned, and its watcher's latest request is its watch.
+ */
+function settled(ring: ShardRing, tap: TapClient, members?: number): boolean {
+  const state = ring.state;
+  const text = (ranges: readonly { start: bigint; end: bigint }[]) =>
+    ranges.map((r) => `${r.start}-${r.end}`).join(",");
+  const last = tap.requests.at(-1);
+  return (members === undefined || state.members.length === members) &&
+    text(state.assigned) === text(state.permitted) &&
+    last !== undefined && tap.watches().includes(last);
+}
+
 function changes(tap: TapClient): number {
   return tap.events.filter((e) =>
     e.type === "ADDED" || e.type === "MODIFIED" || e.type === "DELETED"
@@ -226,6 +247,15 @@ planeTest(
         assert.ok(r.ring.isAssigned(obj));
       }
     }
+    // Settled first: both rings see both members and work on all they are
+    // assigned, and each watcher's latest request is its watch. A view that
+    // changed during the patches would relist, and a LIST brings changes
+    // as objects, not as watch events.
+    await eventually(
+      () => replicas.every((r) => settled(r.ring, r.tap, 2)),
+      "both rings settled, both watchers watching",
+      30_000,
+    );
     const before = replicas.map((r) => changes(r.tap));
     for (let i = 0; i < 10; i++) {
       await patch(admin, CONFIGMAPS, NAMESPACE, `cm-${i}`, {
