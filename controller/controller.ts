@@ -133,6 +133,8 @@ export class Controller<T extends KubeObjectLike = KubeObject>
   /** Every watcher by store name; the primary's first. */
   readonly #watchers = new Map<string, Watcher<KubeObject>>();
   readonly #resources: readonly ResourcePlan[];
+  /** The store names of the cluster-scoped resources (keyed by name alone). */
+  readonly #clusterScoped: ReadonlySet<string>;
   readonly #tracker: IndexSynchronizationTracker;
   readonly #trackerAbort = new AbortController();
   readonly #waits: WriteWaits;
@@ -195,6 +197,9 @@ export class Controller<T extends KubeObjectLike = KubeObject>
   ) {
     const plan = this.#plan = planController(config, client, options);
     this.#resources = [plan.primary, ...plan.others];
+    this.#clusterScoped = new Set(
+      this.#resources.filter((r) => r.clusterScoped).map((r) => r.name),
+    );
     this.#queue = asControllerError("queue.", () => new WorkQueue(plan.queue));
     for (const resource of this.#resources) {
       const watcher = asControllerError(
@@ -493,7 +498,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     if (!this.#mayWork(key)) {
       // Another replica's (now): its backoff goes; a share that brings it
       // back queues it again.
-      if (this.#holds(key)) this.#waitingForShard.add(key);
+      if (this.#primaryOf(key) !== undefined) this.#waitingForShard.add(key);
       this.#queue.forget(key);
       this.#waits.clear(key);
       this.#queue.done(key);
@@ -690,8 +695,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     namespace: string | undefined,
     name: string,
   ): Obj | undefined {
-    const resource = this.#resources.find((r) => r.name === store)!;
-    const found = resource.clusterScoped
+    const found = this.#clusterScoped.has(store)
       ? this.#store(store).get(name)
       : namespace === undefined
       ? []
@@ -751,8 +755,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
   #mayWork(key: string): boolean {
     const shard = this.#plan.shard;
     if (shard === undefined) return true;
-    const { namespace, name } = splitObjectKey(key);
-    const obj = this.#lookup(this.#plan.primary.name, namespace, name);
+    const obj = this.#primaryOf(key);
     return obj === undefined ? this.#deleted.has(key) : shard.owns(obj);
   }
 
@@ -772,7 +775,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     await Promise.all(leaving);
     if (this.#stopping || this.#queue.isShutDown) return;
     for (const key of this.#waitingForShard) {
-      if (!this.#holds(key)) this.#waitingForShard.delete(key);
+      if (this.#primaryOf(key) === undefined) this.#waitingForShard.delete(key);
       else if (this.#mayWork(key)) {
         this.#waitingForShard.delete(key);
         this.#add(key);
@@ -780,10 +783,10 @@ export class Controller<T extends KubeObjectLike = KubeObject>
     }
   }
 
-  /** Whether the primary store holds `key`'s object. */
-  #holds(key: string): boolean {
+  /** The primary object of `key` in the cache, if the store holds it. */
+  #primaryOf(key: string): Obj | undefined {
     const { namespace, name } = splitObjectKey(key);
-    return this.#lookup(this.#plan.primary.name, namespace, name) !== undefined;
+    return this.#lookup(this.#plan.primary.name, namespace, name);
   }
 
   #mapFailed(resource: ResourcePlan): (error: unknown) => void {

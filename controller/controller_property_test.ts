@@ -20,8 +20,11 @@
  *
  * @module
  */
-import assert from "node:assert/strict";
-import { seeded } from "../testing/_seeded_random.ts";
+import {
+  assertSeedsHeld,
+  seeded,
+  seedsToRun,
+} from "../testing/_seeded_random.ts";
 import { settle } from "../testing/fake_clock.ts";
 import {
   CONFIGMAPS,
@@ -35,14 +38,6 @@ const BASE_MS = 10;
 const MAX_MS = 200;
 const SECRETS = { group: "", version: "v1", resource: "secrets" };
 const NAMES = ["w0", "w1", "w2", "w3", "w4", "w5"];
-
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name) || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function replay(seed: number): string {
   return `CONTROLLER_PROPERTY_SEED=${seed} deno test -A ${FILE}`;
@@ -356,11 +351,7 @@ function checkBursts(
   }
 }
 
-const only = env("CONTROLLER_PROPERTY_SEED");
-const count = Number(env("CONTROLLER_PROPERTY_SEEDS") ?? CI_SEEDS);
-const list = only !== undefined
-  ? [Number(only)]
-  : Array.from({ length: count }, (_, i) => i + 1);
+const list = seedsToRun("CONTROLLER_PROPERTY", CI_SEEDS);
 
 Deno.test(`Controller keeps its rules under random schedules (${list.length} seeds)`, async () => {
   const failed: { seed: number; broken: string[] }[] = [];
@@ -368,14 +359,5 @@ Deno.test(`Controller keeps its rules under random schedules (${list.length} see
     const broken = await runSeed(seed);
     if (broken.length > 0) failed.push({ seed, broken });
   }
-  assert.ok(
-    failed.length === 0,
-    `${failed.length} of ${list.length} seeds failed; replay each with:\n${
-      failed.slice(0, 10).map((f) => `  ${replay(f.seed)}`).join("\n")
-    }\n\n${
-      failed.slice(0, 3).map((f) =>
-        `seed ${f.seed}:\n  ${f.broken.slice(0, 5).join("\n  ")}`
-      ).join("\n\n")
-    }`,
-  );
+  assertSeedsHeld(failed, list.length, replay);
 });

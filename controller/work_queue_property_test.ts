@@ -19,21 +19,17 @@
  */
 import assert from "node:assert/strict";
 import type { Clock, TimerHandle } from "../clock.ts";
-import { seeded } from "../testing/_seeded_random.ts";
+import {
+  assertSeedsHeld,
+  seeded,
+  seedsToRun,
+} from "../testing/_seeded_random.ts";
 import { WorkQueue } from "./work_queue.ts";
 
 const FILE = "controller/work_queue_property_test.ts";
 const CI_SEEDS = 200;
 const BASE_MS = 5;
 const MAX_MS = 320;
-
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name) || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function replay(seed: number): string {
   return `QUEUE_PROPERTY_SEED=${seed} deno test --allow-env ${FILE}`;
@@ -272,11 +268,7 @@ async function runSeed(seed: number): Promise<string[]> {
   return broken;
 }
 
-const only = env("QUEUE_PROPERTY_SEED");
-const count = Number(env("QUEUE_PROPERTY_SEEDS") ?? CI_SEEDS);
-const list = only !== undefined
-  ? [Number(only)]
-  : Array.from({ length: count }, (_, i) => i + 1);
+const list = seedsToRun("QUEUE_PROPERTY", CI_SEEDS);
 
 Deno.test(`WorkQueue keeps its rules under random schedules (${list.length} seeds)`, async () => {
   const failed: { seed: number; broken: string[] }[] = [];
@@ -284,14 +276,5 @@ Deno.test(`WorkQueue keeps its rules under random schedules (${list.length} seed
     const broken = await runSeed(seed);
     if (broken.length > 0) failed.push({ seed, broken });
   }
-  assert.ok(
-    failed.length === 0,
-    `${failed.length} of ${list.length} seeds failed; replay each with:\n${
-      failed.slice(0, 10).map((f) => `  ${replay(f.seed)}`).join("\n")
-    }\n\n${
-      failed.slice(0, 3).map((f) =>
-        `seed ${f.seed}:\n  ${f.broken.slice(0, 5).join("\n  ")}`
-      ).join("\n\n")
-    }`,
-  );
+  assertSeedsHeld(failed, list.length, replay);
 });

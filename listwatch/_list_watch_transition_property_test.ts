@@ -42,20 +42,16 @@ import {
 } from "./list_watch_errors.ts";
 import { ApiError } from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
-import { SeededRandom } from "../testing/_seeded_random.ts";
+import {
+  assertSeedsHeld,
+  SeededRandom,
+  seedsToRun,
+} from "../testing/_seeded_random.ts";
 
-const FILE = "listwatch/list_watch_transition_property_test.ts";
+const FILE = "listwatch/_list_watch_transition_property_test.ts";
 const DEFAULT_SEEDS = 300;
 const STEPS = 400;
 const PATH = "/api/v1/namespaces/default/configmaps";
-
-function env(name: string): string | undefined {
-  try {
-    return Deno.env.get(name) || undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 function replay(seed: number): string {
   return `TRANSITION_SEED=${seed} deno test -A ${FILE}`;
@@ -575,11 +571,7 @@ function describe(input: ListWatchInput): string {
   }
 }
 
-const only = env("TRANSITION_SEED");
-const count = Number(env("TRANSITION_SEEDS") ?? DEFAULT_SEEDS);
-const seeds = only !== undefined
-  ? [Number(only)]
-  : Array.from({ length: count }, (_, i) => i + 1);
+const seeds = seedsToRun("TRANSITION", DEFAULT_SEEDS);
 
 Deno.test(`listWatchTransition keeps its invariants under random answers (${seeds.length} seeds)`, () => {
   const failed: { seed: number; broken: string[] }[] = [];
@@ -591,17 +583,8 @@ Deno.test(`listWatchTransition keeps its invariants under random answers (${seed
       failed.push({ seed, broken: result.broken });
     }
   }
-  assert.ok(
-    failed.length === 0,
-    `${failed.length} of ${seeds.length} seeds failed; replay each with:\n${
-      failed.slice(0, 10).map((f) => `  ${replay(f.seed)}`).join("\n")
-    }\n\n${
-      failed.slice(0, 3).map((f) =>
-        `seed ${f.seed}:\n  ${f.broken.slice(0, 5).join("\n  ")}`
-      ).join("\n\n")
-    }`,
-  );
-  if (only !== undefined) return;
+  assertSeedsHeld(failed, seeds.length, replay);
+  if (seeds.length === 1) return;
   // The answers the invariants are about were drawn, in every phase.
   for (
     const what of [

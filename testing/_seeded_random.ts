@@ -44,3 +44,51 @@ export class SeededRandom {
 export function seeded(seed: number): () => number {
   return new SeededRandom(seed).next;
 }
+
+/** A seed that broke rules, and the rules it broke. */
+export interface FailedSeed {
+  readonly seed: number;
+  readonly broken: readonly string[];
+}
+
+/**
+ * The seeds a property test runs: `<prefix>_SEED=<n>` runs seed n alone,
+ * `<prefix>_SEEDS=<count>` seeds 1 to count, else seeds 1 to
+ * `defaultCount`.
+ */
+export function seedsToRun(prefix: string, defaultCount: number): number[] {
+  const only = envValue(`${prefix}_SEED`);
+  if (only !== undefined) return [Number(only)];
+  const count = Number(envValue(`${prefix}_SEEDS`) ?? defaultCount);
+  return Array.from({ length: count }, (_, i) => i + 1);
+}
+
+/**
+ * Throws, when any seed failed, an error that gives each failed seed's
+ * replay line (`replay(seed)`) and the first rules the first seeds broke.
+ */
+export function assertSeedsHeld(
+  failed: readonly FailedSeed[],
+  total: number,
+  replay: (seed: number) => string,
+): void {
+  if (failed.length === 0) return;
+  throw new Error(
+    `${failed.length} of ${total} seeds failed; replay each with:\n${
+      failed.slice(0, 10).map((f) => `  ${replay(f.seed)}`).join("\n")
+    }\n\n${
+      failed.slice(0, 3).map((f) =>
+        `seed ${f.seed}:\n  ${f.broken.slice(0, 5).join("\n  ")}`
+      ).join("\n\n")
+    }`,
+  );
+}
+
+/** An environment variable, or undefined when unset, empty or not allowed. */
+function envValue(name: string): string | undefined {
+  try {
+    return Deno.env.get(name) || undefined;
+  } catch {
+    return undefined;
+  }
+}
