@@ -17,7 +17,6 @@
  * `QUEUE_PROPERTY_SEED=<n>` runs seed n only (a failure prints that line);
  * `QUEUE_PROPERTY_SEEDS=<count>` runs seeds 1 to count.
  */
-import assert from "node:assert/strict";
 import type { Clock, TimerHandle } from "../clock.ts";
 import {
   assertSeedsHeld,
