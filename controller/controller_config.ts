@@ -175,7 +175,11 @@ export interface ReconcileContext<T extends KubeObjectLike = KubeObject> {
   store(name?: string): IndexedStore<ReadonlyFields<KubeObject>, "sync">;
   /**
    * Aborts when the reconcile should end: its `reconcileTimeoutMs` passed,
-   * leadership was lost, or the controller stops without draining.
+   * leadership was lost, its key left this replica's shard, or the
+   * controller stops without draining. A reconcile cut short by a lost
+   * lead or a key that left is looked at again (by the next term, the
+   * key's new owner, or this replica when the key comes back), whether it
+   * then throws or returns.
    */
   readonly signal: AbortSignal;
   /** 1 for the first try, 2 for the first retry after a failure, … */

@@ -14,7 +14,7 @@ import {
   RecordingLogger,
 } from "../testing/mod.ts";
 import { Controller } from "./controller.ts";
-import type { ReconcileContext } from "./controller_config.ts";
+import type { ControllerShard, ReconcileContext } from "./controller_config.ts";
 
 const GVR = { group: "", version: "v1", resource: "configmaps" };
 const TIMINGS = {
@@ -321,5 +321,87 @@ for (const sharded of [true, false]) {
         .filter((k) => aKeys.includes(k)).sort(),
       aKeys.sort(),
     );
+  });
+}
+
+/**
+ * A share driven by hand: it holds every object (nothing leaves the cache)
+ * and may work on all but the objects whose uids are in `away`.
+ */
+class HandShard implements ControllerShard {
+  readonly away = new Set<string>();
+  #listeners = new Set<(state: unknown) => void | Promise<void>>();
+  isAssigned(): boolean {
+    return true;
+  }
+  owns(obj: { readonly metadata?: { readonly uid?: string } }): boolean {
+    return !this.away.has(obj.metadata?.uid ?? "");
+  }
+  selector(): string {
+    return "shardRange(object.metadata.uid, '0x0000000000000000', '0xffffffffffffffff')";
+  }
+  subscribe(listener: (state: unknown) => void | Promise<void>): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+  /** Tells the listeners and waits for them, as a ring does. */
+  async changed(): Promise<void> {
+    await Promise.all([...this.#listeners].map((l) => l(undefined)));
+  }
+}
+
+for (const ending of ["returns", "throws"] as const) {
+  Deno.test(`a reconcile cut short by its key leaving the shard (and that ${ending} when aborted) is reconciled again when the key comes back`, async () => {
+    await using setup = new Setup(false);
+    const { uid } = setup.server.create("configmaps", {
+      metadata: { name: "cm-0", namespace: "app" },
+    }).metadata;
+    const shard = new HandShard();
+    const runs: { start: number; end?: number; aborted?: boolean }[] = [];
+    const controller = new Controller(
+      {
+        name: "hand",
+        for: { gvr: GVR },
+        shard,
+        reconcile: async (_key, { signal }) => {
+          const run: (typeof runs)[number] = { start: setup.clock.now() };
+          runs.push(run);
+          let timer: unknown;
+          await new Promise<void>((resolve) => {
+            timer = setup.clock.setTimeout(resolve, RECONCILE_MS);
+            signal.addEventListener("abort", () => resolve(), { once: true });
+          });
+          setup.clock.clearTimeout(timer);
+          run.end = setup.clock.now();
+          run.aborted = signal.aborted;
+          if (signal.aborted && ending === "throws") throw signal.reason;
+        },
+      },
+      setup.client,
+      { clock: setup.clock, logger: new RecordingLogger() },
+    );
+    const running = controller.start();
+    try {
+      await setup.until(() => runs.length === 1, 10_000, "first reconcile");
+      // It leaves while reconciled: aborted.
+      shard.away.add(uid!);
+      await shard.changed();
+      await setup.until(() => runs[0].end !== undefined, 10_000, "aborted");
+      assert.equal(runs[0].aborted, true);
+      await setup.clock.tick(1_000);
+      assert.equal(runs.length, 1, "not reconciled while another's");
+      // It comes back, unchanged: its cut-short reconcile is done again.
+      shard.away.delete(uid!);
+      await shard.changed();
+      await setup.until(
+        () => runs.some((r) => r.end !== undefined && !r.aborted),
+        10_000,
+        "reconciled to the end",
+      );
+      assert.equal(runs.length, 2);
+    } finally {
+      await controller.stop();
+      await running;
+    }
   });
 }

@@ -64,7 +64,7 @@ export function seedsToRun(prefix: string, defaultCount: number): number[] {
 }
 
 /**
- * Throws, when any seed failed, an error that gives each failed seed's
+ * Throws, when any seed failed, an error that gives, for each failed seed, its
  * replay line (`replay(seed)`) and the first rules the first seeds broke.
  */
 export function assertSeedsHeld(
