@@ -2,26 +2,18 @@ import { type Clock, systemClock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
 import { ClientMetrics } from "./_client_metrics.ts";
-import { untilEnded } from "./_until_ended.ts";
-import { parseJson } from "../_internal/_parse_json.ts";
 import { durationProblem } from "../_internal/_duration.ts";
 import {
   invalidOptionsMessage,
   type OptionArgument,
   optionNamesProblem,
 } from "../_internal/_option_names.ts";
-import {
-  ApiConnectionError,
-  KubeConfigError,
-  ResponseDecodeError,
-} from "./errors.ts";
+import { KubeConfigError } from "./errors.ts";
 import type {
   ExecPluginConfig,
   FetchClientConfig,
 } from "./fetch_client_config.ts";
-import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions, RestClient } from "./rest_client.ts";
-import { apiErrorFrom, describe, PREVIEW_CHARS } from "./_responses.ts";
 import { checkToken, TokenFile } from "./_token.ts";
 import { pemFrom } from "./_pem.ts";
 import {
@@ -37,27 +29,9 @@ import {
   dirname,
   loadKubeconfig,
 } from "./_kubeconfig.ts";
-import {
-  DEFAULT_EXEC_TIMEOUT_MS,
-  type ExecCredential,
-  ExecCredentialSource,
-} from "./_exec.ts";
-import {
-  createTransport,
-  type TlsSettings,
-  type Transport,
-} from "./_transport.ts";
-import { retireOnTimeout } from "./_retire_on_timeout.ts";
-
-/**
- * One request sent: its answer, the exec plugin's credential it carried,
- * and the release of its timeout watch (see `_retire_on_timeout.ts`).
- */
-interface Attempt {
-  response: Response;
-  credential?: ExecCredential;
-  release: () => void;
-}
+import { DEFAULT_EXEC_TIMEOUT_MS, ExecCredentialSource } from "./_exec.ts";
+import { createTransport, type TlsSettings } from "./_transport.ts";
+import { RequestSender } from "./_request_sender.ts";
 
 const DEFAULT_TOKEN_REFRESH_MS = 60_000;
 
@@ -260,18 +234,8 @@ export class FetchClient implements RestClient, Disposable {
    * ```
    */
   readonly callsOnSent = true;
-  #base: string;
-  #token: string | undefined;
-  #tokenFile: TokenFile | undefined;
-  #exec: ExecCredentialSource | undefined;
-  #metrics: ClientMetrics | undefined;
-  #tls: TlsSettings;
-  #transport: Transport;
-  /** Transports for client certificates from the exec plugin, newest last. */
-  #execTransports = new Map<string, Transport>();
-  #closed = false;
-  /** Every token sent so far (normally one), to keep them out of errors. */
-  #sentTokens = new Set<string>();
+  /** Where requests go out and answers come back (`_request_sender.ts`). */
+  #sender: RequestSender;
 
   /**
    * Creates a client from an explicit configuration.
@@ -320,13 +284,14 @@ export class FetchClient implements RestClient, Disposable {
         throw new KubeConfigError(`execTimeoutMs ${problem}`);
       }
     }
+    let metrics: ClientMetrics | undefined;
     if (options.meter !== undefined) {
       const problem = meterProblem(options.meter);
       if (problem !== undefined) {
         throw new KubeConfigError(`meter ${problem}`);
       }
       this.meter = options.meter;
-      this.#metrics = new ClientMetrics(
+      metrics = new ClientMetrics(
         options.meter,
         options.clock ?? systemClock,
         config.server,
@@ -353,13 +318,15 @@ export class FetchClient implements RestClient, Disposable {
       );
     }
     this.source = options.source ?? "explicit config";
-    this.#base = url.href.replace(/\/+$/, "");
-    this.server = this.#base;
+    const base = url.href.replace(/\/+$/, "");
+    this.server = base;
     this.defaultNamespace = config.namespace || "default";
+    let token: string | undefined;
+    let tokenFile: TokenFile | undefined;
     if (config.token !== undefined) {
-      this.#token = checkToken(config.token, "the token setting");
+      token = checkToken(config.token, "the token setting");
     } else if (config.tokenFile) {
-      this.#tokenFile = new TokenFile(config.tokenFile, {
+      tokenFile = new TokenFile(config.tokenFile, {
         clock: options.clock ?? systemClock,
         refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
       });
@@ -376,7 +343,7 @@ export class FetchClient implements RestClient, Disposable {
     const ca = config.caData && !insecure
       ? pemFrom(config.caData, "caData")
       : undefined;
-    this.#tls = {
+    const tls: TlsSettings = {
       ...(ca ? { ca } : {}),
       ...(config.certData && config.keyData
         ? {
@@ -388,22 +355,22 @@ export class FetchClient implements RestClient, Disposable {
       ...(config.proxyUrl ? { proxyUrl: config.proxyUrl } : {}),
       ...(insecure ? { insecure } : {}),
     };
-    this.#transport = createTransport(this.#tls);
+    const transport = createTransport(tls);
+    let exec: ExecCredentialSource | undefined;
     if (config.exec) {
       if (config.exec.interactiveMode === "Always") {
-        this.#transport.close();
+        transport.close();
         throw new KubeConfigError(
           "The exec credential plugin needs interactiveMode Always, but FetchClient never runs a plugin on a terminal",
         );
       }
-      this.#exec = new ExecCredentialSource(config.exec, {
+      exec = new ExecCredentialSource(config.exec, {
         clock: options.clock ?? systemClock,
         timeoutMs: options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
         env: options.env,
-        onRun: this.#metrics &&
-          ((call, ok) => this.#metrics?.execRan(call, ok)),
+        onRun: metrics && ((call, ok) => metrics?.execRan(call, ok)),
         cluster: {
-          server: this.#base,
+          server: base,
           ...(config.tlsServerName
             ? { "tls-server-name": config.tlsServerName }
             : {}),
@@ -416,6 +383,15 @@ export class FetchClient implements RestClient, Disposable {
         },
       });
     }
+    this.#sender = new RequestSender({
+      base,
+      token,
+      tokenFile,
+      exec,
+      metrics,
+      tls,
+      transport,
+    });
   }
 
   /**
@@ -678,219 +654,7 @@ export class FetchClient implements RestClient, Disposable {
   /** Sends one request; the raw body: {@linkcode RestClient.performRequest}. */
   performRequest(opts: RequestOptions): Promise<Uint8Array>;
   performRequest(opts: RequestOptions): Promise<unknown> {
-    const metrics = this.#metrics;
-    // Timed as client-go times a request: to the end of its body (a LIST
-    // read as a stream too), a retry included; a watch, which lasts
-    // minutes, is not.
-    if (!metrics || (opts?.expectStream && isWatch(opts.querystring))) {
-      return this.#perform(opts);
-    }
-    return this.#timed(opts, metrics);
-  }
-
-  async #timed(opts: RequestOptions, metrics: ClientMetrics): Promise<unknown> {
-    const started = metrics.started();
-    const finished = () => metrics.finished(opts.method, started);
-    let answer: unknown;
-    try {
-      answer = await this.#perform(opts);
-    } catch (error) {
-      finished();
-      throw error;
-    }
-    if (!opts.expectStream) {
-      finished();
-      return answer;
-    }
-    return untilEnded(answer as ReadableStream<unknown>, finished);
-  }
-
-  async #perform(opts: RequestOptions): Promise<unknown> {
-    const { method, path } = opts;
-    if (this.#closed) {
-      throw new ApiConnectionError({
-        server: this.server,
-        method,
-        path,
-        detail: "the client was closed",
-      });
-    }
-    const query = opts.querystring?.toString();
-    const url = this.#base + path + (query ? `?${query}` : "");
-    const headers = new Headers();
-    const accept = opts.accept ??
-      (opts.expectJson ? "application/json" : undefined);
-    if (accept) headers.set("accept", accept);
-    if (opts.expectStream && isWatch(opts.querystring)) {
-      // kube-apiserver 1.37 gzips a watch with sendInitialEvents for a
-      // client that accepts it, one gzip member per flush, and Deno's fetch
-      // ends the body with the first member: the watch would look closed
-      // after its first flush. Watch events are small and spread out, so
-      // compression buys little there.
-      headers.set("accept-encoding", "identity");
-    }
-    let body: string | Uint8Array | ReadableStream<Uint8Array> | undefined;
-    if (opts.bodyStream) body = opts.bodyStream;
-    else if (opts.bodyRaw) body = opts.bodyRaw;
-    else if (opts.bodyJson !== undefined) body = JSON.stringify(opts.bodyJson);
-    const contentType = opts.contentType ??
-      (opts.bodyJson !== undefined ? "application/json" : undefined);
-    if (contentType) headers.set("content-type", contentType);
-
-    let attempt = await this.#attempt(opts, url, headers, body);
-    try {
-      if (attempt.response.status === 401) {
-        attempt = await this.#afterUnauthorized(
-          opts,
-          attempt,
-          () => this.#attempt(opts, url, headers, body),
-        );
-      }
-      return await this.#answer(opts, attempt);
-    } catch (error) {
-      attempt.release();
-      throw error;
-    }
-  }
-
-  /**
-   * A 401: the token file is read again at the next request, and a
-   * credential of the exec plugin that was refused before it expired
-   * (revoked, clock skew) is replaced: when the plugin gives a new one, the
-   * request is sent once more. A streamed body cannot be sent twice.
-   */
-  async #afterUnauthorized(
-    opts: RequestOptions,
-    attempt: Attempt,
-    again: () => Promise<Attempt>,
-  ): Promise<Attempt> {
-    this.#tokenFile?.invalidate();
-    const { response, credential } = attempt;
-    if (!credential || !this.#exec) return attempt;
-    this.#exec.invalidate(credential);
-    if (opts.bodyStream) return attempt;
-    let fresh: ExecCredential;
-    try {
-      fresh = await untilAborted(this.#exec.get(), opts.abortSignal);
-    } catch (error) {
-      await response.body?.cancel().catch(() => {});
-      throw error;
-    }
-    if (fresh === credential) return attempt;
-    await response.body?.cancel().catch(() => {});
-    attempt.release();
-    return await again();
-  }
-
-  /**
-   * The answer as asked for; the attempt is released once it is read (for
-   * a stream, once the stream ends).
-   */
-  async #answer(opts: RequestOptions, attempt: Attempt): Promise<unknown> {
-    const { method, path } = opts;
-    const { response } = attempt;
-    if (response.status < 200 || response.status >= 300) {
-      // A proxy could echo the Authorization header back in its answer.
-      throw await apiErrorFrom(response, method, path, this.#redactor);
-    }
-    if (opts.expectStream) {
-      const stream = untilEnded(
-        response.body ?? new Blob([]).stream(),
-        attempt.release,
-      );
-      return opts.expectJson
-        ? jsonLineStream(stream, opts.abortSignal)
-        : stream;
-    }
-    let bytes: Uint8Array;
-    try {
-      bytes = new Uint8Array(await response.arrayBuffer());
-    } catch (error) {
-      throw this.#failure(opts, error);
-    }
-    attempt.release();
-    if (!opts.expectJson) return bytes;
-    const text = new TextDecoder().decode(bytes);
-    try {
-      return parseJson(text);
-    } catch (cause) {
-      throw new ResponseDecodeError({
-        code: response.status,
-        contentType: response.headers.get("content-type") ?? undefined,
-        // Redacted before the cut, so no part of a token is left at the end.
-        preview: this.#redact(text).slice(0, PREVIEW_CHARS),
-        method,
-        path,
-        cause: this.#scrub(cause),
-      });
-    }
-  }
-
-  /** Sends the request once, with the credential valid now. */
-  async #attempt(
-    opts: RequestOptions,
-    url: string,
-    common: Headers,
-    body: string | Uint8Array | ReadableStream<Uint8Array> | undefined,
-  ): Promise<Attempt> {
-    const headers = new Headers(common);
-    let transport = this.#transport;
-    let credential: ExecCredential | undefined;
-    let token = this.#token ?? await this.#tokenFile?.read();
-    // As in kubectl, a token or certificate in the configuration wins over
-    // what the plugin gives.
-    if (!token && this.#exec) {
-      credential = await untilAborted(this.#exec.get(), opts.abortSignal);
-      token = credential.token;
-      if (credential.cert && credential.key && !this.#tls.cert) {
-        transport = this.#execTransport(credential.cert, credential.key);
-      }
-    }
-    if (token) {
-      if (!this.#sentTokens.has(token)) {
-        if (this.#sentTokens.size >= 4) this.#sentTokens.clear();
-        this.#sentTokens.add(token);
-      }
-      headers.set("authorization", `Bearer ${token}`);
-    }
-    const metrics = this.#metrics;
-    const release = retireOnTimeout(opts.abortSignal, transport);
-    try {
-      // fetch checks this too; mocks of fetch may not.
-      opts.abortSignal?.throwIfAborted();
-      opts.onSent?.();
-      const response = await transport.fetch(url, {
-        method: opts.method,
-        headers,
-        body,
-        signal: opts.abortSignal,
-      });
-      metrics?.answered(opts.method, response.status);
-      return { response, credential, release };
-    } catch (error) {
-      release();
-      metrics?.answered(opts.method, undefined);
-      throw this.#failure(opts, error);
-    }
-  }
-
-  /**
-   * The transport for a client certificate from the exec plugin. The two
-   * newest stay open (streams opened with the previous one may still run);
-   * older ones are closed.
-   */
-  #execTransport(cert: string, key: string): Transport {
-    let transport = this.#execTransports.get(cert);
-    if (!transport) {
-      transport = createTransport({ ...this.#tls, cert, key });
-      this.#execTransports.set(cert, transport);
-      for (const [oldCert, old] of this.#execTransports) {
-        if (this.#execTransports.size <= 2) break;
-        old.close();
-        this.#execTransports.delete(oldCert);
-      }
-    }
-    return transport;
+    return this.#sender.send(opts);
   }
 
   /**
@@ -906,12 +670,7 @@ export class FetchClient implements RestClient, Disposable {
    * ```
    */
   close(): void {
-    if (this.#closed) return;
-    this.#closed = true;
-    this.#transport.close();
-    for (const transport of this.#execTransports.values()) transport.close();
-    this.#execTransports.clear();
-    this.#exec?.close();
+    this.#sender.close();
   }
 
   /**
@@ -930,100 +689,6 @@ export class FetchClient implements RestClient, Disposable {
   [Symbol.dispose](): void {
     this.close();
   }
-
-  /** The error for a request that got no (complete) answer. */
-  #failure(opts: RequestOptions, error: unknown): unknown {
-    if (opts.abortSignal?.aborted) return opts.abortSignal.reason ?? error;
-    let detail = describe(error);
-    if (/certificate|UnknownIssuer|tls|altname/i.test(detail)) {
-      const name = this.#tls.serverName ? ` for ${this.#tls.serverName}` : "";
-      detail += this.#tls.ca
-        ? `; the server certificate does not verify against the configured CA${name}`
-        : `; the server certificate does not verify against the system roots${name} (set caData)`;
-    }
-    return new ApiConnectionError({
-      server: this.server,
-      method: opts.method,
-      path: opts.path,
-      detail: this.#redact(detail),
-      cause: this.#scrub(error),
-    });
-  }
-
-  #redactor = (text: string): string => this.#redact(text);
-
-  #redact(text: string): string {
-    for (const token of this.#sentTokens) {
-      if (text.includes(token)) text = text.replaceAll(token, "[REDACTED]");
-    }
-    return text;
-  }
-
-  /**
-   * The error itself, or a copy without the token when it (or its cause
-   * chain) quotes it.
-   */
-  #scrub(error: unknown, depth = 0): unknown {
-    if (!(error instanceof Error) || depth > 4) return error;
-    const cause = this.#scrub(error.cause, depth + 1);
-    const text = `${error.message}\n${error.stack ?? ""}`;
-    if (cause === error.cause && this.#redact(text) === text) return error;
-    const copy = new Error(this.#redact(error.message), { cause });
-    copy.name = error.name;
-    copy.stack = this.#redact(error.stack ?? "");
-    return copy;
-  }
-}
-
-/** `promise`, or a rejection with the signal's reason once it aborts. */
-function untilAborted<T>(
-  promise: Promise<T>,
-  signal: AbortSignal | undefined,
-): Promise<T> {
-  if (!signal) return promise;
-  if (signal.aborted) return Promise.reject(signal.reason);
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener("abort", onAbort, { once: true });
-    promise.then(resolve, reject).finally(() =>
-      signal.removeEventListener("abort", onAbort)
-    );
-  });
-}
-
-/**
- * The parsed lines of `body` as a stream. Unlike `ReadableStream.from` over
- * the generator, cancelling it cancels `body` (with the reason) even before
- * the first read: an unstarted generator never runs its cleanup.
- */
-function jsonLineStream(
-  body: ReadableStream<Uint8Array>,
-  abortSignal: AbortSignal | undefined,
-): ReadableStream<JsonValue> {
-  const cancelled = new AbortController();
-  const lines = readJsonLines(body, {
-    signal: abortSignal
-      ? AbortSignal.any([abortSignal, cancelled.signal])
-      : cancelled.signal,
-  });
-  let started = false;
-  return new ReadableStream<JsonValue>({
-    async pull(controller) {
-      started = true;
-      const next = await lines.next();
-      if (next.done) controller.close();
-      else controller.enqueue(next.value as JsonValue);
-    },
-    async cancel(reason) {
-      if (!started) {
-        await lines.return();
-        await body.cancel(reason);
-        return;
-      }
-      cancelled.abort(reason);
-      await lines.return().catch(() => {});
-    },
-  }, { highWaterMark: 0 });
 }
 
 // The names each options object takes: records over the interfaces' keys,
@@ -1130,9 +795,4 @@ function clientOptions(options: Omit<FetchClientOptions, "source">): Omit<
 > {
   const { clock, tokenRefreshMs, env, execTimeoutMs, meter } = options;
   return { clock, tokenRefreshMs, env, execTimeoutMs, meter };
-}
-
-function isWatch(query: URLSearchParams | undefined): boolean {
-  const watch = query?.get("watch");
-  return watch === "1" || watch === "true";
 }

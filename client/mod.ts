@@ -38,11 +38,20 @@
  * - `rest_client.ts`: the `RestClient` contract the watchers need (a structural
  *   subset of `@cloudydeno/kubernetes-client`'s).
  * - `fetch_client.ts`, `fetch_client_config.ts`: `FetchClient` on `fetch`, with
- *   its options: how it reaches a cluster.
+ *   its options and factories: how a configuration becomes a client; how it
+ *   reaches a cluster.
+ * - `_request_sender.ts`: how a request goes out and its answer comes back:
+ *   the credential valid now, one more try after a 401, the answer as asked
+ *   for, tokens redacted from errors; a request that times out retires its
+ *   pool; a streamed answer calls back when it is over.
  * - `_detect.ts`: where a client's configuration comes from (`fromEnv`):
  *   in-cluster, kubeconfig, `kubectl proxy`.
- * - `_kubeconfig.ts`, `_yaml.ts`: a kubeconfig file read and resolved (context,
- *   cluster, user); the small, strict YAML reader it uses.
+ * - `_kubeconfig.ts`: a kubeconfig file read and resolved (context, cluster,
+ *   user).
+ * - `_yaml.ts`, `_yaml_scalars.ts`, `_yaml_cursor.ts`: the small, strict YAML
+ *   reader kubeconfig files are read with: the document and its collections;
+ *   scalars in every form; the cursor over the lines, the token rules and
+ *   `YamlError`.
  * - `_kubectl.ts`: the current context and configuration as kubectl sees them,
  *   by running it.
  * - `_in_cluster.ts`: a pod's configuration: the service host and port, the
@@ -51,11 +60,8 @@
  *   them.
  * - `_pem.ts`, `_token.ts`: PEM text or base64-encoded PEM; a bearer token
  *   checked for a header; neither ever quoted in an error.
- * - `_transport.ts`, `_retire_on_timeout.ts`: how requests leave (the global
- *   fetch, `Deno.createHttpClient`, `node:https`); a request that times out
- *   retires its pool.
- * - `_until_ended.ts`: a streamed answer passed on as it is, with a call when
- *   it is over (the timeout watch, the duration).
+ * - `_transport.ts`: how requests leave (the global fetch,
+ *   `Deno.createHttpClient`, `node:https`).
  * - `_runtime.ts`: what the client asks of the runtime (files, environment,
  *   processes): `Deno.*` on Deno, `node:` built-ins on Node and Bun.
  * - `_responses.ts`, `_retry_after.ts`: the `ApiError` of a non-2xx answer,

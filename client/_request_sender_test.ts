@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { retireOnTimeout } from "./_retire_on_timeout.ts";
+import { retireOnTimeout, untilEnded } from "./_request_sender.ts";
 import type { Transport } from "./_transport.ts";
 
 function recordingTransport(): Transport & { retired: number[] } {
@@ -50,4 +50,23 @@ Deno.test("requests on one dead pool retire it once, not the pool their retries 
   // Both name pool 0; the transport moved to pool 1 at the first.
   assert.deepEqual(transport.retired, [0, 0]);
   assert.equal(transport.pool, 1);
+});
+
+Deno.test("untilEnded calls back once when the stream ends, fails or is cancelled", async () => {
+  let ends = 0;
+  const done = untilEnded(new Blob(["ab"]).stream(), () => ends++);
+  assert.equal(
+    new TextDecoder().decode(await new Response(done).arrayBuffer()),
+    "ab",
+  );
+  assert.equal(ends, 1);
+  const cancelled = untilEnded(new Blob(["ab"]).stream(), () => ends++);
+  await cancelled.cancel();
+  assert.equal(ends, 2);
+  const failing = untilEnded(
+    new ReadableStream({ pull: (c) => c.error(new Error("reset")) }),
+    () => ends++,
+  );
+  await assert.rejects(new Response(failing).arrayBuffer(), /reset/);
+  assert.equal(ends, 3);
 });
