@@ -383,10 +383,10 @@ function flowNode(
     case "'":
       return flowQuoted(cursor, at);
   }
-  const plain = flowPlain(cursor, at, start);
-  return plain.lines > 1
-    ? plain.text
-    : resolve(cursor, plain.text, plain.line, plain.column);
+  const scalar = flowPlain(cursor, at, start);
+  return scalar.lines > 1
+    ? scalar.text
+    : resolve(cursor, scalar.text, scalar.line, scalar.column);
 }
 
 /** A key inside a flow mapping: the text written (plain or quoted). */
