@@ -69,9 +69,9 @@
  *   wrong one a `WatcherConfigError`.
  * - `list_watch_stats.ts`, `_loop_stats.ts`: one record per loop (counts,
  *   `lastActivityTime`) that health, metrics and logs read,
- *   `sumListWatchStats`; its instruments.
- * - `_failure_record.ts`: a retried failure as the loop records it
- *   (`lastError`): the error as thrown, and its JSON form with the causes.
+ *   `sumListWatchStats`; its instruments; a retried failure as the loop
+ *   records it (`lastError`): the error as thrown, and its JSON form with the
+ *   causes.
  * - `_request_timers.ts`: a request's first-byte deadline, idle timer, deadline
  *   (from its last progress) and abort.
  * - `_read_body.ts`: reading a LIST body whole.
