@@ -4,85 +4,48 @@
  * state and the result of one piece of I/O and returns the next state, what
  * to hand to the consumer, and the next piece of I/O to perform.
  *
- * It reads as a table: one function per phase, each handling the inputs
- * that phase accepts; every other input changes nothing. Failures, whether
- * a request failed or an ERROR event came, take one path per phase, through
- * one classification (`_fault.ts`). Nothing here talks to a server, sleeps,
- * reads a clock (except through the {@linkcode ListWatchContext}) or words a
- * log line: the machine returns typed reasons ({@linkcode ListWatchNote})
- * and `ListWatch` writes them.
+ * It reads as a table, top to bottom: the dispatch on the phase, then one
+ * function per phase, each handling the inputs that phase accepts (every
+ * other input changes nothing), then the states (one literal shape per
+ * phase keeps the hot path monomorphic), the steps with the request each
+ * phase starts with, and the shape checks of what the server sent.
+ * Failures, whether a request failed or an ERROR event came, take one path
+ * per phase, through one classification (`_fault.ts`). Nothing here talks
+ * to a server, sleeps, reads a clock (except through the
+ * {@linkcode ListWatchContext}) or words a log line: the machine returns
+ * typed reasons ({@linkcode ListWatchNote}) and `ListWatch` writes them.
  *
  * @module
  */
+import type { KubeObject } from "../types.ts";
 import type {
   BackingOffState,
   IdleState,
   ListingState,
+  ListWatchCommand,
   ListWatchContext,
   ListWatchInput,
   ListWatchOutput,
   ListWatchState,
+  ListWatchStateCommon,
   ListWatchStep,
   RequestState,
   StreamingInitialState,
   WatchingState,
 } from "./_list_watch_types.ts";
 import type { InitialListMode } from "./list_watch_options.ts";
-import type { ListWatchNote } from "./list_watch_notes.ts";
+import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
 import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
 import { classifyFault, errorEventError, relistReasonOf } from "./_fault.ts";
-import {
-  backoff,
-  enter,
-  listQuery,
-  note,
-  stay,
-  urlOf,
-} from "./_step_builders.ts";
-import {
-  counted,
-  freshList,
-  listing,
-  rewatch,
-  streamedAt,
-  streaming,
-  watching,
-} from "./_state_constructors.ts";
-import {
-  hasMetadata,
-  isEventType,
-  isRecord,
-  readListAnswer,
-  stringOr,
-} from "./_server_answers.ts";
-
-/**
- * The state a loop starts in.
- *
- * @param options The initial-list mode, and what an earlier run of the loop
- * knew (when a loop is restarted).
- * @returns An idle state.
- */
-export function initialListWatchState(
-  options?: {
-    initialList?: InitialListMode;
-    synced?: boolean;
-    resourceVersion?: string;
-  },
-): IdleState {
-  if (options === undefined) options = {};
-  return {
-    phase: "idle",
-    synced: options.synced ?? false,
-    initialList: options.initialList ?? "list",
-    resourceVersion: options.resourceVersion,
-  };
-}
 
 /** The bookmark annotation that ends an initial event stream. */
 const INITIAL_EVENTS_END = "k8s.io/initial-events-end";
 /** A watch closed sooner than this without events counts as a failure. */
 const SHORT_WATCH_MS = 1_000;
+/** Watch `timeoutSeconds` is drawn from this range, as client-go does. */
+const MIN_WATCH_SECONDS = 300;
+const MAX_WATCH_SECONDS = 600;
+const NONE: readonly ListWatchOutput[] = Object.freeze([]);
 
 /**
  * Computes the next step of the list-then-watch loop. Inputs that do not
@@ -325,7 +288,7 @@ function fallBackToList(
   context: ListWatchContext,
 ): ListWatchStep {
   const common = { ...state, initialList: "list" as const };
-  return enter(listing(common, undefined, 0, true), context, [
+  return enter(freshList(common), context, [
     note({ kind: "streamUnsupported", ...why }),
   ]);
 }
@@ -503,4 +466,314 @@ function skipEvent(
       : "notAnEvent",
     eventType: type,
   })]);
+}
+
+// --- States: one literal shape per phase -------------------------------------
+
+/**
+ * The state a loop starts in.
+ *
+ * @param options The initial-list mode, and what an earlier run of the loop
+ * knew (when a loop is restarted).
+ * @returns An idle state.
+ */
+export function initialListWatchState(
+  options?: {
+    initialList?: InitialListMode;
+    synced?: boolean;
+    resourceVersion?: string;
+  },
+): IdleState {
+  if (options === undefined) options = {};
+  return {
+    phase: "idle",
+    synced: options.synced ?? false,
+    initialList: options.initialList ?? "list",
+    resourceVersion: options.resourceVersion,
+  };
+}
+
+function freshList(
+  common: ListWatchStateCommon,
+): ListingState | StreamingInitialState {
+  return common.initialList === "stream"
+    ? streaming(common)
+    : listing(common, undefined, 0, true);
+}
+
+function listing(
+  common: ListWatchStateCommon,
+  continueToken: string | undefined,
+  listed: number,
+  paginate: boolean,
+): ListingState {
+  return {
+    phase: "listing",
+    synced: common.synced,
+    initialList: common.initialList,
+    resourceVersion: common.resourceVersion,
+    continueToken,
+    listed,
+    paginate,
+  };
+}
+
+function streaming(common: ListWatchStateCommon): StreamingInitialState {
+  return {
+    phase: "streamingInitial",
+    synced: common.synced,
+    initialList: common.initialList,
+    resourceVersion: common.resourceVersion,
+    opened: false,
+    items: new Map(),
+    streamedVersion: undefined,
+  };
+}
+
+function streamedAt(
+  state: StreamingInitialState,
+  resourceVersion: unknown,
+): StreamingInitialState {
+  const rv = stringOr(resourceVersion, state.streamedVersion);
+  return rv === state.streamedVersion
+    ? state
+    : { ...state, resourceVersion: rv, streamedVersion: rv };
+}
+
+function watching(
+  common: ListWatchStateCommon,
+  resourceVersion: string,
+  connection: {
+    opened: boolean;
+    openedAt: number | undefined;
+    eventCount: number;
+    fromList: boolean;
+  },
+): WatchingState {
+  return {
+    phase: "watching",
+    synced: common.synced,
+    initialList: common.initialList,
+    resourceVersion,
+    opened: connection.opened,
+    openedAt: connection.openedAt,
+    eventCount: connection.eventCount,
+    fromList: connection.fromList,
+  };
+}
+
+/** The same watch, one more event received, possibly at a new version. */
+function counted(
+  state: WatchingState,
+  resourceVersion?: unknown,
+): WatchingState {
+  return {
+    phase: "watching",
+    synced: state.synced,
+    initialList: state.initialList,
+    resourceVersion: stringOr(resourceVersion, state.resourceVersion),
+    opened: state.opened,
+    openedAt: state.openedAt,
+    eventCount: state.eventCount + 1,
+    fromList: state.fromList,
+  };
+}
+
+function rewatch(state: WatchingState): WatchingState {
+  return watching(state, state.resourceVersion, {
+    opened: false,
+    openedAt: undefined,
+    eventCount: 0,
+    fromList: false,
+  });
+}
+
+// --- Steps: staying, entering a phase with its request, backing off ----------
+
+/** Enters a phase that starts with a request, and asks for that request. */
+function enter(
+  state: RequestState,
+  context: ListWatchContext,
+  outputs: readonly ListWatchOutput[] = NONE,
+): ListWatchStep {
+  let command: ListWatchCommand;
+  if (state.phase === "listing") {
+    command = { type: "list", query: listQuery(state, context) };
+  } else if (state.phase === "streamingInitial") {
+    command = {
+      type: "watch",
+      query: watchQuery(undefined, context),
+      initialStream: true,
+      reconnect: false,
+    };
+  } else {
+    command = {
+      type: "watch",
+      query: watchQuery(state.resourceVersion, context),
+      initialStream: false,
+      reconnect: !state.fromList,
+    };
+  }
+  return { state, outputs, command };
+}
+
+/** Stays in `state` (possibly a new one of the same phase). */
+function stay(
+  state: ListWatchState,
+  outputs: readonly ListWatchOutput[] = NONE,
+): ListWatchStep {
+  return { state, outputs, command: undefined };
+}
+
+/** Waits (at least `fault.retryAfterMs`), then enters `next`. */
+function backoff(
+  next: RequestState,
+  error: unknown,
+  fault: Fault | undefined,
+  reason: ListWatchNote,
+): ListWatchStep {
+  return {
+    state: {
+      phase: "backingOff",
+      synced: next.synced,
+      initialList: next.initialList,
+      resourceVersion: next.resourceVersion,
+      next,
+    },
+    outputs: NONE,
+    command: {
+      type: "backoff",
+      error,
+      retryAfterMs: fault?.retryAfterMs,
+      reason,
+    },
+  };
+}
+
+/** A reason for the log, as an output. */
+function note(note: ListWatchNote): ListWatchOutput {
+  return { type: "note", note };
+}
+
+// --- Queries -----------------------------------------------------------------
+
+function listQuery(
+  state: ListingState,
+  context: ListWatchContext,
+): URLSearchParams {
+  const query = new URLSearchParams();
+  if (state.paginate) query.set("limit", String(context.pageSize));
+  if (state.continueToken !== undefined) {
+    query.set("continue", state.continueToken);
+  }
+  addSelectors(query, context);
+  return query;
+}
+
+/**
+ * A watch from `resourceVersion`, or, when it is `undefined`, the initial
+ * list streamed as events (`sendInitialEvents`) before the watch goes on.
+ */
+function watchQuery(
+  resourceVersion: string | undefined,
+  context: ListWatchContext,
+): URLSearchParams {
+  const query = new URLSearchParams();
+  query.set("watch", "1");
+  if (resourceVersion === undefined) {
+    query.set("sendInitialEvents", "true");
+    query.set("resourceVersionMatch", "NotOlderThan");
+  } else {
+    query.set("resourceVersion", resourceVersion);
+  }
+  query.set("allowWatchBookmarks", "true");
+  addSelectors(query, context);
+  query.set("timeoutSeconds", String(watchSeconds(context)));
+  return query;
+}
+
+function addSelectors(query: URLSearchParams, context: ListWatchContext): void {
+  if (context.labelSelector) query.set("labelSelector", context.labelSelector);
+  if (context.fieldSelector) query.set("fieldSelector", context.fieldSelector);
+  const shard = context.shardSelector;
+  if (shard) query.set("shardSelector", shard);
+}
+
+/** Random in [300, 600] so that many watchers do not reconnect in step. */
+function watchSeconds(context: ListWatchContext): number {
+  const span = MAX_WATCH_SECONDS - MIN_WATCH_SECONDS;
+  return Math.min(
+    MAX_WATCH_SECONDS,
+    MIN_WATCH_SECONDS + Math.floor(context.random() * (span + 1)),
+  );
+}
+
+function urlOf(path: string, query: URLSearchParams): string {
+  const qs = query.toString();
+  return qs === "" ? path : `${path}?${qs}`;
+}
+
+// --- What the server sent: a LIST answer, an event's type, metadata ----------
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function hasMetadata(value: unknown): value is KubeObject {
+  return isRecord(value) && isRecord(value.metadata);
+}
+
+/** Whether `type` is a watch event type (`ERROR` aside). */
+function isEventType(type: unknown): boolean {
+  return type === "ADDED" || type === "MODIFIED" || type === "DELETED" ||
+    type === "BOOKMARK";
+}
+
+/** `value` when it is a non-empty string, else `fallback`. */
+function stringOr<T extends string | undefined>(
+  value: unknown,
+  fallback: T,
+): string | T {
+  return typeof value === "string" && value !== "" ? value : fallback;
+}
+
+/** A LIST answer's parts, as the machine needs them. */
+interface ListAnswer {
+  /** The items with metadata: the answer's own array when all have it. */
+  items: KubeObject[];
+  /** How many items had no metadata and were left out. */
+  skipped: number;
+  resourceVersion: string;
+  /** The token of the next page, when there is one. */
+  continueToken: string | undefined;
+  /**
+   * `metadata.shardInfo.selector`: the shard selector the server applied
+   * (kube-apiserver with `ShardedListAndWatch`); absent from a server that
+   * ignored the parameter.
+   */
+  shardSelector: string | undefined;
+}
+
+/** The parts of a LIST answer, or what is wrong with it. */
+function readListAnswer(list: unknown): ListAnswer | string {
+  if (!isRecord(list)) return "it is not an object";
+  const items = list.items ?? [];
+  if (!Array.isArray(items)) return "its items are not an array";
+  const meta = isRecord(list.metadata) ? list.metadata : {};
+  const resourceVersion = stringOr(meta.resourceVersion, undefined);
+  if (resourceVersion === undefined) {
+    return "it has no metadata.resourceVersion";
+  }
+  let skipped = 0;
+  for (const item of items) if (!hasMetadata(item)) skipped++;
+  return {
+    // The answer's array is ours: adopted rather than copied.
+    items: skipped === 0 ? items : items.filter(hasMetadata),
+    skipped,
+    resourceVersion,
+    continueToken: stringOr(meta.continue, undefined),
+    shardSelector: isRecord(meta.shardInfo)
+      ? stringOr(meta.shardInfo.selector, undefined)
+      : undefined,
+  };
 }

@@ -55,12 +55,12 @@
  *   `FaultKind`).
  * - `_fault.ts`: the failure classes, one table: how each is recognised,
  *   whether it relists.
- * - `_list_watch_transition.ts`: the pure state table: `switch (state.phase)`,
- *   one function per phase, one failure path per phase.
- * - `_state_constructors.ts`, `_step_builders.ts`: building each state (one
- *   shape per phase); entering a phase with its request, staying, backing off.
- * - `_server_answers.ts`: checking what the server sent: a LIST answer's parts,
- *   an event's type, an object's metadata.
+ * - `_list_watch_transition.ts`: the pure state table, top to bottom:
+ *   `switch (state.phase)`, one function per phase with one failure path each,
+ *   then building each state (one shape per phase), entering a phase with its
+ *   request (its query), staying, backing off, and the checks of what the
+ *   server sent (a LIST answer's parts, an event's type, an object's
+ *   metadata).
  * - `list_watch.ts`, `list_watch_options.ts`: `ListWatch`, the driver: it
  *   performs each command and feeds the result back through one path (`#feed`);
  *   its options, its sink and what the sink is given (`ListPage`, `ListInfo`),
@@ -69,9 +69,9 @@
  *   wrong one a `WatcherConfigError`.
  * - `list_watch_stats.ts`, `_loop_stats.ts`: one record per loop (counts,
  *   `lastActivityTime`) that health, metrics and logs read,
- *   `sumListWatchStats`; its instruments.
- * - `_failure_record.ts`: a retried failure as the loop records it
- *   (`lastError`): the error as thrown, and its JSON form with the causes.
+ *   `sumListWatchStats`; its instruments; a retried failure as the loop
+ *   records it (`lastError`): the error as thrown, and its JSON form with the
+ *   causes.
  * - `_request_timers.ts`: a request's first-byte deadline, idle timer, deadline
  *   (from its last progress) and abort.
  * - `_read_body.ts`: reading a LIST body whole.

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiError } from "../client/api_error.ts";
-import { errorJson, failureRecord } from "./_failure_record.ts";
+import { errorJson, failureRecord } from "./_loop_stats.ts";
 
 Deno.test("a failure record holds the error as thrown and compares as its two fields", () => {
   const error = new ApiError({ code: 503, method: "GET", path: "/x" });
