@@ -71,6 +71,47 @@ export function validateDuration(field: string, value: unknown): void {
   if (problem !== undefined) throw new WatcherConfigError(field, problem);
 }
 
+/**
+ * The loop's timeouts (`ListWatchTimeouts`), in the order they are checked:
+ * the one list of their names below the loop's options. A watcher takes
+ * them in its `WatcherOptions`, checks them here as the loop does and hands
+ * them to its loops as they are; its form compares them by this list.
+ */
+export const LOOP_TIMEOUTS = ["idleTimeoutMs", "firstByteTimeoutMs"] as const;
+
+/** The name of one of the loop's timeouts. */
+export type LoopTimeout = typeof LOOP_TIMEOUTS[number];
+
+/** The loop's timeouts as a plan holds them: each present, `undefined` when not given. */
+export type LoopTimeoutValues = {
+  readonly [K in LoopTimeout]: number | undefined;
+};
+
+/** The loop's timeouts as names an options object takes (`optionNamesProblem`'s `known`). */
+export const LOOP_TIMEOUT_NAMES: Readonly<Record<LoopTimeout, true>> = Object
+  .freeze(
+    Object.fromEntries(LOOP_TIMEOUTS.map((name) => [name, true])) as Record<
+      LoopTimeout,
+      true
+    >,
+  );
+
+/** Checks the loop's timeouts of `options`, each an optional duration. */
+export function validateLoopTimeouts(
+  options: { readonly [K in LoopTimeout]?: unknown },
+): void {
+  for (const name of LOOP_TIMEOUTS) validateDuration(name, options[name]);
+}
+
+/** The loop's timeouts of `options` (checked), to pass on as they are. */
+export function loopTimeoutsOf(
+  options: { readonly [K in LoopTimeout]?: number | undefined },
+): LoopTimeoutValues {
+  return Object.fromEntries(
+    LOOP_TIMEOUTS.map((name) => [name, options[name]]),
+  ) as Record<LoopTimeout, number | undefined>;
+}
+
 /** Checks an optional `initialList` option. */
 export function validateInitialList(value: unknown): void {
   if (value === undefined || value === "list" || value === "stream") return;

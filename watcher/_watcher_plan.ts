@@ -44,10 +44,13 @@ import type { WatcherHealth } from "./watcher_health.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import {
   DEFAULT_DEBOUNCE_INTERVAL,
+  LOOP_TIMEOUT_NAMES,
+  loopTimeoutsOf,
   validateClient,
   validateDuration,
   validateGvr,
   validateInitialList,
+  validateLoopTimeouts,
   validatePositive,
   validateSettle,
   validateSingleNamespace,
@@ -396,13 +399,11 @@ function planLoop(
 ): LoopSettings {
   validateInitialList(config.initialList);
   validatePositive("pageSize", config.pageSize, { integer: true });
-  validateDuration("idleTimeoutMs", options.idleTimeoutMs);
-  validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
+  validateLoopTimeouts(options);
   return Object.freeze({
     pageSize: config.pageSize,
     initialList: config.initialList,
-    idleTimeoutMs: options.idleTimeoutMs,
-    firstByteTimeoutMs: options.firstByteTimeoutMs,
+    ...loopTimeoutsOf(options),
     clock: options.clock,
     random: options.random,
     // A stream's series carry one watcher name, on one meter.
@@ -465,8 +466,7 @@ const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
   logger: true,
   clock: true,
   random: true,
-  idleTimeoutMs: true,
-  firstByteTimeoutMs: true,
+  ...LOOP_TIMEOUT_NAMES,
   meter: true,
   freezeObjects: true,
 };

@@ -12,7 +12,10 @@ import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
-import type { InitialListMode } from "../listwatch/list_watch_options.ts";
+import type {
+  InitialListMode,
+  ListWatchTimeouts,
+} from "../listwatch/list_watch_options.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
@@ -428,7 +431,10 @@ export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
 
 /**
  * How a watcher runs, shared by both watchers: where logs go, how time and
- * chance are measured (tests inject both), and timing plumbing.
+ * chance are measured (tests inject both), and timing plumbing: the
+ * loop's {@linkcode ListWatchTimeouts} (`idleTimeoutMs`,
+ * `firstByteTimeoutMs`), documented there and handed to its loops as they
+ * are.
  *
  * Why a third argument instead of more config fields: the config says
  * *what* to watch and *what to call* — it reads as the controller's
@@ -447,7 +453,7 @@ export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
  * const options: WatcherOptions = { logger: consoleLogger({ level: "debug" }) };
  * ```
  */
-export interface WatcherOptions {
+export interface WatcherOptions extends ListWatchTimeouts {
   /**
    * Where the watcher logs.
    *
@@ -466,25 +472,6 @@ export interface WatcherOptions {
    * @default {Math.random}
    */
   random?: () => number;
-  /**
-   * A watch silent for this long is resumed, a LIST page whose body stops
-   * for this long is requested again, in ms.
-   *
-   * @default {180000}
-   */
-  idleTimeoutMs?: number;
-  /**
-   * A LIST or watch request not answered (no status, no headers) within
-   * this long is aborted, logged with its URL and retried with backoff, in
-   * ms: a server that accepts the connection and never answers shows in
-   * the log and in `lastError()` after this, not after `idleTimeoutMs`.
-   * It counts from when the request is sent: with a `FetchClient`, an
-   * exec credential plugin's run comes before that (see
-   * `RestClient.callsOnSent`).
-   *
-   * @default {30000}
-   */
-  firstByteTimeoutMs?: number;
   /**
    * Where the watcher's metrics go: an OpenTelemetry `Meter`
    * (`metrics.getMeter("k8s-watcher")`) or a `MetricsRegistry` from
