@@ -1,16 +1,15 @@
 /**
- * What the bulk `Watcher` and the `SingleWatcher` share once assembled
- * (their checks are their plans', `_watcher_plan.ts`): the feed of the
- * list-then-watch loop, the start/stop lifecycle, the sync latch, guarded
- * user callbacks, the last error and the health snapshot. Each watcher adds
- * only what it does with pages and events.
+ * What every kind of watcher shares once assembled (their checks are their
+ * plans'): the feed of the list-then-watch loop (each kind brings its own:
+ * a shared source, one private loop), the start/stop lifecycle, the sync
+ * latch, guarded user callbacks, the last error and the health snapshot.
+ * Each watcher adds only what it does with pages and events.
  *
  * @module
  */
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_delivery_watch.ts";
-import type { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { SyncWaiters } from "./_sync_waiters.ts";
@@ -31,23 +30,6 @@ export interface Feed {
   readonly lastError: ListWatchFailure | undefined;
   /** The feed's part of the health snapshot. */
   health(): Omit<WatcherHealth, "state" | "synced" | "objects">;
-}
-
-/** A feed of one private loop (a `SingleWatcher`'s). */
-export function loopFeed(loop: ListWatch): Feed {
-  return {
-    run: (signal) => loop.run(signal),
-    get lastError() {
-      return loop.lastError;
-    },
-    health: () => ({
-      resourceVersion: loop.resourceVersion,
-      ...loop.stats,
-      idleTimeoutMs: loop.idleTimeoutMs,
-      shared: false,
-      notShared: "SingleWatcher",
-    }),
-  };
 }
 
 /**
