@@ -45,8 +45,9 @@
  *   `ignoreFields` removed, `transform` applied, frozen with `freezeObjects`.
  * - `_store_writer.ts`: selects, keys, diffs a complete list, applies events,
  *   records old and new objects.
- * - `_shared_source.ts`, `_source_registry.ts`: one stream per form and client
- *   (a loop per namespace, the prepared objects, the views); who shares what.
+ * - `_shared_source.ts`: one stream per form and client (a loop per namespace,
+ *   the prepared objects, the views); who shares what (the running sources by
+ *   form key are `watcher.ts`'s).
  * - `_source_form.ts`: the form as one value (`SourceForm`): what the source
  *   runs with, its `LoopSettings` (the loop's timeouts by their one list), and
  *   its key, field by field.
@@ -78,9 +79,9 @@
  * - `_store_choice.ts`: the `store` option's backend (a memory store when none
  *   is given) and whether it shares; the named `indexes` it must keep, checked.
  * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
- *   feed, lifecycle, sync waiters, guarded callbacks, `lastError`, `health`.
- * - `_sync_waiters.ts`, `sync_error.ts`: the "initial list arrived" latch
- *   `waitForSync` waits on; `WatcherSyncError` when the wait ends first.
+ *   feed, lifecycle, the "initial list arrived" latch `waitForSync` waits on,
+ *   guarded callbacks, `lastError`, `health`.
+ * - `sync_error.ts`: `WatcherSyncError`, a sync wait that ended first.
  * - `watcher_health.ts`, `watcher_stopped_error.ts`: `WatcherHealth`, a
  *   watcher's snapshot for health endpoints; `WatcherStoppedError` (no
  *   restart).
