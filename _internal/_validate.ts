@@ -72,10 +72,11 @@ export function validateDuration(field: string, value: unknown): void {
 }
 
 /**
- * The loop's timeouts (`ListWatchTimeouts`), in the order they are checked:
- * the one list of their names below the loop's options. A watcher takes
- * them in its `WatcherOptions`, checks them here as the loop does and hands
- * them to its loops as they are; its form compares them by this list.
+ * The names of the loop's timeouts (`ListWatchTimeouts`), in the order they
+ * are checked: the one list both the loop and the watchers above it read.
+ * A watcher takes them in its `WatcherOptions`, checks them here as the
+ * loop does, hands them to its loops as they are and compares them, in its
+ * form, by this list: a timeout added to the loop needs nothing there.
  */
 export const LOOP_TIMEOUTS = ["idleTimeoutMs", "firstByteTimeoutMs"] as const;
 
