@@ -121,7 +121,8 @@
  * - `_internal/_option_names.ts`: the check every options object goes through:
  *   the names it does not take, in one wording.
  * - `_internal/_validate.ts`: the option checks the loop and the watchers share
- *   (`gvr`, sizes, durations, `initialList`).
+ *   (`gvr`, sizes, durations, `initialList`); the loop's timeouts, one list of
+ *   names (`LOOP_TIMEOUTS`) the watchers check, copy and compare them by.
  * - `_internal/_lease_timings.ts`: the timing rules of every Lease holder (the
  *   elector, the shard ring's members): client-go's, one check.
  * - `_internal/_micro_time.ts`: the MicroTime a Lease holder writes.

@@ -71,6 +71,48 @@ export function validateDuration(field: string, value: unknown): void {
   if (problem !== undefined) throw new WatcherConfigError(field, problem);
 }
 
+/**
+ * The names of the loop's timeouts (`ListWatchTimeouts`), in the order they
+ * are checked: the one list both the loop and the watchers above it read.
+ * A watcher takes them in its `WatcherOptions`, checks them here as the
+ * loop does, hands them to its loops as they are and compares them, in its
+ * form, by this list: a timeout added to the loop needs nothing there.
+ */
+export const LOOP_TIMEOUTS = ["idleTimeoutMs", "firstByteTimeoutMs"] as const;
+
+/** The name of one of the loop's timeouts. */
+export type LoopTimeout = typeof LOOP_TIMEOUTS[number];
+
+/** The loop's timeouts as a plan holds them: each present, `undefined` when not given. */
+export type LoopTimeoutValues = {
+  readonly [K in LoopTimeout]: number | undefined;
+};
+
+/** The loop's timeouts as names an options object takes (`optionNamesProblem`'s `known`). */
+export const LOOP_TIMEOUT_NAMES: Readonly<Record<LoopTimeout, true>> = Object
+  .freeze(
+    Object.fromEntries(LOOP_TIMEOUTS.map((name) => [name, true])) as Record<
+      LoopTimeout,
+      true
+    >,
+  );
+
+/** Checks the loop's timeouts of `options`, each an optional duration. */
+export function validateLoopTimeouts(
+  options: { readonly [K in LoopTimeout]?: unknown },
+): void {
+  for (const name of LOOP_TIMEOUTS) validateDuration(name, options[name]);
+}
+
+/** The loop's timeouts of `options` (checked), to pass on as they are. */
+export function loopTimeoutsOf(
+  options: { readonly [K in LoopTimeout]?: number | undefined },
+): LoopTimeoutValues {
+  return Object.fromEntries(
+    LOOP_TIMEOUTS.map((name) => [name, options[name]]),
+  ) as Record<LoopTimeout, number | undefined>;
+}
+
 /** Checks an optional `initialList` option. */
 export function validateInitialList(value: unknown): void {
   if (value === undefined || value === "list" || value === "stream") return;

@@ -9,9 +9,11 @@ import { clientMeter, meterProblem } from "../_internal/_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import {
+  LOOP_TIMEOUT_NAMES,
   validateDuration,
   validateGvr,
   validateInitialList,
+  validateLoopTimeouts,
   validatePositive,
 } from "../_internal/_validate.ts";
 import { BACKOFF_NAMES } from "./_backoff_names.ts";
@@ -32,8 +34,7 @@ export function checkListWatchOptions(options: ListWatchOptions): void {
   validateGvr(options.gvr);
   validateInitialList(options.initialList);
   validatePositive("pageSize", options.pageSize, { integer: true });
-  validateDuration("idleTimeoutMs", options.idleTimeoutMs);
-  validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
+  validateLoopTimeouts(options);
   validateDuration(
     "initialStreamDeadlineMs",
     options.initialStreamDeadlineMs,
@@ -89,8 +90,7 @@ const LIST_WATCH_NAMES: Record<keyof ListWatchOptions, true> = {
   metadataOnly: true,
   initialList: true,
   initialStreamDeadlineMs: true,
-  idleTimeoutMs: true,
-  firstByteTimeoutMs: true,
+  ...LOOP_TIMEOUT_NAMES,
   backoff: true,
   maxLineBytes: true,
   ignoreFields: true,

@@ -202,6 +202,40 @@ export interface ListWatchSink {
 }
 
 /**
+ * The loop's timeouts: options of {@linkcode ListWatchOptions}, and of a
+ * watcher's `WatcherOptions`, which hands them to its loops as they are.
+ *
+ * @example A server that must answer within 5 s
+ * ```ts
+ * import type { ListWatchTimeouts } from "@haptic/k8s-watcher/listwatch";
+ *
+ * const timeouts: ListWatchTimeouts = { firstByteTimeoutMs: 5_000 };
+ * ```
+ */
+export interface ListWatchTimeouts {
+  /**
+   * A request that receives no bytes for this long is aborted and retried, in
+   * milliseconds: a silent watch (bookmarks count) is resumed, a LIST page
+   * whose body stops for this long is requested again.
+   *
+   * @default {180000}
+   */
+  idleTimeoutMs?: number;
+  /**
+   * A LIST or watch request not answered (no status, no headers) within
+   * this long is aborted, logged with its URL and retried with backoff, in
+   * milliseconds: a server that accepts the connection and never answers
+   * shows in the log and in `lastError()` after this, not after
+   * `idleTimeoutMs`. It counts from when the request is sent: with a
+   * `FetchClient`, an exec credential plugin's run comes before that (see
+   * `RestClient.callsOnSent`).
+   *
+   * @default {30000}
+   */
+  firstByteTimeoutMs?: number;
+}
+
+/**
  * Options for {@linkcode ListWatch}.
  *
  * @example One Secret by field selector
@@ -215,7 +249,7 @@ export interface ListWatchSink {
  * };
  * ```
  */
-export interface ListWatchOptions {
+export interface ListWatchOptions extends ListWatchTimeouts {
   /** The resource to list and watch. */
   gvr: Gvr;
   /**
@@ -274,23 +308,6 @@ export interface ListWatchOptions {
    * @default {60000}
    */
   initialStreamDeadlineMs?: number;
-  /**
-   * A request that receives no bytes for this long is aborted and retried, in
-   * milliseconds: a watch (bookmarks count) is resumed, a LIST page requested
-   * again.
-   *
-   * @default {180000}
-   */
-  idleTimeoutMs?: number;
-  /**
-   * A request not answered (no status, no headers) within this long is
-   * aborted, logged with its URL and retried with backoff, in
-   * milliseconds: a server that accepts the connection and never answers
-   * is reported (`lastError()`) instead of waiting out `idleTimeoutMs`.
-   *
-   * @default {30000}
-   */
-  firstByteTimeoutMs?: number;
   /**
    * Retry delays.
    *

@@ -63,8 +63,8 @@
  *   metadata).
  * - `list_watch.ts`, `list_watch_options.ts`: `ListWatch`, the driver: it
  *   performs each command and feeds the result back through one path (`#feed`);
- *   its options, its sink and what the sink is given (`ListPage`, `ListInfo`),
- *   its phases.
+ *   its options (the timeouts a watcher passes on, `ListWatchTimeouts`), its
+ *   sink and what the sink is given (`ListPage`, `ListInfo`), its phases.
  * - `_list_watch_checks.ts`: the checks of `ListWatch`'s options, the first
  *   wrong one a `WatcherConfigError`.
  * - `list_watch_stats.ts`, `_loop_stats.ts`: one record per loop (counts,

@@ -18,6 +18,11 @@ import type { RestClient } from "../client/rest_client.ts";
 import type { FieldSelector } from "../indexer/field_selector.ts";
 import type { InitialListMode } from "../listwatch/list_watch_options.ts";
 import type { ShardFilter } from "./shard_filter.ts";
+import {
+  LOOP_TIMEOUTS,
+  type LoopTimeout,
+  type LoopTimeoutValues,
+} from "../_internal/_validate.ts";
 
 /** What makes two watchers share a source, and what the source runs with. */
 export interface SourceForm {
@@ -53,12 +58,11 @@ export interface SourceForm {
  * The settings every list-watch loop of a watcher runs with, as one value:
  * checked in the watcher's plan, passed through as they are to each
  * `ListWatch` (as its options of the same names), and part of the form.
+ * The loop's timeouts come by their one list (`LOOP_TIMEOUTS`).
  */
-export interface LoopSettings {
+export interface LoopSettings extends LoopTimeoutValues {
   readonly pageSize: number | undefined;
   readonly initialList: InitialListMode | undefined;
-  readonly idleTimeoutMs: number | undefined;
-  readonly firstByteTimeoutMs: number | undefined;
   readonly clock: Clock | undefined;
   readonly random: (() => number) | undefined;
   /** Where the loops' metrics go, and their `watcher` label (with a meter). */
@@ -78,6 +82,13 @@ type Compare<V> = (value: V) => unknown;
 const byValue = <V>(value: V): unknown => value ?? null;
 const sorted = (list: readonly string[]): string[] => [...list].sort();
 
+/** The loop's timeouts compare by value. */
+function timeoutsByValue(): Record<LoopTimeout, Compare<number | undefined>> {
+  return Object.fromEntries(
+    LOOP_TIMEOUTS.map((name) => [name, byValue]),
+  ) as Record<LoopTimeout, Compare<number | undefined>>;
+}
+
 /**
  * How each field of a form compares: the one list of what makes two
  * watchers share.
@@ -95,8 +106,7 @@ export const FORM_FIELDS: {
   freezeObjects: byValue,
   pageSize: byValue,
   initialList: (mode) => mode ?? "list",
-  idleTimeoutMs: byValue,
-  firstByteTimeoutMs: byValue,
+  ...timeoutsByValue(),
   clock: identity,
   logger: identity,
   random: identity,

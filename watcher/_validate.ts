@@ -5,9 +5,12 @@ import { wrapConfigError as wrapOptionError } from "../_internal/_validate.ts";
 
 // The checks the loop shares live at the root; the watchers import them here.
 export {
+  LOOP_TIMEOUT_NAMES,
+  loopTimeoutsOf,
   validateDuration,
   validateGvr,
   validateInitialList,
+  validateLoopTimeouts,
   validatePositive,
 } from "../_internal/_validate.ts";
 

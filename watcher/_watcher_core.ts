@@ -1,19 +1,19 @@
 /**
- * What the bulk `Watcher` and the `SingleWatcher` share once assembled
- * (their checks are their plans', `_watcher_plan.ts`): the feed of the
- * list-then-watch loop, the start/stop lifecycle, the sync latch, guarded
- * user callbacks, the last error and the health snapshot. Each watcher adds
- * only what it does with pages and events.
+ * What every kind of watcher shares once assembled (their checks are their
+ * plans'): the feed of the list-then-watch loop (each kind brings its own:
+ * a shared source, one private loop), the start/stop lifecycle, the sync
+ * latch (`SyncWaiters`, below), guarded user callbacks, the last error and
+ * the health snapshot. Each watcher adds only what it does with pages and
+ * events.
  *
  * @module
  */
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_delivery_watch.ts";
-import type { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import { SyncWaiters } from "./_sync_waiters.ts";
+import { WatcherSyncError } from "./sync_error.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "../_internal/_lifecycle.ts";
@@ -31,23 +31,6 @@ export interface Feed {
   readonly lastError: ListWatchFailure | undefined;
   /** The feed's part of the health snapshot. */
   health(): Omit<WatcherHealth, "state" | "synced" | "objects">;
-}
-
-/** A feed of one private loop (a `SingleWatcher`'s). */
-export function loopFeed(loop: ListWatch): Feed {
-  return {
-    run: (signal) => loop.run(signal),
-    get lastError() {
-      return loop.lastError;
-    },
-    health: () => ({
-      resourceVersion: loop.resourceVersion,
-      ...loop.stats,
-      idleTimeoutMs: loop.idleTimeoutMs,
-      shared: false,
-      notShared: "SingleWatcher",
-    }),
-  };
 }
 
 /**
@@ -280,5 +263,80 @@ export class WatcherCore<T> {
     await this.#parts.shutdown();
     this.#parts.metrics?.unobserve();
     this.#sync.fail("the watcher was stopped");
+  }
+}
+
+interface Waiter<T> {
+  resolve(value: T): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The "has the initial list arrived" latch both watchers share: resolves
+ * every waiter once, and rejects a waiter whose signal aborts (or all of them
+ * when the watcher stops) with the loop's last failure attached.
+ */
+class SyncWaiters<T> {
+  #resource: string;
+  #lastError: () => { error: unknown } | undefined;
+  #waiters = new Set<Waiter<T>>();
+  #value: { value: T } | undefined;
+  #failure: string | undefined;
+
+  constructor(
+    resource: string,
+    lastError: () => { error: unknown } | undefined,
+  ) {
+    this.#resource = resource;
+    this.#lastError = lastError;
+  }
+
+  get done(): boolean {
+    return this.#value !== undefined;
+  }
+
+  resolve(value: T): void {
+    if (this.#value) return;
+    this.#value = { value };
+    for (const w of this.#waiters) w.resolve(value);
+    this.#waiters.clear();
+  }
+
+  /** Rejects current and future waiters (unless already resolved). */
+  fail(why: string): void {
+    if (this.#value) return;
+    this.#failure = why;
+    for (const w of this.#waiters) w.reject(this.#error(why));
+    this.#waiters.clear();
+  }
+
+  wait(signal?: AbortSignal): Promise<T> {
+    if (this.#value) return Promise.resolve(this.#value.value);
+    if (this.#failure) return Promise.reject(this.#error(this.#failure));
+    if (signal?.aborted) {
+      return Promise.reject(this.#error("the wait was aborted"));
+    }
+    return new Promise<T>((resolve, reject) => {
+      const onAbort = () => {
+        this.#waiters.delete(waiter);
+        reject(this.#error("the wait was aborted"));
+      };
+      const waiter: Waiter<T> = {
+        resolve: (value) => {
+          signal?.removeEventListener("abort", onAbort);
+          resolve(value);
+        },
+        reject: (error) => {
+          signal?.removeEventListener("abort", onAbort);
+          reject(error);
+        },
+      };
+      this.#waiters.add(waiter);
+      signal?.addEventListener("abort", onAbort, { once: true });
+    });
+  }
+
+  #error(why: string): WatcherSyncError {
+    return new WatcherSyncError(this.#resource, why, this.#lastError()?.error);
   }
 }

@@ -68,7 +68,8 @@ function makeInstruments(meter: Meter): WatcherInstruments {
         "Calls of onChange that deliver again what a failed call did not (a retry, or the next batch carrying it), by callback",
     }),
     objects: meter.createObservableGauge(PREFIX + "store_objects", {
-      description: "Objects the watcher holds (0 or 1 for a SingleWatcher)",
+      description:
+        "Objects the watcher holds (0 or 1 for a watcher of one named object)",
     }),
     synced: meter.createObservableGauge(PREFIX + "synced", {
       description: "1 once the initial list is in and the watcher runs, else 0",

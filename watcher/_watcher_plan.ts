@@ -1,12 +1,14 @@
 /**
  * Each watcher's configuration checked once, into one frozen plan it is
- * assembled from (`planWatcher` for a `Watcher`, `planSingleWatcher` for a
- * `SingleWatcher`): its loop settings and source form, its store choice
- * and indexes, its delivery rules, and who speaks in its log lines. The
- * first wrong option is a `WatcherConfigError` naming it, found in the
- * order the checks below run. The plan holds what its checks built (the
- * indexer, the field selector, the loggers), never the watcher's running
- * parts.
+ * assembled from: `planWatcher` for a `Watcher` (its loop settings and
+ * source form, its store choice and indexes, its delivery rules, and who
+ * speaks in its log lines), and the checks every kind of watcher shares
+ * (`checkConfigObject`, `planLoop`, `checkCoreConfig`, `watcherLogger`),
+ * which another kind's own plan is made of (a `SingleWatcher`'s is in
+ * `single.ts`). The first wrong option is a `WatcherConfigError` naming it,
+ * found in the order the checks below run. The plan holds what its checks
+ * built (the indexer, the field selector, the loggers), never the
+ * watcher's running parts.
  *
  * @module
  */
@@ -44,18 +46,18 @@ import type { WatcherHealth } from "./watcher_health.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import {
   DEFAULT_DEBOUNCE_INTERVAL,
+  LOOP_TIMEOUT_NAMES,
+  loopTimeoutsOf,
   validateClient,
   validateDuration,
   validateGvr,
   validateInitialList,
+  validateLoopTimeouts,
   validatePositive,
   validateSettle,
-  validateSingleNamespace,
-  validateSkip,
   wrapConfigError,
 } from "./_validate.ts";
 import {
-  type SingleWatcherConfig,
   type WatcherConfig,
   WatcherConfigError,
   type WatcherOptions,
@@ -311,98 +313,22 @@ function planLogs<
   };
 }
 
-/** Everything a `SingleWatcher` is assembled from. */
-export interface SingleWatcherPlan<T extends KubeObjectLike> {
-  /** The user's configuration: its callbacks are called as given. */
-  readonly config: SingleWatcherConfig<T>;
-  readonly client: RestClient;
-  /** The watched object, for messages (`secrets haptic/creds`). */
-  readonly what: string;
-  /** The resource, for log lines (`ingresses.networking.k8s.io`). */
-  readonly resource: string;
-  readonly logger: Logger;
-  /** The user's clock, if any. */
-  readonly clock: Clock | undefined;
-  /** Its own, else its client's. */
-  readonly meter: Meter | undefined;
-  /** How its one loop runs. */
-  readonly loop: LoopSettings;
-  /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
-  readonly metadataOnly: boolean;
-  /** `freezeObjects`: deep-freeze the object kept. */
-  readonly freezeObjects: boolean;
-}
-
-/**
- * Checks `config`, `client` and `options` of a `SingleWatcher`; throws the
- * first problem as a `WatcherConfigError` naming the option.
- */
-export function planSingleWatcher<T extends KubeObjectLike>(
-  config: SingleWatcherConfig<T>,
-  client: RestClient,
-  options: WatcherOptions | undefined,
-): SingleWatcherPlan<T> {
-  if (options === undefined) options = {};
-  checkConfigObject("SingleWatcher", SINGLE_NAMES, config, options);
-  if (typeof config.onChange !== "function") {
-    throw new WatcherConfigError("onChange", "must be a function");
-  }
-  if (typeof config.name !== "string" || config.name === "") {
-    throw new WatcherConfigError("name", "must be a non-empty string");
-  }
-  validateSingleNamespace(config.namespace);
-  validateSkip(config.skip);
-  checkBoolean("metadataOnly", config.metadataOnly, false);
-  checkBoolean("freezeObjects", options.freezeObjects, false);
-  // Its own, else its client's: one set on the client reaches it.
-  const meter = checkedMeter(options.meter) ??
-    checkedMeter(clientMeter(client), "client.meter");
-  validateGvr(config.gvr);
-  const loop = planLoop(config, options, meter);
-  checkCoreConfig(config, client);
-  const { gvr, namespace, name } = config;
-  const resource = describe(gvr);
-  return Object.freeze({
-    config,
-    client,
-    what: namespace === undefined
-      ? `${gvr.resource} ${name}`
-      : `${gvr.resource} ${namespace}/${name}`,
-    resource,
-    // Who speaks, on every line: the object.
-    logger: watcherLogger(
-      options,
-      namespace === undefined
-        ? { resource, name }
-        : { resource, namespace, name },
-    ),
-    clock: options.clock,
-    meter,
-    // One series per watched object.
-    loop: Object.freeze({ ...loop, name }),
-    metadataOnly: config.metadataOnly === true,
-    freezeObjects: options.freezeObjects === true,
-  });
-}
-
 /**
  * The settings every loop of the source runs with, checked as the loop
  * checks them (so the first problem is found here, in the same order).
  */
-function planLoop(
+export function planLoop(
   config: Pick<WatcherConfig, "pageSize" | "initialList" | "name">,
   options: WatcherOptions,
   meter: Meter | undefined,
 ): LoopSettings {
   validateInitialList(config.initialList);
   validatePositive("pageSize", config.pageSize, { integer: true });
-  validateDuration("idleTimeoutMs", options.idleTimeoutMs);
-  validateDuration("firstByteTimeoutMs", options.firstByteTimeoutMs);
+  validateLoopTimeouts(options);
   return Object.freeze({
     pageSize: config.pageSize,
     initialList: config.initialList,
-    idleTimeoutMs: options.idleTimeoutMs,
-    firstByteTimeoutMs: options.firstByteTimeoutMs,
+    ...loopTimeoutsOf(options),
     clock: options.clock,
     random: options.random,
     // A stream's series carry one watcher name, on one meter.
@@ -465,20 +391,9 @@ const OPTION_NAMES: Record<keyof WatcherOptions, true> = {
   logger: true,
   clock: true,
   random: true,
-  idleTimeoutMs: true,
-  firstByteTimeoutMs: true,
+  ...LOOP_TIMEOUT_NAMES,
   meter: true,
   freezeObjects: true,
-};
-const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
-  gvr: true,
-  namespace: true,
-  name: true,
-  onChange: true,
-  onSyncComplete: true,
-  initialList: true,
-  metadataOnly: true,
-  skip: true,
 };
 
 /**
@@ -487,7 +402,7 @@ const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
  * them: names neither argument knows, and names put in the wrong argument,
  * in one error naming every one of them.
  */
-function checkConfigObject(
+export function checkConfigObject(
   kind: string,
   known: Readonly<Record<string, true>>,
   config: unknown,
@@ -518,7 +433,7 @@ function checkConfigObject(
  * Checks what every watcher needs besides its own options: a client, and
  * an `onSyncComplete` that is a function when given.
  */
-function checkCoreConfig(
+export function checkCoreConfig(
   config: { onSyncComplete?: unknown },
   client: unknown,
 ): void {
@@ -535,7 +450,7 @@ function checkCoreConfig(
  * The logger a watcher with `options` logs to (never throws): every line
  * carries `context`, who speaks (see `contextLogger`).
  */
-function watcherLogger(
+export function watcherLogger(
   options: WatcherOptions,
   context: Readonly<Record<string, unknown>>,
 ): Logger {
@@ -545,7 +460,7 @@ function watcherLogger(
 }
 
 /** Names the watched thing, for messages. */
-function describe(gvr: Gvr): string {
+export function describe(gvr: Gvr): string {
   return gvr.group ? `${gvr.resource}.${gvr.group}` : gvr.resource;
 }
 
@@ -578,7 +493,7 @@ function checkShard(
 }
 
 /** `got`: whether the message says what was given. */
-function checkBoolean(field: string, value: unknown, got = true): void {
+export function checkBoolean(field: string, value: unknown, got = true): void {
   if (value !== undefined && typeof value !== "boolean") {
     throw new WatcherConfigError(
       field,

@@ -3,7 +3,8 @@ import { WatcherConfigError } from "../config_error.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { FakeClock } from "../testing/fake_clock.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
-import { planSingleWatcher, planWatcher } from "./_watcher_plan.ts";
+import { planWatcher } from "./_watcher_plan.ts";
+import { planSingleWatcher } from "./single.ts";
 
 const client = {
   performRequest: () => Promise.reject(new Error("unused")),

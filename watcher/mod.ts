@@ -45,10 +45,12 @@
  *   `ignoreFields` removed, `transform` applied, frozen with `freezeObjects`.
  * - `_store_writer.ts`: selects, keys, diffs a complete list, applies events,
  *   records old and new objects.
- * - `_shared_source.ts`, `_source_registry.ts`: one stream per form and client
- *   (a loop per namespace, the prepared objects, the views); who shares what.
+ * - `_shared_source.ts`: one stream per form and client (a loop per namespace,
+ *   the prepared objects, the views); who shares what (the running sources by
+ *   form key are `watcher.ts`'s).
  * - `_source_form.ts`: the form as one value (`SourceForm`): what the source
- *   runs with, its `LoopSettings`, and its key, field by field.
+ *   runs with, its `LoopSettings` (the loop's timeouts by their one list), and
+ *   its key, field by field.
  * - `_selection_rule.ts`: the rule: selection reads the object as sent, keys
  *   the stored copy; when a selector joins the form; the paths `metadataOnly`
  *   lacks; what the loop may cut.
@@ -65,20 +67,21 @@
  *   wording, fields.
  *
  * The watchers:
- * - `watcher_config.ts`, `_validate.ts`: `WatcherConfig`,
- *   `SingleWatcherConfig`, `WatcherOptions`; the watchers' own option checks.
- * - `_watcher_plan.ts`: each watcher's options checked once into one frozen
- *   plan (`planWatcher`, `planSingleWatcher`): loop settings, form, store,
- *   delivery rules, log contexts; the first problem a `WatcherConfigError`.
+ * - `watcher_config.ts`, `_validate.ts`: `WatcherConfig`, `WatcherOptions`
+ *   (the loop's timeouts by extension); the watchers' own option checks.
+ * - `_watcher_plan.ts`: a `Watcher`'s options checked once into one frozen
+ *   plan (`planWatcher`): loop settings, form, store, delivery rules, log
+ *   contexts; the first problem a `WatcherConfigError`. The checks every kind
+ *   of watcher shares (names, loop, client, logger), for a kind's own plan.
  * - `watcher.ts`, `_batch_outlet.ts`: `Watcher`, assembled from its plan: loop,
  *   writer, store and batch; the batch goes to its own scheduler or to a
  *   `DebounceGroup`.
  * - `_store_choice.ts`: the `store` option's backend (a memory store when none
  *   is given) and whether it shares; the named `indexes` it must keep, checked.
  * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
- *   feed, lifecycle, sync waiters, guarded callbacks, `lastError`, `health`.
- * - `_sync_waiters.ts`, `sync_error.ts`: the "initial list arrived" latch
- *   `waitForSync` waits on; `WatcherSyncError` when the wait ends first.
+ *   feed, lifecycle, the "initial list arrived" latch `waitForSync` waits on,
+ *   guarded callbacks, `lastError`, `health`.
+ * - `sync_error.ts`: `WatcherSyncError`, a sync wait that ended first.
  * - `watcher_health.ts`, `watcher_stopped_error.ts`: `WatcherHealth`, a
  *   watcher's snapshot for health endpoints; `WatcherStoppedError` (no
  *   restart).
@@ -99,14 +102,16 @@
  *   a watcher feeds a member.
  * - `_group_meter.ts`: which meter a group and its member watchers share when
  *   only one of them (or the client) has one.
- * - `single.ts`, `_status_only.ts`: `SingleWatcher`: one named object, an
- *   immediate, ordered `onChange` with the object or `null` (a failed call
- *   retried with the latest); what a status-only write is.
+ * - `single.ts`, `_status_only.ts`: a kind of watcher in one file:
+ *   `SingleWatcher`, one named object, an immediate, ordered `onChange` with
+ *   the object or `null` (a failed call retried with the latest); its config
+ *   (`SingleWatcherConfig`), its plan and its loop's feed; what a status-only
+ *   write is.
  *
  * @module
  */
 export * from "./watcher.ts";
-export * from "./single.ts";
+export { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
 export * from "./watcher_base.ts";
 export * from "./watcher_health.ts";
 export * from "./watcher_config.ts";

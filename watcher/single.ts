@@ -1,22 +1,138 @@
-import type { KubeObject, KubeObjectLike, ReadonlyFields } from "../types.ts";
+import type {
+  Gvr,
+  KubeObject,
+  KubeObjectLike,
+  Logger,
+  ReadonlyFields,
+} from "../types.ts";
+// deno-lint-ignore no-unused-vars -- linked from the docs
+import type { PartialObjectMetadata } from "../types.ts";
 import { deepFreeze } from "../_internal/_deep_freeze.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type {
+  InitialListMode,
   ListInfo,
   ListPage,
+  ListWatchFailure,
   WatchEventType,
 } from "../listwatch/list_watch_options.ts";
 import { WatcherBase } from "./watcher_base.ts";
-import { loopFeed, WatcherCore } from "./_watcher_core.ts";
-import { planSingleWatcher } from "./_watcher_plan.ts";
+import { type Feed, WatcherCore } from "./_watcher_core.ts";
+import {
+  checkBoolean,
+  checkConfigObject,
+  checkCoreConfig,
+  describe,
+  planLoop,
+  watcherLogger,
+} from "./_watcher_plan.ts";
+import type { LoopSettings } from "./_source_form.ts";
+import { clientMeter } from "../_internal/_metrics.ts";
+import {
+  validateGvr,
+  validateSingleNamespace,
+  validateSkip,
+} from "./_validate.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { WatcherMetrics } from "./_watcher_metrics.ts";
+import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import { CallbackRetry } from "./_callback_retry.ts";
-import type { SingleWatcherConfig, WatcherOptions } from "./watcher_config.ts";
+import {
+  // deno-lint-ignore no-unused-vars -- linked from the docs
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
+} from "./watcher_config.ts";
+import type { Meter } from "../metrics/meter.ts";
+
+/**
+ * Configuration of a {@linkcode SingleWatcher}: one named object. Its
+ * callbacks receive the current object, or `null` once it was deleted or
+ * when it does not exist.
+ *
+ * @example Credentials in a Secret
+ * ```ts
+ * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
+ *
+ * const config: SingleWatcherConfig = {
+ *   gvr: { group: "", version: "v1", resource: "secrets" },
+ *   namespace: "haptic",
+ *   name: "haproxy-credentials",
+ *   onChange: (secret) => console.log(secret ? "credentials changed" : "credentials deleted"),
+ * };
+ * ```
+ *
+ * @example A cluster-scoped object: no namespace
+ * ```ts
+ * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
+ *
+ * const config: SingleWatcherConfig = {
+ *   gvr: { group: "", version: "v1", resource: "namespaces" },
+ *   name: "haptic",
+ *   onChange: (ns) => console.log(ns ? "namespace changed" : "namespace deleted"),
+ * };
+ * ```
+ *
+ * @typeParam T The watched object's type.
+ */
+export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
+  /** The resource of the object. */
+  gvr: Gvr;
+  /**
+   * Its namespace; left out (or `undefined`) for a cluster-scoped object (a
+   * Namespace, a Node, a ClusterRole, a CustomResourceDefinition), whose URL
+   * has no `/namespaces/<namespace>/` segment. `""` is refused: omit it.
+   * Without one, an object that has a namespace is not the one watched: it
+   * is skipped, with a warning to set `namespace`.
+   */
+  namespace?: string;
+  /** Its name. */
+  name: string;
+  /**
+   * Called after the initial sync for every add, update and delete, in event
+   * order and never overlapping; `null` when the object was deleted.
+   */
+  onChange: (obj: ReadonlyFields<T> | null) => void | Promise<void>;
+  /** Called once with the state at the initial sync (`null` when absent). */
+  onSyncComplete?: (obj: ReadonlyFields<T> | null) => void | Promise<void>;
+  /**
+   * How the first state is loaded.
+   *
+   * @default {"list"}
+   */
+  initialList?: InitialListMode;
+  /**
+   * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
+   * {@linkcode PartialObjectMetadata}), as {@linkcode WatcherConfig.metadataOnly}.
+   *
+   * @default {false}
+   */
+  metadataOnly?: boolean;
+  /**
+   * Which updates `onChange` is not called for.
+   *
+   * - `"statusOnly"`: skip a status-only write: same uid and same positive
+   *   `metadata.generation`, and no difference outside `status`,
+   *   `metadata.resourceVersion` and `metadata.managedFields`. A controller
+   *   that writes the status of the object it watches (or whose object's
+   *   status is updated by others, as a Deployment's is) would otherwise
+   *   wake on every such write. Changes of labels, annotations, finalizers,
+   *   owner references and `deletionTimestamp` are always delivered
+   *   (Kubernetes leaves the generation alone for all but the last), and
+   *   objects without a generation (ConfigMaps, Secrets) deliver every
+   *   change.
+   * - `"none"`: deliver every new version, status-only writes included.
+   *
+   * In both modes an event whose resourceVersion equals the current one
+   * (the same object seen again, e.g. after a relist) is not a change.
+   *
+   * @default {"statusOnly"}
+   */
+  skip?: "statusOnly" | "none";
+}
 
 /**
  * Watches one named object and calls `onChange` at once for every change,
@@ -378,4 +494,109 @@ function changed(
   // Both are objects as the API sent them (whatever type `T` gives them).
   return skip === "none" ||
     !isStatusOnlyChange(previous as KubeObject, next as KubeObject);
+}
+
+/** Everything a `SingleWatcher` is assembled from. */
+export interface SingleWatcherPlan<T extends KubeObjectLike> {
+  /** The user's configuration: its callbacks are called as given. */
+  readonly config: SingleWatcherConfig<T>;
+  readonly client: RestClient;
+  /** The watched object, for messages (`secrets haptic/creds`). */
+  readonly what: string;
+  /** The resource, for log lines (`ingresses.networking.k8s.io`). */
+  readonly resource: string;
+  readonly logger: Logger;
+  /** The user's clock, if any. */
+  readonly clock: Clock | undefined;
+  /** Its own, else its client's. */
+  readonly meter: Meter | undefined;
+  /** How its one loop runs. */
+  readonly loop: LoopSettings;
+  /** `metadataOnly`: keep `apiVersion`, `kind` and `metadata` only. */
+  readonly metadataOnly: boolean;
+  /** `freezeObjects`: deep-freeze the object kept. */
+  readonly freezeObjects: boolean;
+}
+
+/**
+ * Checks `config`, `client` and `options` of a `SingleWatcher`; throws the
+ * first problem as a `WatcherConfigError` naming the option, in the order
+ * the checks below run (the shared ones are `_watcher_plan.ts`'s). Not
+ * public: `mod.ts` exports only `SingleWatcher` and `SingleWatcherConfig`
+ * from this file.
+ */
+export function planSingleWatcher<T extends KubeObjectLike>(
+  config: SingleWatcherConfig<T>,
+  client: RestClient,
+  options: WatcherOptions | undefined,
+): SingleWatcherPlan<T> {
+  if (options === undefined) options = {};
+  checkConfigObject("SingleWatcher", SINGLE_NAMES, config, options);
+  if (typeof config.onChange !== "function") {
+    throw new WatcherConfigError("onChange", "must be a function");
+  }
+  if (typeof config.name !== "string" || config.name === "") {
+    throw new WatcherConfigError("name", "must be a non-empty string");
+  }
+  validateSingleNamespace(config.namespace);
+  validateSkip(config.skip);
+  checkBoolean("metadataOnly", config.metadataOnly, false);
+  checkBoolean("freezeObjects", options.freezeObjects, false);
+  // Its own, else its client's: one set on the client reaches it.
+  const meter = checkedMeter(options.meter) ??
+    checkedMeter(clientMeter(client), "client.meter");
+  validateGvr(config.gvr);
+  const loop = planLoop(config, options, meter);
+  checkCoreConfig(config, client);
+  const { gvr, namespace, name } = config;
+  const resource = describe(gvr);
+  return Object.freeze({
+    config,
+    client,
+    what: namespace === undefined
+      ? `${gvr.resource} ${name}`
+      : `${gvr.resource} ${namespace}/${name}`,
+    resource,
+    // Who speaks, on every line: the object.
+    logger: watcherLogger(
+      options,
+      namespace === undefined
+        ? { resource, name }
+        : { resource, namespace, name },
+    ),
+    clock: options.clock,
+    meter,
+    // One series per watched object.
+    loop: Object.freeze({ ...loop, name }),
+    metadataOnly: config.metadataOnly === true,
+    freezeObjects: options.freezeObjects === true,
+  });
+}
+
+const SINGLE_NAMES: Record<keyof SingleWatcherConfig, true> = {
+  gvr: true,
+  namespace: true,
+  name: true,
+  onChange: true,
+  onSyncComplete: true,
+  initialList: true,
+  metadataOnly: true,
+  skip: true,
+};
+
+/** The feed of its one private loop: a stream no other watcher shares. */
+function loopFeed(loop: ListWatch): Feed {
+  return {
+    run: (signal) => loop.run(signal),
+    get lastError(): ListWatchFailure | undefined {
+      return loop.lastError;
+    },
+    health: () => ({
+      resourceVersion: loop.resourceVersion,
+      ...loop.stats,
+      idleTimeoutMs: loop.idleTimeoutMs,
+      shared: false,
+      notShared: "SingleWatcher",
+    }),
+  };
 }

@@ -1,11 +1,8 @@
 // A SingleWatcher of a cluster-scoped object (a Namespace, a Node, a
 // ClusterRole): no namespace in the config, none in the URL.
 import assert from "node:assert/strict";
-import { SingleWatcher } from "./single.ts";
-import {
-  type SingleWatcherConfig,
-  WatcherConfigError,
-} from "./watcher_config.ts";
+import { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
+import { WatcherConfigError } from "./watcher_config.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

@@ -1,9 +1,6 @@
 import assert from "node:assert/strict";
-import { SingleWatcher } from "./single.ts";
-import {
-  type SingleWatcherConfig,
-  WatcherConfigError,
-} from "./watcher_config.ts";
+import { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
+import { WatcherConfigError } from "./watcher_config.ts";
 import { WatcherSyncError } from "./sync_error.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { ApiError } from "../client/api_error.ts";

@@ -25,7 +25,6 @@ import {
   type SourceConsumer,
   UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
-import { acquireSource, releaseSource } from "./_source_registry.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { runAsCallbackOf } from "../_internal/_callback_context.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
@@ -548,6 +547,36 @@ function copyOf<T extends KubeObjectLike>(
     copy.add(obj, indexer.extractKeys(obj)!);
   }
   return copy;
+}
+
+/**
+ * The running (or starting) sources, by form key (`_source_form.ts`, the
+ * client object being one of its fields): where watchers find the source
+ * of their form. Closed ones leave.
+ */
+const runningSources = new Map<string, SharedSource<KubeObject>>();
+
+/**
+ * The running (or starting) source of `key`, made with `make` and
+ * registered when there is none. A source unregisters itself when its last
+ * consumer leaves (see `releaseSource`).
+ */
+function acquireSource<T extends KubeObjectLike>(
+  key: string,
+  make: () => SharedSource<T>,
+): SharedSource<T> {
+  const source = runningSources.get(key);
+  if (source !== undefined && !source.closed) {
+    return source as unknown as SharedSource<T>;
+  }
+  const made = make();
+  runningSources.set(key, made as unknown as SharedSource<KubeObject>);
+  return made;
+}
+
+/** Unregisters `source` (its last consumer left). */
+function releaseSource(key: string, source: object): void {
+  if (runningSources.get(key) === source) runningSources.delete(key);
 }
 
 /**

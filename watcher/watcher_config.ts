@@ -12,7 +12,10 @@ import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import type { LabelSelectorObject } from "../indexer/label_selector.ts";
-import type { InitialListMode } from "../listwatch/list_watch_options.ts";
+import type {
+  InitialListMode,
+  ListWatchTimeouts,
+} from "../listwatch/list_watch_options.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
@@ -341,94 +344,11 @@ export type PathCount<I extends readonly string[]> = number extends I["length"]
   : I["length"];
 
 /**
- * Configuration of a {@linkcode SingleWatcher}: one named object. Its
- * callbacks receive the current object, or `null` once it was deleted or
- * when it does not exist.
- *
- * @example Credentials in a Secret
- * ```ts
- * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
- *
- * const config: SingleWatcherConfig = {
- *   gvr: { group: "", version: "v1", resource: "secrets" },
- *   namespace: "haptic",
- *   name: "haproxy-credentials",
- *   onChange: (secret) => console.log(secret ? "credentials changed" : "credentials deleted"),
- * };
- * ```
- *
- * @example A cluster-scoped object: no namespace
- * ```ts
- * import type { SingleWatcherConfig } from "@haptic/k8s-watcher";
- *
- * const config: SingleWatcherConfig = {
- *   gvr: { group: "", version: "v1", resource: "namespaces" },
- *   name: "haptic",
- *   onChange: (ns) => console.log(ns ? "namespace changed" : "namespace deleted"),
- * };
- * ```
- *
- * @typeParam T The watched object's type.
- */
-export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
-  /** The resource of the object. */
-  gvr: Gvr;
-  /**
-   * Its namespace; left out (or `undefined`) for a cluster-scoped object (a
-   * Namespace, a Node, a ClusterRole, a CustomResourceDefinition), whose URL
-   * has no `/namespaces/<namespace>/` segment. `""` is refused: omit it.
-   * Without one, an object that has a namespace is not the one watched: it
-   * is skipped, with a warning to set `namespace`.
-   */
-  namespace?: string;
-  /** Its name. */
-  name: string;
-  /**
-   * Called after the initial sync for every add, update and delete, in event
-   * order and never overlapping; `null` when the object was deleted.
-   */
-  onChange: (obj: ReadonlyFields<T> | null) => void | Promise<void>;
-  /** Called once with the state at the initial sync (`null` when absent). */
-  onSyncComplete?: (obj: ReadonlyFields<T> | null) => void | Promise<void>;
-  /**
-   * How the first state is loaded.
-   *
-   * @default {"list"}
-   */
-  initialList?: InitialListMode;
-  /**
-   * Fetch and keep only `apiVersion`, `kind` and `metadata` (a
-   * {@linkcode PartialObjectMetadata}), as {@linkcode WatcherConfig.metadataOnly}.
-   *
-   * @default {false}
-   */
-  metadataOnly?: boolean;
-  /**
-   * Which updates `onChange` is not called for.
-   *
-   * - `"statusOnly"`: skip a status-only write: same uid and same positive
-   *   `metadata.generation`, and no difference outside `status`,
-   *   `metadata.resourceVersion` and `metadata.managedFields`. A controller
-   *   that writes the status of the object it watches (or whose object's
-   *   status is updated by others, as a Deployment's is) would otherwise
-   *   wake on every such write. Changes of labels, annotations, finalizers,
-   *   owner references and `deletionTimestamp` are always delivered
-   *   (Kubernetes leaves the generation alone for all but the last), and
-   *   objects without a generation (ConfigMaps, Secrets) deliver every
-   *   change.
-   * - `"none"`: deliver every new version, status-only writes included.
-   *
-   * In both modes an event whose resourceVersion equals the current one
-   * (the same object seen again, e.g. after a relist) is not a change.
-   *
-   * @default {"statusOnly"}
-   */
-  skip?: "statusOnly" | "none";
-}
-
-/**
  * How a watcher runs, shared by both watchers: where logs go, how time and
- * chance are measured (tests inject both), and timing plumbing.
+ * chance are measured (tests inject both), and timing plumbing: the
+ * loop's {@linkcode ListWatchTimeouts} (`idleTimeoutMs`,
+ * `firstByteTimeoutMs`), documented there and handed to its loops as they
+ * are.
  *
  * Why a third argument instead of more config fields: the config says
  * *what* to watch and *what to call* — it reads as the controller's
@@ -447,7 +367,7 @@ export interface SingleWatcherConfig<T extends KubeObjectLike = KubeObject> {
  * const options: WatcherOptions = { logger: consoleLogger({ level: "debug" }) };
  * ```
  */
-export interface WatcherOptions {
+export interface WatcherOptions extends ListWatchTimeouts {
   /**
    * Where the watcher logs.
    *
@@ -466,25 +386,6 @@ export interface WatcherOptions {
    * @default {Math.random}
    */
   random?: () => number;
-  /**
-   * A watch silent for this long is resumed, a LIST page whose body stops
-   * for this long is requested again, in ms.
-   *
-   * @default {180000}
-   */
-  idleTimeoutMs?: number;
-  /**
-   * A LIST or watch request not answered (no status, no headers) within
-   * this long is aborted, logged with its URL and retried with backoff, in
-   * ms: a server that accepts the connection and never answers shows in
-   * the log and in `lastError()` after this, not after `idleTimeoutMs`.
-   * It counts from when the request is sent: with a `FetchClient`, an
-   * exec credential plugin's run comes before that (see
-   * `RestClient.callsOnSent`).
-   *
-   * @default {30000}
-   */
-  firstByteTimeoutMs?: number;
   /**
    * Where the watcher's metrics go: an OpenTelemetry `Meter`
    * (`metrics.getMeter("k8s-watcher")`) or a `MetricsRegistry` from
