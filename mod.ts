@@ -86,7 +86,7 @@
  * | [`@haptic/k8s-watcher/watcher`](https://jsr.io/@haptic/k8s-watcher/doc/watcher) | the watchers, batches, `DebounceGroup`, and the `Debouncer` they are built on |
  * | [`@haptic/k8s-watcher/listwatch`](https://jsr.io/@haptic/k8s-watcher/doc/listwatch) | the list-then-watch loop `ListWatch`, its pure state table, `Backoff` |
  * | [`@haptic/k8s-watcher/client`](https://jsr.io/@haptic/k8s-watcher/doc/client) | `FetchClient` and its options, URL paths, `httpStatusOf`, `readJsonLines` |
- * | [`@haptic/k8s-watcher/indexer`](https://jsr.io/@haptic/k8s-watcher/doc/indexer) | JSONPath-lite, `Indexer`, field and label selectors |
+ * | [`@haptic/k8s-watcher/selection`](https://jsr.io/@haptic/k8s-watcher/doc/selection) | JSONPath-lite, `Indexer`, field and label selectors |
  * | [`@haptic/k8s-watcher/store`](https://jsr.io/@haptic/k8s-watcher/doc/store) | `MemoryStore`, `CachedStore`, their options and errors |
  * | [`@haptic/k8s-watcher/indextracker`](https://jsr.io/@haptic/k8s-watcher/doc/indextracker) | `IndexSynchronizationTracker`, `SyncSource`, its errors |
  * | [`@haptic/k8s-watcher/leaderelection`](https://jsr.io/@haptic/k8s-watcher/doc/leaderelection) | `LeaderElector`, its options and health |

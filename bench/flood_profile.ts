@@ -48,13 +48,14 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
     "object preparer (check, drop managedFields)",
     (u) =>
       u.endsWith("/watcher/_object_preparer.ts") ||
-      u.endsWith("/indexer/_prune.ts") ||
-      u.endsWith("/indexer/_kube_object.ts"),
+      u.endsWith("/selection/_prune.ts") ||
+      u.endsWith("/selection/_kube_object.ts"),
   ],
   [
     "index keys + key index",
     (u) =>
-      u.endsWith("/indexer/indexer.ts") || u.endsWith("/indexer/jsonpath.ts") ||
+      u.endsWith("/selection/indexer.ts") ||
+      u.endsWith("/selection/jsonpath.ts") ||
       u.endsWith("/store/_key_index.ts"),
   ],
   [

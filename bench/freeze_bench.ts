@@ -3,7 +3,7 @@
 // freeze. Each iteration prepares a fresh copy (cloned outside the timing):
 // the freeze stops at objects frozen already.
 
-import { Indexer } from "../indexer/indexer.ts";
+import { Indexer } from "../selection/indexer.ts";
 import { silentLogger } from "../logger.ts";
 import type { KubeObject } from "../types.ts";
 import { ObjectPreparer } from "../watcher/_object_preparer.ts";

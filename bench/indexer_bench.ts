@@ -1,7 +1,7 @@
 // Hot paths of the indexer: JSONPath evaluation, key extraction, ignoreFields
 // pruning and the client-side field selector, on a realistic 3 KB Pod.
 
-import { FieldSelector, Indexer, JsonPath } from "../indexer/mod.ts";
+import { FieldSelector, Indexer, JsonPath } from "../selection/mod.ts";
 import { makePod } from "./_pods.ts";
 
 const pod = makePod(4242, 1000, 1);

@@ -5,7 +5,7 @@
 // a stored Pod (its status changed, its keys not: the common event); every
 // 10th moves the Pod to another node, so that byNode moves it too.
 
-import { Indexer } from "../indexer/indexer.ts";
+import { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import type { IndexKeyFunction, KubeObject } from "../types.ts";
 import { BatchBuilder } from "../watcher/_batch_builder.ts";

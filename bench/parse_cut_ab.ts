@@ -13,7 +13,7 @@
  * @module
  */
 
-import { Indexer } from "../indexer/indexer.ts";
+import { Indexer } from "../selection/indexer.ts";
 import { parseJson } from "../_internal/_parse_json.ts";
 import { cutJson, jsonCut } from "../_internal/_json_cut.ts";
 import { IgnoredFields } from "../listwatch/_ignored_fields.ts";

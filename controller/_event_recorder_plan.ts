@@ -1,7 +1,8 @@
 /**
  * An `EventRecorder`'s config and options checked once, into one frozen
  * plan the recorder is assembled from. The first wrong option is a
- * `ControllerConfigError`.
+ * `ControllerConfigError`. The default `reportingInstance` is named after
+ * the host, as client-go's is (in a pod, the host name is the pod's name).
  *
  * @module
  */
@@ -16,8 +17,8 @@ import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
 import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
-import { hostname } from "./_hostname.ts";
 import type {
   EventRecorderConfig,
   EventRecorderOptions,
@@ -183,6 +184,38 @@ export function planEventRecorder(
 function defaultInstance(controller: string, host: string | undefined) {
   const instance = host ? `${controller}-${host}` : controller;
   return instance.slice(0, INSTANCE_LIMIT);
+}
+
+/** The part of `Deno` read for the host name. */
+interface DenoHost {
+  hostname(): string;
+  permissions: {
+    querySync(descriptor: { name: "sys"; kind: "hostname" }): {
+      state: string;
+    };
+  };
+}
+
+/**
+ * The host's name, where it can be read without asking; undefined where
+ * reading it needs a permission not granted (Deno without `--allow-sys`:
+ * asking would prompt, or throw) or fails.
+ */
+function hostname(): string | undefined {
+  try {
+    const deno = (globalThis as { Deno?: DenoHost }).Deno;
+    if (typeof deno === "object") {
+      const state = deno.permissions.querySync({
+        name: "sys",
+        kind: "hostname",
+      }).state;
+      return state === "granted" ? deno.hostname() || undefined : undefined;
+    }
+    return nodeBuiltin<{ hostname(): string }>("node:os").hostname() ||
+      undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Why `value` is not a qualified name (`[prefix/]name`), or undefined. */

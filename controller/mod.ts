@@ -77,13 +77,13 @@
  *   `ConditionError`.
  * - `event_recorder.ts`, `event_recorder_config.ts`: `EventRecorder`:
  *   `events.k8s.io/v1` Events through a `ResourceClient`; repeats as one
- *   series, client-go's; a rate limit per object; never throws.
- * - `_event_recorder_plan.ts`, `_hostname.ts`: a recorder's config and options
- *   checked once into one frozen plan; the host name of the default
+ *   series, client-go's; a rate limit per object (client-go's token bucket
+ *   per object and type); never throws.
+ * - `_event_recorder_plan.ts`: a recorder's config and options checked once
+ *   into one frozen plan, with the host name of the default
  *   `reportingInstance`.
- * - `_event_body.ts`, `_event_spam_filter.ts`: the Event as written (checks,
- *   references, name, a note within 1024 bytes, the series key); client-go's
- *   token bucket per object and type.
+ * - `_event_body.ts`: the Event as written (checks, references, name, a note
+ *   within 1024 bytes, the series key).
  * - `_event_recorder_metrics.ts`: `k8s_watcher_recorded_events_total` by
  *   result, `k8s_watcher_event_writes_total` by verb and result.
  *

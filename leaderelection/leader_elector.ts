@@ -28,10 +28,8 @@ import type { Meter } from "../metrics/meter.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import {
   JITTER_FACTOR,
-  validateCallback,
-  validateName,
-  validateTimings,
-} from "./_validate.ts";
+  leaseTimingsProblem,
+} from "../_internal/_lease_timings.ts";
 import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
 
 /**
@@ -381,7 +379,15 @@ export class LeaderElector {
       renewDeadlineMs: config.renewDeadlineMs ?? DEFAULTS.renewDeadlineMs,
       retryPeriodMs: config.retryPeriodMs ?? DEFAULTS.retryPeriodMs,
     };
-    validateTimings(timings);
+    // Each positive, no longer than a timer can wait (2³¹−1 ms), ordered
+    // safely: client-go's rules.
+    const timingsWrong = leaseTimingsProblem(timings, "a leader");
+    if (timingsWrong) {
+      throw new LeaderElectionConfigError(
+        timingsWrong.field,
+        timingsWrong.message,
+      );
+    }
     validateCallback("onStartedLeading", config.onStartedLeading, false);
     validateCallback("onStoppedLeading", config.onStoppedLeading, false);
     validateCallback("onNewLeader", config.onNewLeader, false);
@@ -1049,3 +1055,25 @@ const OPTION_NAMES: Record<keyof LeaderElectorOptions, true> = {
   random: true,
   meter: true,
 };
+
+/** Checks that `value` is a non-empty string. */
+function validateName(field: string, value: unknown): void {
+  if (typeof value !== "string" || value.trim() === "") {
+    throw new LeaderElectionConfigError(
+      field,
+      `must be a non-empty string, got ${JSON.stringify(value) ?? "undefined"}`,
+    );
+  }
+}
+
+/** Checks that an optional callback is a function. */
+function validateCallback(
+  field: string,
+  value: unknown,
+  required: boolean,
+): void {
+  if (value === undefined && !required) return;
+  if (typeof value !== "function") {
+    throw new LeaderElectionConfigError(field, "must be a function");
+  }
+}

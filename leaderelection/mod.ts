@@ -28,11 +28,10 @@
  *
  * ## Files
  *
- * - `leader_elector.ts`: one leader among replicas on a Lease (writes guarded
- *   by resourceVersion, a renew deadline).
+ * - `leader_elector.ts`, `leader_election_config_error.ts`: one leader among
+ *   replicas on a Lease (writes guarded by resourceVersion, a renew deadline);
+ *   its checks (client-go's timing rules), `LeaderElectionConfigError`.
  * - `_lease.ts`: reading and writing the Lease record.
- * - `_validate.ts`, `leader_election_config_error.ts`: the elector's checks
- *   (client-go's timing rules); `LeaderElectionConfigError`.
  * - `_elector_metrics.ts`: `leader_election_master_status` (client-go's name),
  *   transitions, renew failures.
  *

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { Indexer } from "../indexer/indexer.ts";
-import { JsonPath } from "../indexer/jsonpath.ts";
+import { Indexer } from "../selection/indexer.ts";
+import { JsonPath } from "../selection/jsonpath.ts";
 import {
   isCutEvent,
   type JsonCut,

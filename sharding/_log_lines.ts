@@ -1,10 +1,11 @@
 /**
- * Every log line of a shard ring: level, wording, fields.
+ * Every log line of a shard ring: level, wording, fields; its ranges as
+ * people read them, `0x0000…-0x8000…`.
  *
  * @module
  */
 import type { Logger } from "../types.ts";
-import { rangesText } from "./_ring_text.ts";
+import type { ShardRange } from "./shard_range.ts";
 import type { ShardRingState } from "./shard_ring_config.ts";
 
 /** The ring's lines, one function each. */
@@ -43,3 +44,10 @@ export const ringLines = {
     );
   },
 };
+
+/** `[start, end)` ranges as `0x…-0x…` joined by commas; `none` for none. */
+function rangesText(ranges: readonly ShardRange[]): string {
+  if (ranges.length === 0) return "none";
+  const hex = (v: bigint) => "0x" + v.toString(16).padStart(16, "0");
+  return ranges.map((r) => `${hex(r.start)}-${hex(r.end)}`).join(",");
+}

@@ -1,7 +1,8 @@
 /**
  * The ring's arithmetic, without I/O: which range each member of a view
  * owns, and which ranges a replica may work on given what every member has
- * acknowledged. `shard_ring.ts` feeds it what it read from the Leases.
+ * acknowledged, and the share of the hash space ranges cover.
+ * `shard_ring.ts` feeds it what it read from the Leases.
  *
  * @module
  */
@@ -78,6 +79,13 @@ export function sameRanges(
 ): boolean {
   return a.length === b.length &&
     a.every((r, i) => r.start === b[i].start && r.end === b[i].end);
+}
+
+/** The share of the hash space `ranges` cover, in `[0, 1]`. */
+export function shareOf(ranges: readonly ShardRange[]): number {
+  let sum = 0n;
+  for (const r of ranges) sum += r.end - r.start;
+  return Number((sum * 1_000_000n) / HASH_SPACE_END) / 1_000_000;
 }
 
 /** Another member as the last LIST of the ring's Leases showed it. */

@@ -28,13 +28,14 @@
  *   one.
  * - `_ring_view.ts`, `shard_range.ts`: the arithmetic, no I/O: one contiguous
  *   range per member of a view, what a member may work on given every
- *   acknowledgement; `shardSelector`.
+ *   acknowledgement, the share of the hash space ranges cover;
+ *   `shardSelector`.
  * - `_ring_lease.ts`: a member's Lease: holder, renewal, the acknowledged view
  *   (an annotation).
  * - `_ring_metrics.ts`: a member's series: members, assigned and permitted
  *   shares, changes, failed renewals.
- * - `_log_lines.ts`, `_ring_text.ts`, `shard_ring_stopped_error.ts`: every log
- *   line of a ring; ranges as people read them; `ShardRingStoppedError`.
+ * - `_log_lines.ts`, `shard_ring_stopped_error.ts`: every log line of a ring
+ *   (ranges as people read them); `ShardRingStoppedError`.
  *
  * @module
  */

@@ -16,7 +16,6 @@ import { Lifecycle } from "../_internal/_lifecycle.ts";
 import { microTime } from "../_internal/_micro_time.ts";
 import { ringLines } from "./_log_lines.ts";
 import { RingMetrics } from "./_ring_metrics.ts";
-import { shareOf } from "./_ring_text.ts";
 import { planRing, type RingPlan } from "./_ring_plan.ts";
 import {
   LEASES,
@@ -36,6 +35,7 @@ import {
   rangeOf,
   sameRanges,
   sameView,
+  shareOf,
   subtract,
   type View,
   viewOf,

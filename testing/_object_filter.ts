@@ -1,5 +1,5 @@
 import type { KubeObject } from "../types.ts";
-import { LabelSelector } from "../indexer/label_selector.ts";
+import { LabelSelector } from "../selection/label_selector.ts";
 import { valueAtPath } from "./_json.ts";
 import { badRequest } from "./_status.ts";
 import { FakeApiError } from "./fake_api_error.ts";

@@ -13,7 +13,7 @@ const ROOT = new URL("../", import.meta.url);
 const MAPPED = [
   "",
   "metrics",
-  "indexer",
+  "selection",
   "store",
   "listwatch",
   "watcher",

@@ -21,7 +21,7 @@ import {
   parseWatchLine,
 } from "../_internal/_json_cut.ts";
 import { parseJson } from "../_internal/_parse_json.ts";
-import { buildPruneTrie, prune, type PruneNode } from "../indexer/_prune.ts";
+import { buildPruneTrie, prune, type PruneNode } from "../selection/_prune.ts";
 
 /** Seeds run by default (in CI): 1 to this. */
 const CI_SEEDS = 300;

@@ -7,7 +7,7 @@
  */
 import type { ChangeStats } from "../types.ts";
 import { line, type LogLine } from "../_internal/_log_line.ts";
-import { JsonPath } from "../indexer/jsonpath.ts";
+import { JsonPath } from "../selection/jsonpath.ts";
 
 export { write } from "../_internal/_log_line.ts";
 

@@ -8,8 +8,8 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike, Logger } from "../types.ts";
-import type { Indexer } from "../indexer/indexer.ts";
-import { assertKubeObject } from "../indexer/_kube_object.ts";
+import type { Indexer } from "../selection/indexer.ts";
+import { assertKubeObject } from "../selection/_kube_object.ts";
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { deepFreeze } from "../_internal/_deep_freeze.ts";
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";

@@ -19,9 +19,9 @@
  *
  * @module
  */
-import type { FieldSelector } from "../indexer/field_selector.ts";
-import { JsonPath } from "../indexer/jsonpath.ts";
-import { mayCover } from "../indexer/_prune.ts";
+import type { FieldSelector } from "../selection/field_selector.ts";
+import { JsonPath } from "../selection/jsonpath.ts";
+import { mayCover } from "../selection/_prune.ts";
 import { WatcherConfigError } from "../config_error.ts";
 
 /**

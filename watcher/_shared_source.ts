@@ -15,8 +15,8 @@
  */
 import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
 import type { SourceForm } from "./_source_form.ts";
-import type { Indexer } from "../indexer/indexer.ts";
-import type { FieldSelector } from "../indexer/field_selector.ts";
+import type { Indexer } from "../selection/indexer.ts";
+import type { FieldSelector } from "../selection/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";

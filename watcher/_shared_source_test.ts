@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import type { KubeObject, Store } from "../types.ts";
 import { FetchClient } from "../client/fetch_client.ts";
-import { Indexer } from "../indexer/indexer.ts";
+import { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

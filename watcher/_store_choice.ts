@@ -6,7 +6,7 @@
  * @module
  */
 import type { IndexKeyFunction, KubeObjectLike, StoreReads } from "../types.ts";
-import { Indexer } from "../indexer/indexer.ts";
+import { Indexer } from "../selection/indexer.ts";
 import { memoryStore } from "../store/memory_store.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
 import { type WatcherConfig, WatcherConfigError } from "./watcher_config.ts";

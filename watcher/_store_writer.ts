@@ -15,9 +15,9 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
-import type { Indexer } from "../indexer/indexer.ts";
-import type { FieldSelector } from "../indexer/field_selector.ts";
-import { JsonPath } from "../indexer/jsonpath.ts";
+import type { Indexer } from "../selection/indexer.ts";
+import type { FieldSelector } from "../selection/field_selector.ts";
+import { JsonPath } from "../selection/jsonpath.ts";
 import { renderValue } from "../_internal/_render.ts";
 import type {
   ListPage,

@@ -5,8 +5,8 @@ import { BatchBuilder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { ListPage } from "../listwatch/list_watch_options.ts";
 import { MemoryStore } from "../store/memory_store.ts";
-import { Indexer } from "../indexer/indexer.ts";
-import { FieldSelector } from "../indexer/field_selector.ts";
+import { Indexer } from "../selection/indexer.ts";
+import { FieldSelector } from "../selection/field_selector.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import type { KubeObject } from "../types.ts";
 

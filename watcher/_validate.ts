@@ -1,5 +1,5 @@
 import { settleProblem } from "./_settle_problem.ts";
-import { IndexerOptionsError } from "../indexer/indexer.ts";
+import { IndexerOptionsError } from "../selection/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { wrapConfigError as wrapOptionError } from "../_internal/_validate.ts";
 

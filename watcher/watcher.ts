@@ -14,7 +14,7 @@ import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
-import type { Indexer } from "../indexer/indexer.ts";
+import type { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
 import type { ShardFilter, ShardHealth } from "./shard_filter.ts";

@@ -11,7 +11,7 @@ import type {
 import type { PartialObjectMetadata } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
-import type { LabelSelectorObject } from "../indexer/label_selector.ts";
+import type { LabelSelectorObject } from "../selection/label_selector.ts";
 import type {
   InitialListMode,
   ListWatchTimeouts,

@@ -16,7 +16,7 @@ import type { InvalidObjectError } from "./invalid_object_error.ts";
  *
  * @example Keys by namespace and name, without managed fields
  * ```ts
- * import type { IndexerOptions } from "@haptic/k8s-watcher/indexer";
+ * import type { IndexerOptions } from "@haptic/k8s-watcher/selection";
  *
  * const options: IndexerOptions = {
  *   indexBy: ["metadata.namespace", "metadata.name"],
@@ -37,7 +37,7 @@ export interface IndexerOptions {
  *
  * @example A path that does not parse
  * ```ts
- * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
+ * import { Indexer, IndexerOptionsError } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new Indexer({ indexBy: ["metadata.name", "spec..x"] }), (err) => {
@@ -59,7 +59,7 @@ export class IndexerOptionsError extends Error {
    *
    * @example The option and the entry at fault
    * ```ts
-   * import { IndexerOptionsError } from "@haptic/k8s-watcher/indexer";
+   * import { IndexerOptionsError } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const err = new IndexerOptionsError("indexBy", 1, "expected a field name");
@@ -90,7 +90,7 @@ export class IndexerOptionsError extends Error {
  *
  * @example An object and its keys
  * ```ts
- * import type { ProcessedObject } from "@haptic/k8s-watcher/indexer";
+ * import type { ProcessedObject } from "@haptic/k8s-watcher/selection";
  *
  * const done: ProcessedObject = { obj: { metadata: { name: "a" } }, keys: ["a"] };
  * ```
@@ -127,7 +127,7 @@ const PROTECTED: readonly JsonPath[] = [
  *
  * @example Keys and a trimmed copy
  * ```ts
- * import { Indexer } from "@haptic/k8s-watcher/indexer";
+ * import { Indexer } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const indexer = new Indexer({
@@ -158,7 +158,7 @@ export class Indexer {
    *
    * @example Keys by namespace and label
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import { Indexer } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.namespace", "metadata.labels.app"] });
@@ -226,7 +226,7 @@ export class Indexer {
    *
    * @example How many keys each object gets
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import { Indexer } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * assert.equal(new Indexer({ indexBy: ["metadata.namespace", "metadata.name"] }).keyCount, 2);
@@ -245,7 +245,7 @@ export class Indexer {
    *
    * @example Keys from strings, numbers and booleans
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import { Indexer } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.name", "spec.replicas", "spec.paused"] });
@@ -275,7 +275,7 @@ export class Indexer {
    *
    * @example Naming the path an object lacks
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import { Indexer } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.name", "spec.ingressClassName"] });
@@ -300,7 +300,7 @@ export class Indexer {
    *
    * @example Dropping an annotation and condition messages
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import { Indexer } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({
@@ -336,7 +336,7 @@ export class Indexer {
    *
    * @example An object without its key is skipped
    * ```ts
-   * import { Indexer } from "@haptic/k8s-watcher/indexer";
+   * import { Indexer } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const indexer = new Indexer({ indexBy: ["metadata.labels.app"] });

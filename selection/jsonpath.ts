@@ -12,7 +12,7 @@
  *
  * @example The segments of a path
  * ```ts
- * import { JsonPath, type JsonPathSegment } from "@haptic/k8s-watcher/indexer";
+ * import { JsonPath, type JsonPathSegment } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const segments: readonly JsonPathSegment[] = new JsonPath("spec.rules[0]").segments;
@@ -34,7 +34,7 @@ export type JsonPathSegment =
  *
  * @example Where a path stops parsing
  * ```ts
- * import { JsonPath, JsonPathError } from "@haptic/k8s-watcher/indexer";
+ * import { JsonPath, JsonPathError } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new JsonPath("metadata..name"), (err) => {
@@ -61,7 +61,7 @@ export class JsonPathError extends Error {
    *
    * @example Where and what was expected
    * ```ts
-   * import { JsonPathError } from "@haptic/k8s-watcher/indexer";
+   * import { JsonPathError } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const err = new JsonPathError("spec[", 5, "an index");
@@ -113,7 +113,7 @@ const NONE: unique symbol = Symbol("none");
  *
  * @example Keys, quoted keys and wildcards
  * ```ts
- * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+ * import { JsonPath } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const ingress = {
@@ -144,7 +144,7 @@ export class JsonPath {
    *
    * @example Dotted, bracketed and kubectl-style paths
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+   * import { JsonPath } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const obj = { metadata: { labels: { "app.kubernetes.io/name": "shop" } } };
@@ -182,7 +182,7 @@ export class JsonPath {
    *
    * @example The first match
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+   * import { JsonPath } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const path = new JsonPath("spec.ports[*].name");
@@ -221,7 +221,7 @@ export class JsonPath {
    *
    * @example Every match
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+   * import { JsonPath } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const path = new JsonPath("data[*]");
@@ -246,7 +246,7 @@ export class JsonPath {
    *
    * @example The path as written
    * ```ts
-   * import { JsonPath } from "@haptic/k8s-watcher/indexer";
+   * import { JsonPath } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * assert.equal(String(new JsonPath("{.metadata.name}")), "{.metadata.name}");

@@ -11,7 +11,7 @@
  *
  * @example Excluding values
  * ```ts
- * import type { LabelOperator } from "@haptic/k8s-watcher/indexer";
+ * import type { LabelOperator } from "@haptic/k8s-watcher/selection";
  *
  * const op: LabelOperator = "NotIn";
  * ```
@@ -34,7 +34,7 @@ export type LabelOperator =
  * import {
  *   type LabelRequirement,
  *   LabelSelector,
- * } from "@haptic/k8s-watcher/indexer";
+ * } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const [term]: readonly LabelRequirement[] = new LabelSelector("tier in (web,api)").requirements;
@@ -55,7 +55,7 @@ export interface LabelRequirement {
  *
  * @example One match expression
  * ```ts
- * import type { LabelSelectorRequirement } from "@haptic/k8s-watcher/indexer";
+ * import type { LabelSelectorRequirement } from "@haptic/k8s-watcher/selection";
  *
  * const expr: LabelSelectorRequirement = { key: "tier", operator: "In", values: ["web"] };
  * ```
@@ -83,7 +83,7 @@ export interface LabelSelectorRequirement {
  *
  * @example An operator read from a spec
  * ```ts
- * import type { LabelSelectorOperator } from "@haptic/k8s-watcher/indexer";
+ * import type { LabelSelectorOperator } from "@haptic/k8s-watcher/selection";
  *
  * const known: LabelSelectorOperator = "NotIn";
  * const fromSpec: LabelSelectorOperator = String("Exists");
@@ -103,7 +103,7 @@ export type LabelSelectorOperator =
  *
  * @example Labels and expressions, as in a Deployment
  * ```ts
- * import type { LabelSelectorObject } from "@haptic/k8s-watcher/indexer";
+ * import type { LabelSelectorObject } from "@haptic/k8s-watcher/selection";
  *
  * const selector: LabelSelectorObject = {
  *   matchLabels: { app: "web" },
@@ -128,7 +128,7 @@ export interface LabelSelectorObject {
  * import {
  *   LabelSelector,
  *   LabelSelectorError,
- * } from "@haptic/k8s-watcher/indexer";
+ * } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * assert.throws(
@@ -150,7 +150,7 @@ export class LabelSelectorError extends Error {
    *
    * @example An unclosed set, with its position
    * ```ts
-   * import { LabelSelectorError } from "@haptic/k8s-watcher/indexer";
+   * import { LabelSelectorError } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const err = new LabelSelectorError("tier in (web", "expected )", { position: 12 });
@@ -195,7 +195,7 @@ export class LabelSelectorError extends Error {
  *
  * @example Equality, sets and absence
  * ```ts
- * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+ * import { LabelSelector } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const sel = new LabelSelector("app=web, tier notin (canary), !legacy");
@@ -216,7 +216,7 @@ export class LabelSelector {
    *
    * @example Parsing kubectl's syntax
    * ```ts
-   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import { LabelSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const selector = new LabelSelector("app=web,tier in (api,web),!legacy");
@@ -239,7 +239,7 @@ export class LabelSelector {
    *
    * @example From a metav1.LabelSelector object
    * ```ts
-   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import { LabelSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const sel = LabelSelector.fromObject({
@@ -328,7 +328,7 @@ export class LabelSelector {
    *
    * @example An empty selector selects everything
    * ```ts
-   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import { LabelSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * assert.equal(new LabelSelector("").isEmpty, true);
@@ -346,7 +346,7 @@ export class LabelSelector {
    *
    * @example Matching an object's labels
    * ```ts
-   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import { LabelSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const selector = new LabelSelector("tier notin (canary),!legacy");
@@ -378,7 +378,7 @@ export class LabelSelector {
    *
    * @example The canonical form the server is sent
    * ```ts
-   * import { LabelSelector } from "@haptic/k8s-watcher/indexer";
+   * import { LabelSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * assert.equal(String(new LabelSelector("tier in (web, api) , app = shop")), "app=shop,tier in (api,web)");
@@ -398,7 +398,7 @@ export class LabelSelector {
  *
  * @example Canonical query strings
  * ```ts
- * import { formatLabelSelector } from "@haptic/k8s-watcher/indexer";
+ * import { formatLabelSelector } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * assert.equal(formatLabelSelector("app = web"), "app = web");

@@ -11,7 +11,7 @@ import { renderValue } from "../_internal/_render.ts";
  *
  * @example Not equal
  * ```ts
- * import type { FieldSelectorOperator } from "@haptic/k8s-watcher/indexer";
+ * import type { FieldSelectorOperator } from "@haptic/k8s-watcher/selection";
  *
  * const op: FieldSelectorOperator = "!=";
  * ```
@@ -27,7 +27,7 @@ export type FieldSelectorOperator = "=" | "==" | "!=";
  * import {
  *   FieldSelector,
  *   type FieldSelectorTerm,
- * } from "@haptic/k8s-watcher/indexer";
+ * } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const [term]: readonly FieldSelectorTerm[] = new FieldSelector("spec.ingressClassName!=nginx").terms;
@@ -54,7 +54,7 @@ export interface FieldSelectorTerm {
  * import {
  *   FieldSelector,
  *   FieldSelectorError,
- * } from "@haptic/k8s-watcher/indexer";
+ * } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * assert.throws(() => new FieldSelector("metadata.name=web,spec.paused"), (err) => {
@@ -75,7 +75,7 @@ export class FieldSelectorError extends Error {
    *
    * @example The selector and the term at fault
    * ```ts
-   * import { FieldSelectorError } from "@haptic/k8s-watcher/indexer";
+   * import { FieldSelectorError } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const err = new FieldSelectorError("spec.paused", "spec.paused", "expected =, == or !=");
@@ -126,7 +126,7 @@ interface CompiledTerm extends FieldSelectorTerm {
  *
  * @example Selecting by class and label, client-side
  * ```ts
- * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+ * import { FieldSelector } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const selector = new FieldSelector(
@@ -151,7 +151,7 @@ export class FieldSelector {
    *
    * @example Any field, not only those the server can select
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+   * import { FieldSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const selector = new FieldSelector("spec.ingressClassName=haproxy");
@@ -184,7 +184,7 @@ export class FieldSelector {
    *
    * @example A blank selector matches everything
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+   * import { FieldSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * assert.equal(new FieldSelector(" ").isEmpty, true);
@@ -202,7 +202,7 @@ export class FieldSelector {
    *
    * @example Matching numbers and booleans
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+   * import { FieldSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const selector = new FieldSelector("spec.replicas==3,spec.paused!=true");
@@ -240,7 +240,7 @@ export class FieldSelector {
    *
    * @example The normalized form
    * ```ts
-   * import { FieldSelector } from "@haptic/k8s-watcher/indexer";
+   * import { FieldSelector } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * assert.equal(String(new FieldSelector(" a = b , c!=d\\,e ")), "a=b,c!=d\\,e");

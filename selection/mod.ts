@@ -1,16 +1,19 @@
 /**
- * What a watcher's config strings become: {@linkcode JsonPath} (the
- * JSONPath subset of `indexBy`, `ignoreFields` and field selectors),
- * {@linkcode Indexer} (index keys and ignored fields),
- * {@linkcode FieldSelector} (client-side, over any path) and
- * {@linkcode LabelSelector} (kubectl's syntax or a `metav1.LabelSelector`).
+ * Selection: what a watcher's config strings become, each picking something
+ * out of an object. {@linkcode FieldSelector} (client-side, over any path)
+ * and {@linkcode LabelSelector} (kubectl's syntax or a
+ * `metav1.LabelSelector`) pick objects; {@linkcode JsonPath} (the JSONPath
+ * subset of `indexBy`, `ignoreFields` and field selectors) picks values;
+ * {@linkcode Indexer} picks index keys and drops ignored fields, throwing
+ * {@linkcode InvalidObjectError} for a value that is no object. (In 0.3,
+ * `@haptic/k8s-watcher/indexer`.)
  *
  * The watchers use them for you; import them to evaluate the same
  * expressions elsewhere, e.g. to check a configuration before starting.
  *
  * @example Checking a watcher's paths up front
  * ```ts
- * import { FieldSelector, Indexer, LabelSelector } from "@haptic/k8s-watcher/indexer";
+ * import { FieldSelector, Indexer, LabelSelector } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const ingress = {

@@ -12,7 +12,7 @@
  *
  * @example Something that is not a Kubernetes object
  * ```ts
- * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/indexer";
+ * import { Indexer, InvalidObjectError } from "@haptic/k8s-watcher/selection";
  * import assert from "node:assert/strict";
  *
  * const indexer = new Indexer({ indexBy: ["metadata.name"] });
@@ -25,7 +25,7 @@ export class InvalidObjectError extends Error {
    *
    * @example Something that is not an object
    * ```ts
-   * import { InvalidObjectError } from "@haptic/k8s-watcher/indexer";
+   * import { InvalidObjectError } from "@haptic/k8s-watcher/selection";
    * import assert from "node:assert/strict";
    *
    * const err = new InvalidObjectError("The object has no metadata");
