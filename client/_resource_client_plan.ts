@@ -173,20 +173,7 @@ export function planCall(
   );
   if (names) fail(names.field, names.message);
   const query = new URLSearchParams();
-  const string = (field: string, allowEmpty: boolean): string | undefined => {
-    const value = options[field];
-    if (value === undefined) return undefined;
-    if (typeof value !== "string" || (!allowEmpty && value === "")) {
-      fail(
-        field,
-        `must be a${allowEmpty ? "" : " non-empty"} string, got ${
-          JSON.stringify(value) ?? String(value)
-        }`,
-      );
-    }
-    return value as string;
-  };
-  const namespace = string("namespace", true);
+  const namespace = stringOption(options, "namespace", true, fail);
   const signal = options.signal;
   if (signal !== undefined && !(signal instanceof AbortSignal)) {
     fail("signal", "must be an AbortSignal");
@@ -196,7 +183,7 @@ export function planCall(
     fail("dryRun", `must be a boolean, got ${String(dryRun)}`);
   }
   if (dryRun) query.set("dryRun", "All");
-  const fieldManager = string("fieldManager", false);
+  const fieldManager = stringOption(options, "fieldManager", false, fail);
   if (verb === "apply" && fieldManager === undefined) {
     fail(
       "fieldManager",
@@ -206,84 +193,16 @@ export function planCall(
   if (fieldManager !== undefined) query.set("fieldManager", fieldManager);
   let contentType: string | undefined;
   let body: Record<string, unknown> | undefined;
-  if (verb === "list") {
-    for (const field of ["labelSelector", "fieldSelector", "continue"]) {
-      const value = string(field, true);
-      if (value) query.set(field, value);
-    }
-    const rv = string("resourceVersion", true);
-    if (rv !== undefined) query.set("resourceVersion", rv);
-    const limit = options.limit;
-    if (limit !== undefined) {
-      if (!Number.isSafeInteger(limit) || (limit as number) < 1) {
-        fail("limit", `must be a positive whole number, got ${String(limit)}`);
-      }
-      query.set("limit", String(limit));
-    }
-  } else if (verb === "patch") {
-    const type = options.type ?? "merge";
-    if (typeof type !== "string" || !Object.hasOwn(PATCH_TYPES, type)) {
-      fail(
-        "type",
-        `must be "merge", "json" or "strategic", got ${
-          JSON.stringify(type) ?? String(type)
-        }`,
-      );
-    }
-    contentType = PATCH_TYPES[type as PatchType];
-  } else if (verb === "apply") {
+  if (verb === "list") planListQuery(options, query, fail);
+  else if (verb === "patch") contentType = patchContentType(options, fail);
+  else if (verb === "apply") {
     contentType = APPLY;
     const force = options.force;
     if (force !== undefined && typeof force !== "boolean") {
       fail("force", `must be a boolean, got ${String(force)}`);
     }
     if (force) query.set("force", "true");
-  } else if (verb === "delete") {
-    body = { apiVersion: "v1", kind: "DeleteOptions" };
-    const pre = options.preconditions as Record<string, unknown> | undefined;
-    if (pre !== undefined) {
-      if (pre === null || typeof pre !== "object") {
-        fail("preconditions", `must be an object, got ${String(pre)}`);
-      }
-      const checked: Record<string, string> = {};
-      for (const field of ["uid", "resourceVersion"]) {
-        const value = pre[field];
-        if (value === undefined) continue;
-        if (typeof value !== "string" || value === "") {
-          fail(
-            `preconditions.${field}`,
-            `must be a non-empty string, got ${
-              JSON.stringify(value) ?? String(value)
-            }`,
-          );
-        }
-        checked[field] = value as string;
-      }
-      body.preconditions = checked;
-    }
-    const policy = options.propagationPolicy;
-    if (policy !== undefined) {
-      if (typeof policy !== "string" || !POLICIES.has(policy)) {
-        fail(
-          "propagationPolicy",
-          `must be "Background", "Foreground" or "Orphan", got ${
-            JSON.stringify(policy) ?? String(policy)
-          }`,
-        );
-      }
-      body.propagationPolicy = policy;
-    }
-    const grace = options.gracePeriodSeconds;
-    if (grace !== undefined) {
-      if (!Number.isSafeInteger(grace) || (grace as number) < 0) {
-        fail(
-          "gracePeriodSeconds",
-          `must be a whole number of seconds, at least 0, got ${String(grace)}`,
-        );
-      }
-      body.gracePeriodSeconds = grace;
-    }
-  }
+  } else if (verb === "delete") body = deleteOptionsBody(options, fail);
   return Object.freeze({
     namespace,
     signal: signal as AbortSignal | undefined,
@@ -291,4 +210,117 @@ export function planCall(
     contentType,
     body,
   });
+}
+
+/** The string option `field` of `options`, if given; `""` only if allowed. */
+function stringOption(
+  options: Record<string, unknown>,
+  field: string,
+  allowEmpty: boolean,
+  fail: Fail,
+): string | undefined {
+  const value = options[field];
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || (!allowEmpty && value === "")) {
+    fail(
+      field,
+      `must be a${allowEmpty ? "" : " non-empty"} string, got ${
+        JSON.stringify(value) ?? String(value)
+      }`,
+    );
+  }
+  return value as string;
+}
+
+/** A LIST's selectors, continue token, resourceVersion and limit. */
+function planListQuery(
+  options: Record<string, unknown>,
+  query: URLSearchParams,
+  fail: Fail,
+): void {
+  for (const field of ["labelSelector", "fieldSelector", "continue"]) {
+    const value = stringOption(options, field, true, fail);
+    if (value) query.set(field, value);
+  }
+  const rv = stringOption(options, "resourceVersion", true, fail);
+  if (rv !== undefined) query.set("resourceVersion", rv);
+  const limit = options.limit;
+  if (limit !== undefined) {
+    if (!Number.isSafeInteger(limit) || (limit as number) < 1) {
+      fail("limit", `must be a positive whole number, got ${String(limit)}`);
+    }
+    query.set("limit", String(limit));
+  }
+}
+
+/** A PATCH's content type, from its `type` (merge by default). */
+function patchContentType(
+  options: Record<string, unknown>,
+  fail: Fail,
+): string {
+  const type = options.type ?? "merge";
+  if (typeof type !== "string" || !Object.hasOwn(PATCH_TYPES, type)) {
+    fail(
+      "type",
+      `must be "merge", "json" or "strategic", got ${
+        JSON.stringify(type) ?? String(type)
+      }`,
+    );
+  }
+  return PATCH_TYPES[type as PatchType];
+}
+
+/** A DELETE's body: its preconditions, propagation policy and grace period. */
+function deleteOptionsBody(
+  options: Record<string, unknown>,
+  fail: Fail,
+): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    apiVersion: "v1",
+    kind: "DeleteOptions",
+  };
+  const pre = options.preconditions as Record<string, unknown> | undefined;
+  if (pre !== undefined) {
+    if (pre === null || typeof pre !== "object") {
+      fail("preconditions", `must be an object, got ${String(pre)}`);
+    }
+    const checked: Record<string, string> = {};
+    for (const field of ["uid", "resourceVersion"]) {
+      const value = pre[field];
+      if (value === undefined) continue;
+      if (typeof value !== "string" || value === "") {
+        fail(
+          `preconditions.${field}`,
+          `must be a non-empty string, got ${
+            JSON.stringify(value) ?? String(value)
+          }`,
+        );
+      }
+      checked[field] = value as string;
+    }
+    body.preconditions = checked;
+  }
+  const policy = options.propagationPolicy;
+  if (policy !== undefined) {
+    if (typeof policy !== "string" || !POLICIES.has(policy)) {
+      fail(
+        "propagationPolicy",
+        `must be "Background", "Foreground" or "Orphan", got ${
+          JSON.stringify(policy) ?? String(policy)
+        }`,
+      );
+    }
+    body.propagationPolicy = policy;
+  }
+  const grace = options.gracePeriodSeconds;
+  if (grace !== undefined) {
+    if (!Number.isSafeInteger(grace) || (grace as number) < 0) {
+      fail(
+        "gracePeriodSeconds",
+        `must be a whole number of seconds, at least 0, got ${String(grace)}`,
+      );
+    }
+    body.gracePeriodSeconds = grace;
+  }
+  return body;
 }
