@@ -297,28 +297,8 @@ export class FetchClient implements RestClient, Disposable {
         config.server,
       );
     }
-    let url: URL;
-    try {
-      url = new URL(config.server);
-    } catch {
-      throw new KubeConfigError(
-        `The server URL ${JSON.stringify(config.server)} is not a valid URL`,
-      );
-    }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw new KubeConfigError(
-        `The server URL ${
-          JSON.stringify(config.server)
-        } must start with https:// or http://`,
-      );
-    }
-    if (url.username || url.password || url.search || url.hash) {
-      throw new KubeConfigError(
-        "The server URL must not contain credentials, a query or a fragment",
-      );
-    }
+    const base = serverBase(config.server);
     this.source = options.source ?? "explicit config";
-    const base = url.href.replace(/\/+$/, "");
     this.server = base;
     this.defaultNamespace = config.namespace || "default";
     let token: string | undefined;
@@ -331,30 +311,7 @@ export class FetchClient implements RestClient, Disposable {
         refreshMs: options.tokenRefreshMs ?? DEFAULT_TOKEN_REFRESH_MS,
       });
     }
-    if (config.certData && !config.keyData) {
-      throw new KubeConfigError("A client certificate is set without its key");
-    }
-    if (config.keyData && !config.certData) {
-      throw new KubeConfigError("A client key is set without its certificate");
-    }
-    const insecure = config.insecureSkipTlsVerify === true;
-    // kubectl refuses a CA together with insecure-skip-tls-verify; the flag
-    // wins here, as the CA could not make an unverifiable server pass.
-    const ca = config.caData && !insecure
-      ? pemFrom(config.caData, "caData")
-      : undefined;
-    const tls: TlsSettings = {
-      ...(ca ? { ca } : {}),
-      ...(config.certData && config.keyData
-        ? {
-          cert: pemFrom(config.certData, "certData"),
-          key: pemFrom(config.keyData, "keyData"),
-        }
-        : {}),
-      ...(config.tlsServerName ? { serverName: config.tlsServerName } : {}),
-      ...(config.proxyUrl ? { proxyUrl: config.proxyUrl } : {}),
-      ...(insecure ? { insecure } : {}),
-    };
+    const { tls, ca, insecure } = tlsOf(config);
     const transport = createTransport(tls);
     let exec: ExecCredentialSource | undefined;
     if (config.exec) {
@@ -369,18 +326,7 @@ export class FetchClient implements RestClient, Disposable {
         timeoutMs: options.execTimeoutMs ?? DEFAULT_EXEC_TIMEOUT_MS,
         env: options.env,
         onRun: metrics && ((call, ok) => metrics?.execRan(call, ok)),
-        cluster: {
-          server: base,
-          ...(config.tlsServerName
-            ? { "tls-server-name": config.tlsServerName }
-            : {}),
-          ...(insecure ? { "insecure-skip-tls-verify": true } : {}),
-          ...(ca ? { "certificate-authority-data": btoa(ca) } : {}),
-          ...(config.proxyUrl ? { "proxy-url": config.proxyUrl } : {}),
-          ...(config.exec.clusterConfig !== undefined
-            ? { config: config.exec.clusterConfig }
-            : {}),
-        },
+        cluster: execCluster(config, base, insecure, ca),
       });
     }
     this.#sender = new RequestSender({
@@ -795,4 +741,81 @@ function clientOptions(options: Omit<FetchClientOptions, "source">): Omit<
 > {
   const { clock, tokenRefreshMs, env, execTimeoutMs, meter } = options;
   return { clock, tokenRefreshMs, env, execTimeoutMs, meter };
+}
+
+/** The server URL checked, without its trailing slashes. */
+function serverBase(server: string): string {
+  let url: URL;
+  try {
+    url = new URL(server);
+  } catch {
+    throw new KubeConfigError(
+      `The server URL ${JSON.stringify(server)} is not a valid URL`,
+    );
+  }
+  if (url.protocol !== "https:" && url.protocol !== "http:") {
+    throw new KubeConfigError(
+      `The server URL ${
+        JSON.stringify(server)
+      } must start with https:// or http://`,
+    );
+  }
+  if (url.username || url.password || url.search || url.hash) {
+    throw new KubeConfigError(
+      "The server URL must not contain credentials, a query or a fragment",
+    );
+  }
+  return url.href.replace(/\/+$/, "");
+}
+
+/** The TLS settings of `config` (an insecure flag drops the CA). */
+function tlsOf(
+  config: FetchClientConfig,
+): { tls: TlsSettings; ca: string | undefined; insecure: boolean } {
+  if (config.certData && !config.keyData) {
+    throw new KubeConfigError("A client certificate is set without its key");
+  }
+  if (config.keyData && !config.certData) {
+    throw new KubeConfigError("A client key is set without its certificate");
+  }
+  const insecure = config.insecureSkipTlsVerify === true;
+  // kubectl refuses a CA together with insecure-skip-tls-verify; the flag
+  // wins here, as the CA could not make an unverifiable server pass.
+  const ca = config.caData && !insecure
+    ? pemFrom(config.caData, "caData")
+    : undefined;
+  const tls: TlsSettings = {
+    ...(ca ? { ca } : {}),
+    ...(config.certData && config.keyData
+      ? {
+        cert: pemFrom(config.certData, "certData"),
+        key: pemFrom(config.keyData, "keyData"),
+      }
+      : {}),
+    ...(config.tlsServerName ? { serverName: config.tlsServerName } : {}),
+    ...(config.proxyUrl ? { proxyUrl: config.proxyUrl } : {}),
+    ...(insecure ? { insecure } : {}),
+  };
+  return { tls, ca, insecure };
+}
+
+/** The cluster an exec plugin is told of (`KUBERNETES_EXEC_INFO`). */
+function execCluster(
+  config: FetchClientConfig,
+  base: string,
+  insecure: boolean,
+  ca: string | undefined,
+): Record<string, unknown> {
+  return {
+    server: base,
+    ...(config.tlsServerName
+      ? { "tls-server-name": config.tlsServerName }
+      : {}),
+    ...(insecure ? { "insecure-skip-tls-verify": true } : {}),
+    ...(ca ? { "certificate-authority-data": btoa(ca) } : {}),
+    ...(config.proxyUrl ? { "proxy-url": config.proxyUrl } : {}),
+    ...(config.exec?.clusterConfig !== undefined
+      ? { config: config.exec.clusterConfig }
+      : {}),
+  };
 }
