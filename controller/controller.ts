@@ -571,17 +571,17 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       if (!queue.isShutDown) queue.addRateLimited(key);
       return "error";
     };
-    // Cut short by a lost lead or a key that left, however it ended (a
-    // reconcile may return when its signal aborts): no outcome of its own;
-    // the next term, the new owner or this replica when the key comes
-    // back looks again.
-    if (end.cutShort) {
-      this.#add(key);
-      return undefined;
-    }
     if (end.timedOut) {
       lines.timedOut(end.logger, end.attempt, this.#plan.reconcileTimeoutMs!);
       return retry();
+    }
+    // Cut short by a lost lead or a key that left (and not by its own
+    // timeout first), however it ended: a reconcile may return when its
+    // signal aborts. No outcome of its own; the next term, the new owner or
+    // this replica when the key comes back looks again.
+    if (end.cutShort) {
+      this.#add(key);
+      return undefined;
     }
     if (end.failure !== undefined) {
       // Cut short by a stop without draining: nothing more for this key.

@@ -115,6 +115,8 @@ export { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
 export * from "./watcher_base.ts";
 export * from "./watcher_health.ts";
 export * from "./watcher_config.ts";
+// WatcherOptions extends it: its two timeouts are documented there.
+export type { ListWatchTimeouts } from "../listwatch/list_watch_options.ts";
 export * from "./sync_error.ts";
 export * from "./debouncer.ts";
 export * from "./change_stats.ts";

@@ -346,9 +346,11 @@ export type PathCount<I extends readonly string[]> = number extends I["length"]
 /**
  * How a watcher runs, shared by both watchers: where logs go, how time and
  * chance are measured (tests inject both), and timing plumbing: the
- * loop's {@linkcode ListWatchTimeouts} (`idleTimeoutMs`,
- * `firstByteTimeoutMs`), documented there and handed to its loops as they
- * are.
+ * loop's {@linkcode ListWatchTimeouts}, documented there and handed to its
+ * loops as they are: `idleTimeoutMs` (default 180000: a request silent
+ * this long is retried, a silent watch resumed) and `firstByteTimeoutMs`
+ * (default 30000: a request the server has not answered this long is
+ * aborted, logged with its URL and retried with backoff).
  *
  * Why a third argument instead of more config fields: the config says
  * *what* to watch and *what to call* — it reads as the controller's
