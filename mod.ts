@@ -117,7 +117,8 @@
  * - `_internal/_log_line.ts`: a log line as data (level, message, fields) and
  *   writing it; each module words its own lines.
  * - `_internal/_duration.ts`: the longest delay a timer can wait (2³¹−1 ms),
- *   the check every duration option goes through, the default idle timeout.
+ *   the checks every duration and count option goes through, the default idle
+ *   timeout.
  * - `_internal/_option_names.ts`: the check every options object goes through:
  *   the names it does not take, in one wording.
  * - `_internal/_validate.ts`: the option checks the loop and the watchers share

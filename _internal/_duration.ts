@@ -27,3 +27,14 @@ export function durationProblem(value: unknown): string | undefined {
   }
   return undefined;
 }
+
+/**
+ * What is wrong with a count option (a burst, a limit, a concurrency),
+ * worded as {@linkcode durationProblem}'s; undefined when it is a whole
+ * number of at least 1.
+ */
+export function countProblem(value: unknown): string | undefined {
+  return Number.isSafeInteger(value) && (value as number) >= 1
+    ? undefined
+    : `must be a positive whole number, got ${String(value)}`;
+}

@@ -7,6 +7,7 @@
  */
 import type { Gvr } from "../types.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
+import { countProblem } from "../_internal/_duration.ts";
 import type { RestClient } from "./rest_client.ts";
 import { ResourceClientConfigError } from "./resource_client_config_error.ts";
 import type {
@@ -246,9 +247,8 @@ function planListQuery(
   if (rv !== undefined) query.set("resourceVersion", rv);
   const limit = options.limit;
   if (limit !== undefined) {
-    if (!Number.isSafeInteger(limit) || (limit as number) < 1) {
-      fail("limit", `must be a positive whole number, got ${String(limit)}`);
-    }
+    const wrong = countProblem(limit);
+    if (wrong) fail("limit", wrong);
     query.set("limit", String(limit));
   }
 }

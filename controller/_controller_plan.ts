@@ -16,7 +16,7 @@ import type {
 } from "../watcher/watcher_config.ts";
 import { consoleLogger } from "../logger.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { durationProblem } from "../_internal/_duration.ts";
+import { countProblem, durationProblem } from "../_internal/_duration.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
@@ -283,12 +283,8 @@ function planTimings<T extends KubeObjectLike>(
   fail: Fail,
 ) {
   const maxConcurrent = config.maxConcurrent ?? MAX_CONCURRENT;
-  if (!Number.isSafeInteger(maxConcurrent) || maxConcurrent < 1) {
-    fail(
-      "maxConcurrent",
-      `must be a positive whole number, got ${String(maxConcurrent)}`,
-    );
-  }
+  const concurrencyWrong = countProblem(maxConcurrent);
+  if (concurrencyWrong) fail("maxConcurrent", concurrencyWrong);
   const duration = (field: keyof typeof CONFIG, value: unknown) => {
     if (value === undefined) return undefined;
     const problem = durationProblem(value);

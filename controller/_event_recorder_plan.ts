@@ -12,7 +12,7 @@ import type { Meter } from "../metrics/meter.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { durationProblem } from "../_internal/_duration.ts";
+import { countProblem, durationProblem } from "../_internal/_duration.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
@@ -126,12 +126,8 @@ export function planEventRecorder(
     fail("rateLimit", `must be an object, got ${String(rate)}`);
   }
   const burst = rate.burst ?? BURST;
-  if (!Number.isSafeInteger(burst) || burst < 1) {
-    fail(
-      "rateLimit.burst",
-      `must be a positive whole number, got ${String(burst)}`,
-    );
-  }
+  const burstWrong = countProblem(burst);
+  if (burstWrong) fail("rateLimit.burst", burstWrong);
   const refillMs = rate.refillMs ?? REFILL_MS;
   const refillWrong = durationProblem(refillMs);
   if (refillWrong) fail("rateLimit.refillMs", refillWrong);

@@ -7,7 +7,7 @@
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { durationProblem } from "../_internal/_duration.ts";
+import { countProblem, durationProblem } from "../_internal/_duration.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
@@ -109,12 +109,8 @@ export function planWorkQueue(
         `must be a positive number, got ${String(perSecond)}`,
       );
     }
-    if (!Number.isSafeInteger(burst) || burst < 1) {
-      fail(
-        "retryRateLimit.burst",
-        `must be a positive whole number, got ${String(burst)}`,
-      );
-    }
+    const burstWrong = countProblem(burst);
+    if (burstWrong) fail("retryRateLimit.burst", burstWrong);
   }
 
   const agingMs = options.agingMs ?? AGING_MS;
