@@ -1,4 +1,7 @@
 import { healthHandler, type HealthHandlerOptions } from "../health/mod.ts";
+import { FetchClient } from "../client/mod.ts";
+import { silentLogger } from "../logger.ts";
+import { MetricsRegistry } from "../metrics/mod.ts";
 import type { Printer } from "./output.ts";
 
 /** The address the endpoints bind without `--metrics-host`. */
@@ -29,6 +32,28 @@ export class EndpointsError extends Error {
     );
     this.name = "EndpointsError";
   }
+}
+
+/** A replica's client and the options its parts share. */
+export interface ReplicaConnection {
+  readonly client: FetchClient;
+  /** Its own registry while `--metrics-port` serves one. */
+  readonly meter: MetricsRegistry | undefined;
+  readonly options: { logger: typeof silentLogger; meter?: MetricsRegistry };
+}
+
+/**
+ * A replica's client of the simulated cluster at `server`: a replica is a
+ * process of its own, so it has its own registry when metrics are served.
+ */
+export function replicaConnection(
+  name: string,
+  server: string,
+  metricsPort: number | undefined,
+): ReplicaConnection {
+  const meter = metricsPort === undefined ? undefined : new MetricsRegistry();
+  const client = new FetchClient({ server }, { source: name, meter });
+  return { client, meter, options: { logger: silentLogger, meter } };
 }
 
 /**

@@ -1,17 +1,20 @@
 import {
-  FetchClient,
+  type FetchClient,
   type KubeObject,
   LeaderElector,
   type ReadableStore,
-  silentLogger,
   Watcher,
 } from "../mod.ts";
-import { MetricsRegistry } from "../metrics/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import type { DemoArgs } from "./args.ts";
 import { Churn } from "./churn.ts";
 import { INGRESSES, OUR_CLASS, Rng, seedCluster, SERVICES } from "./cluster.ts";
-import { type Endpoints, replicaPort, serveEndpoints } from "./endpoints.ts";
+import {
+  type Endpoints,
+  replicaConnection,
+  replicaPort,
+  serveEndpoints,
+} from "./endpoints.ts";
 import type { Printer } from "./output.ts";
 import { sleep, waitUntil } from "./wait.ts";
 
@@ -94,15 +97,11 @@ export async function runReplicas(
 
     for (let i = 1; i <= count; i++) {
       const name = `replica-${i}`;
-      // A replica is a process of its own: its own registry, when served.
-      const meter = args.metricsPort === undefined
-        ? undefined
-        : new MetricsRegistry();
-      const client = new FetchClient({ server: listener.url }, {
-        source: name,
-        meter,
-      });
-      const options = { logger: silentLogger, meter };
+      const { client, meter, options } = replicaConnection(
+        name,
+        listener.url,
+        args.metricsPort,
+      );
       const watcher = (
         gvr: typeof INGRESSES,
         watcherName: string,

@@ -1,11 +1,15 @@
-import { FetchClient, type KubeObject, silentLogger } from "../mod.ts";
+import type { FetchClient, KubeObject } from "../mod.ts";
 import { Controller, type ReconcileContext } from "../controller/mod.ts";
-import { MetricsRegistry } from "../metrics/mod.ts";
 import { HASH_SPACE_END, type ShardRange, ShardRing } from "../sharding/mod.ts";
 import { FakeApiServer } from "../testing/mod.ts";
 import type { DemoArgs } from "./args.ts";
 import { CONFIGMAPS, Rng } from "./cluster.ts";
-import { type Endpoints, replicaPort, serveEndpoints } from "./endpoints.ts";
+import {
+  type Endpoints,
+  replicaConnection,
+  replicaPort,
+  serveEndpoints,
+} from "./endpoints.ts";
 import type { Printer } from "./output.ts";
 import { sleep, waitUntil } from "./wait.ts";
 
@@ -102,15 +106,11 @@ export async function runShards(
 
     for (let i = 1; i <= count; i++) {
       const name = `replica-${i}`;
-      // A replica is a process of its own: its own registry, when served.
-      const meter = args.metricsPort === undefined
-        ? undefined
-        : new MetricsRegistry();
-      const client = new FetchClient({ server: listener.url }, {
-        source: name,
-        meter,
-      });
-      const options = { logger: silentLogger, meter };
+      const { client, meter, options } = replicaConnection(
+        name,
+        listener.url,
+        args.metricsPort,
+      );
       let members = "";
       const ring = new ShardRing(
         {
