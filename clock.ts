@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MAX_TIMER_MS } from "./_internal/_duration.ts";
+import { MAX_TIMER_MS } from "./_internal/_option_checks.ts";
 
 /**
  * An opaque timer handle returned by {@linkcode Clock.setTimeout}.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { assertOptionNames } from "./_internal/_option_names.ts";
+import { assertOptionNames } from "./_internal/_option_checks.ts";
 import type { Logger } from "./types.ts";
 
 /**

@@ -107,49 +107,39 @@
  *   loggers.
  * - `config_error.ts`: `WatcherConfigError`, thrown by the loop, the watchers
  *   and the debouncers (exported by `./watcher` and here).
- * - `_internal/_monotonic_clock.ts`: timers on a clock the wall clock cannot
- *   move: the default of the loop, the elector and the health endpoints.
- * - `_internal/_delay.ts`: a clock-driven delay.
- * - `_internal/_never_throwing_logger.ts`: a logger wrapper that swallows the
- *   logger's own failures.
- * - `_internal/_context_logger.ts`: who speaks: the fields a watcher or the
- *   elector adds to each of its lines; a failure's stack.
- * - `_internal/_log_line.ts`: a log line as data (level, message, fields) and
- *   writing it; each module words its own lines.
- * - `_internal/_duration.ts`: the longest delay a timer can wait (2³¹−1 ms),
- *   the checks every duration and count option goes through, the default idle
- *   timeout.
- * - `_internal/_option_names.ts`: the check every options object goes through:
- *   the names it does not take, in one wording.
- * - `_internal/_validate.ts`: the option checks the loop and the watchers share
- *   (`gvr`, sizes, durations, `initialList`); the loop's timeouts, one list of
- *   names (`LOOP_TIMEOUTS`) the watchers check, copy and compare them by.
- * - `_internal/_lease_timings.ts`: the timing rules of every Lease holder (the
- *   elector, the shard ring's members): client-go's, one check.
- * - `_internal/_micro_time.ts`: the MicroTime a Lease holder writes.
+ * - `_internal/_option_checks.ts`: the checks options go through: the names an
+ *   options object does not take, in one wording; the longest delay a timer
+ *   can wait (2³¹−1 ms), the checks every duration and count option goes
+ *   through, the default idle timeout; the option checks the loop and the
+ *   watchers share (`gvr`, sizes, durations, `initialList`); the loop's
+ *   timeouts, one list of names (`LOOP_TIMEOUTS`) the watchers check, copy
+ *   and compare them by.
+ * - `_internal/_time.ts`: timers on a clock the wall clock cannot move (the
+ *   default of the loop, the elector and the health endpoints), a
+ *   clock-driven delay; the timing rules of every Lease holder (the elector,
+ *   the shard ring's members: client-go's, one check) and the MicroTime it
+ *   writes.
+ * - `_internal/_logging.ts`: who speaks: the fields a watcher or the elector
+ *   adds to each of its lines, a failure's stack; a logger wrapper that
+ *   swallows the logger's own failures; a log line as data (level, message,
+ *   fields) and writing it (each module words its own lines).
  * - `_internal/_lifecycle.ts`: start once, stop once (the watchers, the
- *   elector), a `stop()` from inside an own callback.
- * - `_internal/_run_guarded.ts`: running a user callback without letting it
- *   throw.
- * - `_internal/_callback_context.ts`: which callbacks (a watcher's, a group's,
- *   an elector's) the running code is inside of, on `AsyncLocalStorage`.
+ *   elector), a `stop()` from inside an own callback; which callbacks (a
+ *   watcher's, a group's, an elector's) the running code is inside of, on
+ *   `AsyncLocalStorage`; running a user callback without letting it throw.
  * - `_internal/_metrics.ts`: what every component's metrics share: instruments
  *   made once per meter, labels, buckets, the client's meter as the default.
- * - `_internal/_partial_object_metadata.ts`: the metadata-only `Accept` headers
- *   and the reduction of an object to its metadata (the loop, the watchers, the
- *   fake).
- * - `_internal/_render.ts`: a field value as selectors and index keys compare
- *   it.
+ * - `_internal/_objects.ts`: the metadata-only `Accept` headers and the
+ *   reduction of an object to its metadata (the loop, the watchers, the
+ *   fake); freezing an object and all it holds (`MemoryStore`'s `freeze`, the
+ *   watchers' `freezeObjects`); a field value as selectors and index keys
+ *   compare it; KEP-5866's hash (FNV-1a 64, in 16-bit limbs): the shard
+ *   ring's ranges and the fake's `shardSelector`.
+ * - `_internal/_json.ts`: from a body's bytes to a value: joining body chunks;
+ *   `JSON.parse` that keeps resourceVersions out of V8's string table; cutting
+ *   ignored members out of a watch line or LIST body before `JSON.parse`,
+ *   exactly, or not at all (see the file).
  * - `_internal/_node_builtin.ts`: loading a `node:` built-in at run time.
- * - `_internal/_concat_bytes.ts`: joining body chunks.
- * - `_internal/_parse_json.ts`: `JSON.parse` that keeps resourceVersions out of
- *   V8's string table (see the file).
- * - `_internal/_deep_freeze.ts`: freezing an object and all it holds:
- *   `MemoryStore`'s `freeze`, the watchers' `freezeObjects`.
- * - `_internal/_json_cut.ts`: cutting ignored members out of a watch line or
- *   LIST body before `JSON.parse`, exactly, or not at all (see the file).
- * - `_internal/_fnv1a64.ts`: KEP-5866's hash (FNV-1a 64, in 16-bit limbs): the
- *   shard ring's ranges and the fake's `shardSelector`.
  *
  * @module
  */

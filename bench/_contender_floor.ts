@@ -7,7 +7,7 @@
  * @module
  */
 
-import { PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from "../_internal/_partial_object_metadata.ts";
+import { PARTIAL_OBJECT_METADATA_LIST_ACCEPT } from "../_internal/_objects.ts";
 import {
   deadline,
   fail,

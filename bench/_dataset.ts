@@ -6,7 +6,7 @@
  * @module
  */
 
-import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_internal/_objects.ts";
 import {
   makePod,
   ownerUid,

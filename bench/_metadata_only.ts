@@ -11,7 +11,7 @@ import type { RequestOptions } from "../client/mod.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../_internal/_partial_object_metadata.ts";
+} from "../_internal/_objects.ts";
 
 /**
  * `true`: metadata-only runs pass `metadataOnly: true` and the plain

@@ -31,12 +31,12 @@ interface Profile {
 const LAYERS: [string, (url: string, fn: string) => boolean][] = [
   [
     "parse: JSON rewrite (resourceVersion escape)",
-    (u, f) => f.startsWith("RegExp:") || u.endsWith("/_parse_json.ts#rewrite"),
+    (u, f) => f.startsWith("RegExp:") || u.endsWith("/_json.ts#rewrite"),
   ],
   [
     "parse: line split + decode + JSON.parse",
     (u) =>
-      u.endsWith("/client/json_lines.ts") || u.endsWith("/_parse_json.ts") ||
+      u.endsWith("/client/json_lines.ts") || u.endsWith("/_json.ts") ||
       u.endsWith("/json_lines.ts"),
   ],
   [
@@ -72,7 +72,7 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
     "scheduler + callback",
     (u) =>
       u.includes("/watcher/") || u.includes("/bench/") ||
-      u.endsWith("/clock.ts") || u.endsWith("/_run_guarded.ts"),
+      u.endsWith("/clock.ts") || u.endsWith("/_lifecycle.ts"),
   ],
   ["other code of ours", (u) => u.startsWith("file://")],
 ];

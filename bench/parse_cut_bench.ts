@@ -9,7 +9,7 @@
 //   deno bench --allow-all bench/parse_cut_bench.ts
 
 import { Indexer } from "../selection/indexer.ts";
-import { parseJson } from "../_internal/_parse_json.ts";
+import { parseJson } from "../_internal/_json.ts";
 import { IgnoredFields } from "../listwatch/_ignored_fields.ts";
 import { makePod } from "./_pods.ts";
 

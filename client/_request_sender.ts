@@ -10,7 +10,7 @@
  * @module
  */
 import type { ClientMetrics } from "./_client_metrics.ts";
-import { parseJson } from "../_internal/_parse_json.ts";
+import { parseJson } from "../_internal/_json.ts";
 import { ApiConnectionError, ResponseDecodeError } from "./errors.ts";
 import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions } from "./rest_client.ts";

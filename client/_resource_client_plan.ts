@@ -6,8 +6,10 @@
  * @module
  */
 import type { Gvr } from "../types.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
-import { countProblem } from "../_internal/_duration.ts";
+import {
+  countProblem,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import type { RestClient } from "./rest_client.ts";
 import { ResourceClientConfigError } from "./resource_client_config_error.ts";
 import type {

@@ -1,6 +1,6 @@
 import { ApiError, type KubeStatus } from "./api_error.ts";
 import { parseRetryAfter } from "./_retry_after.ts";
-import { concatBytes } from "../_internal/_concat_bytes.ts";
+import { concatBytes } from "../_internal/_json.ts";
 
 const ERROR_BODY_LIMIT = 64 * 1024;
 /** How much of an unexpected body errors quote. */

@@ -6,7 +6,7 @@
  */
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
-import { concatBytes } from "../_internal/_concat_bytes.ts";
+import { concatBytes } from "../_internal/_json.ts";
 import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** The runtime this module runs on. */

@@ -2,12 +2,12 @@ import { type Clock, systemClock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
 import { ClientMetrics } from "./_client_metrics.ts";
-import { durationProblem } from "../_internal/_duration.ts";
 import {
+  durationProblem,
   invalidOptionsMessage,
   type OptionArgument,
   optionNamesProblem,
-} from "../_internal/_option_names.ts";
+} from "../_internal/_option_checks.ts";
 import { KubeConfigError } from "./errors.ts";
 import type {
   ExecPluginConfig,
@@ -720,7 +720,7 @@ const KUBECTL_NAMES: Record<
   meter: true,
 };
 
-/** Refuses unknown names, as every options object does (`_option_names.ts`). */
+/** Refuses unknown names, as every options object does (`_option_checks.ts`). */
 function checkNames(what: string, ...args: OptionArgument[]): void {
   const problem = optionNamesProblem(...args);
   if (problem) throw new KubeConfigError(invalidOptionsMessage(what, problem));

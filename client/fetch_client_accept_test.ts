@@ -6,7 +6,7 @@ import { FetchClient } from "./fetch_client.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../_internal/_partial_object_metadata.ts";
+} from "../_internal/_objects.ts";
 
 function seeded(): FakeApiServer {
   const server = new FakeApiServer();

@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseJson } from "../_internal/_parse_json.ts";
+import { parseJson } from "../_internal/_json.ts";
 
 /**
  * Why {@linkcode readJsonLines} gave up: a line that is not JSON, a stream

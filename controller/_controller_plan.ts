@@ -15,12 +15,14 @@ import type {
   WatcherOptions,
 } from "../watcher/watcher_config.ts";
 import { consoleLogger } from "../logger.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { countProblem, durationProblem } from "../_internal/_duration.ts";
+import { monotonicClock } from "../_internal/_time.ts";
+import {
+  countProblem,
+  durationProblem,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
-import { contextLogger } from "../_internal/_context_logger.ts";
-import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
+import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 import type {
   ControllerConfig,

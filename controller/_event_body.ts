@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { microTime } from "../_internal/_micro_time.ts";
+import { microTime } from "../_internal/_time.ts";
 import type { EventInput, EventObject } from "./event_recorder_config.ts";
 
 /** kube-apiserver's limits on `reason` and `action`, in characters. */

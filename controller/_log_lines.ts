@@ -5,7 +5,7 @@
  * @module
  */
 import type { Logger } from "../types.ts";
-import { failureFields } from "../_internal/_context_logger.ts";
+import { failureFields } from "../_internal/_logging.ts";
 import type { Written } from "./_write_waits.ts";
 
 /** A controller's lines, one function each. */

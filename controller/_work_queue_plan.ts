@@ -6,10 +6,13 @@
  */
 import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { countProblem, durationProblem } from "../_internal/_duration.ts";
+import { monotonicClock } from "../_internal/_time.ts";
+import {
+  countProblem,
+  durationProblem,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { ControllerConfigError } from "./controller_config_error.ts";
 import type { RetryLimits } from "./_retry_limiter.ts";
 import type { WorkQueueOptions } from "./work_queue_options.ts";

@@ -16,12 +16,12 @@ import { Watcher } from "../watcher/watcher.ts";
 import type { ChangeBatch } from "../watcher/change_batch.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
-import { Lifecycle } from "../_internal/_lifecycle.ts";
 import {
   insideCallbackOf,
+  Lifecycle,
   runAsCallbackOf,
-} from "../_internal/_callback_context.ts";
-import { contextLogger } from "../_internal/_context_logger.ts";
+} from "../_internal/_lifecycle.ts";
+import { contextLogger } from "../_internal/_logging.ts";
 import { planController, type ResourcePlan } from "./_controller_plan.ts";
 import type { ControllerPlan } from "./_controller_plan.ts";
 import { batchKeys, objectKeys } from "./_batch_keys.ts";

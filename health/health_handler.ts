@@ -1,6 +1,6 @@
 import type { Clock } from "../clock.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { assertOptionNames } from "../_internal/_option_names.ts";
+import { monotonicClock } from "../_internal/_time.ts";
+import { assertOptionNames } from "../_internal/_option_checks.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import type { LeaderElector } from "../leaderelection/leader_elector.ts";

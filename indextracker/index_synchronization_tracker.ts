@@ -4,8 +4,8 @@ import type {
   UpDownCounter,
 } from "../metrics/meter.ts";
 import { instrumentsOf, meterProblem, PREFIX } from "../_internal/_metrics.ts";
-import { failureFields } from "../_internal/_context_logger.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
+import { failureFields } from "../_internal/_logging.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import {

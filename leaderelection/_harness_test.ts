@@ -4,7 +4,7 @@
 import type { Clock, TimerHandle } from "../clock.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
-import { delay } from "../_internal/_delay.ts";
+import { delay } from "../_internal/_time.ts";
 import type { KubeObject, Logger } from "../types.ts";
 import {
   FakeApiServer,

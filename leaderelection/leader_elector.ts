@@ -1,20 +1,28 @@
-import { optionNamesProblem } from "../_internal/_option_names.ts";
-import { contextLogger, failureFields } from "../_internal/_context_logger.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
+import {
+  contextLogger,
+  failureFields,
+  neverThrowingLogger,
+} from "../_internal/_logging.ts";
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import type { JsonValue, RestClient } from "../client/rest_client.ts";
 import { collectionPath, objectPath } from "../client/paths.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { delay } from "../_internal/_delay.ts";
-import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
-import { Lifecycle } from "../_internal/_lifecycle.ts";
-import { runGuarded } from "../_internal/_run_guarded.ts";
+import {
+  delay,
+  JITTER_FACTOR,
+  leaseTimingsProblem,
+  microTime,
+  monotonicClock,
+} from "../_internal/_time.ts";
 import {
   insideCallbackOf,
+  Lifecycle,
   runAsCallbackOf,
-} from "../_internal/_callback_context.ts";
-import { microTime } from "../_internal/_micro_time.ts";
+  runGuarded,
+} from "../_internal/_lifecycle.ts";
 import {
   LEASES,
   newLease,
@@ -22,14 +30,9 @@ import {
   readLease,
   replacedLease,
 } from "./_lease.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import { ElectorMetrics } from "./_elector_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
-import {
-  JITTER_FACTOR,
-  leaseTimingsProblem,
-} from "../_internal/_lease_timings.ts";
 import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
 
 /**

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { delay } from "../_internal/_delay.ts";
+import { delay } from "../_internal/_time.ts";
 import { Cluster } from "./_harness_test.ts";
 
 Deno.test("LeaderElector callbacks never overlap, and onStoppedLeading waits for onStartedLeading to settle", async () => {

@@ -1,7 +1,7 @@
 /**
  * A loop's `ignoreFields`: the paths no object reaches the sink with. A
  * path of member names only (`metadata.managedFields`) is cut out of the
- * text before it is parsed, where that is exact (`_json_cut.ts`); every
+ * text before it is parsed, where that is exact (`_json.ts`); every
  * path is then removed from what was parsed, as the `Indexer` removes it
  * (a no-op walk where the cut took it already). A BOOKMARK's or an
  * ERROR's object is left as sent: the loop reads them.
@@ -16,8 +16,8 @@ import {
   jsonCut,
   parseJsonCut,
   parseWatchLine,
-} from "../_internal/_json_cut.ts";
-import { wrapConfigError } from "../_internal/_validate.ts";
+} from "../_internal/_json.ts";
+import { wrapConfigError } from "../_internal/_option_checks.ts";
 import type { KubeObject } from "../types.ts";
 
 /** What the loop parses and prunes with, for one `ignoreFields`. */

@@ -4,18 +4,18 @@
  *
  * @module
  */
-import { optionNamesProblem } from "../_internal/_option_names.ts";
-import { clientMeter, meterProblem } from "../_internal/_metrics.ts";
-import type { Meter } from "../metrics/meter.ts";
-import { WatcherConfigError } from "../config_error.ts";
 import {
   LOOP_TIMEOUT_NAMES,
+  optionNamesProblem,
   validateDuration,
   validateGvr,
   validateInitialList,
   validateLoopTimeouts,
   validatePositive,
-} from "../_internal/_validate.ts";
+} from "../_internal/_option_checks.ts";
+import { clientMeter, meterProblem } from "../_internal/_metrics.ts";
+import type { Meter } from "../metrics/meter.ts";
+import { WatcherConfigError } from "../config_error.ts";
 import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import type { ListWatchOptions } from "./list_watch_options.ts";
 

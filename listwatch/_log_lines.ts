@@ -6,12 +6,12 @@
  *
  * @module
  */
-import { line, type LogLine } from "../_internal/_log_line.ts";
+import { line, type LogLine } from "../_internal/_logging.ts";
 import type { ListWatchNote } from "./list_watch_notes.ts";
 import { messageOf } from "./_fault.ts";
 
 export type { LogLine };
-export { write } from "../_internal/_log_line.ts";
+export { write } from "../_internal/_logging.ts";
 
 /**
  * The line for a client that refused the metadata-only `Accept` header

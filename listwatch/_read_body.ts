@@ -6,8 +6,7 @@
  * @module
  */
 import { MalformedListError } from "./list_watch_errors.ts";
-import { concatBytes } from "../_internal/_concat_bytes.ts";
-import { parseJson } from "../_internal/_parse_json.ts";
+import { concatBytes, parseJson } from "../_internal/_json.ts";
 
 /** Options of {@linkcode readJsonBody}. */
 export interface ReadJsonBodyOptions {

@@ -1,7 +1,9 @@
-import { assertOptionNames } from "../_internal/_option_names.ts";
+import {
+  assertOptionNames,
+  durationProblem,
+} from "../_internal/_option_checks.ts";
 import { BACKOFF_NAMES } from "./_backoff_names.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { durationProblem } from "../_internal/_duration.ts";
 
 /** True when `A` and `B` are the same set of names. */
 type SameNames<A, B> = [A] extends [B] ? [B] extends [A] ? true : false

@@ -1,6 +1,6 @@
 import type { Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
+import { delay, monotonicClock } from "../_internal/_time.ts";
 import { silentLogger } from "../logger.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { collectionPath } from "../client/paths.ts";
@@ -8,9 +8,8 @@ import { readJsonLineBatches } from "../client/json_lines.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
   PARTIAL_OBJECT_METADATA_LIST_ACCEPT,
-} from "../_internal/_partial_object_metadata.ts";
-import { delay } from "../_internal/_delay.ts";
-import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
+} from "../_internal/_objects.ts";
+import { neverThrowingLogger } from "../_internal/_logging.ts";
 import { Backoff } from "./backoff.ts";
 import {
   initialListWatchState,
@@ -34,7 +33,10 @@ import {
   ListTimeoutError,
 } from "./list_watch_errors.ts";
 import { RequestTimers } from "./_request_timers.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  wrapConfigError,
+} from "../_internal/_option_checks.ts";
 import { LoopStats } from "./_loop_stats.ts";
 import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
@@ -47,7 +49,6 @@ import {
   write,
 } from "./_log_lines.ts";
 import { httpStatusOf } from "../client/http_status.ts";
-import { wrapConfigError } from "../_internal/_validate.ts";
 import {
   checkedClientMeter,
   checkListWatchOptions,

@@ -4,7 +4,7 @@
  * @module
  */
 import { JsonPath } from "./jsonpath.ts";
-import { renderValue } from "../_internal/_render.ts";
+import { renderValue } from "../_internal/_objects.ts";
 
 /**
  * A field selector comparison: `=` and `==` (equal) or `!=` (not equal).

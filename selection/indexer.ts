@@ -5,7 +5,7 @@
  */
 import type { KubeObject } from "../types.ts";
 import { JsonPath } from "./jsonpath.ts";
-import { renderValue } from "../_internal/_render.ts";
+import { renderValue } from "../_internal/_objects.ts";
 import { buildPruneTrie, mayCover, prune, type PruneNode } from "./_prune.ts";
 import { assertKubeObject } from "./_kube_object.ts";
 // deno-lint-ignore no-unused-vars -- linked from the docs

@@ -10,12 +10,10 @@ import type { RestClient } from "../client/rest_client.ts";
 import type { Meter } from "../metrics/meter.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
+import { leaseTimingsProblem, monotonicClock } from "../_internal/_time.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
-import { leaseTimingsProblem } from "../_internal/_lease_timings.ts";
-import { contextLogger } from "../_internal/_context_logger.ts";
-import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
+import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
 import { ShardRingConfigError } from "./shard_ring_config_error.ts";
 import type {
   ShardRingConfig,

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { fnv1a64, type Hash64 } from "../_internal/_fnv1a64.ts";
+import { fnv1a64, type Hash64 } from "../_internal/_objects.ts";
 import { HASH_SPACE_END, type ShardRange } from "./shard_range.ts";
 
 /** A view: the ring's members, sorted, without duplicates. */

@@ -13,7 +13,7 @@ import { collectionPath, objectPath } from "../client/paths.ts";
 import type { TimerHandle } from "../clock.ts";
 import type { Awaitable } from "../types.ts";
 import { Lifecycle } from "../_internal/_lifecycle.ts";
-import { microTime } from "../_internal/_micro_time.ts";
+import { microTime } from "../_internal/_time.ts";
 import { ringLines } from "./_log_lines.ts";
 import { RingMetrics } from "./_ring_metrics.ts";
 import { planRing, type RingPlan } from "./_ring_plan.ts";

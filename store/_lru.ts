@@ -1,5 +1,5 @@
 import type { Clock } from "../clock.ts";
-import { MAX_TIMER_MS } from "../_internal/_duration.ts";
+import { MAX_TIMER_MS } from "../_internal/_option_checks.ts";
 
 interface LruEntry<V> {
   value: V;

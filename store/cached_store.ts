@@ -1,4 +1,4 @@
-import { assertOptionNames } from "../_internal/_option_names.ts";
+import { assertOptionNames } from "../_internal/_option_checks.ts";
 import type {
   Gvr,
   IndexedStore,

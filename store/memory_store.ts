@@ -1,5 +1,5 @@
-import { assertOptionNames } from "../_internal/_option_names.ts";
-import { deepFreeze } from "../_internal/_deep_freeze.ts";
+import { assertOptionNames } from "../_internal/_option_checks.ts";
+import { deepFreeze } from "../_internal/_objects.ts";
 import type {
   IndexedStore,
   IndexKeyFunction,

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import {
   invalidOptionsMessage,
   optionNamesProblem,
-} from "../_internal/_option_names.ts";
+} from "../_internal/_option_checks.ts";
 import type {
   Reactor,
   ReactorCall,

@@ -13,7 +13,7 @@
  * @module
  */
 import type { KubeObject } from "../types.ts";
-import { fnv1a64 } from "../_internal/_fnv1a64.ts";
+import { fnv1a64 } from "../_internal/_objects.ts";
 import { failure } from "./_status.ts";
 import { FakeApiError } from "./fake_api_error.ts";
 

@@ -10,7 +10,7 @@ import {
   TRUE,
 } from "./_request_util.ts";
 import { invalid, type StatusCause, tooLarge, tooOld } from "./_status.ts";
-import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_internal/_objects.ts";
 import type { KubeObject } from "../types.ts";
 import type { OutputForm } from "./_media_type.ts";
 import {

@@ -1,6 +1,8 @@
-import { assertOptionNames } from "../_internal/_option_names.ts";
+import {
+  assertOptionNames,
+  durationProblem,
+} from "../_internal/_option_checks.ts";
 import { type Clock, systemClock } from "../clock.ts";
-import { durationProblem } from "../_internal/_duration.ts";
 import type { KubeObject } from "../types.ts";
 import { type Listening, serveOn } from "./_listen.ts";
 import { checkReactor, ReactorChain } from "./_reactors.ts";

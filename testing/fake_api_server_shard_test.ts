@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FakeApiServer } from "./fake_api_server.ts";
 import { summary, WatchReader } from "./_watch_reader_test.ts";
-import { fnv1a64 } from "../_internal/_fnv1a64.ts";
+import { fnv1a64 } from "../_internal/_objects.ts";
 
 const LOWER =
   "shardRange(object.metadata.uid, '0x0000000000000000', '0x8000000000000000')";

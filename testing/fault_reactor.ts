@@ -1,7 +1,7 @@
 import {
   invalidOptionsMessage,
   optionNamesProblem,
-} from "../_internal/_option_names.ts";
+} from "../_internal/_option_checks.ts";
 import { breakBody, faultResponse } from "./_fault_responses.ts";
 import type { FakeApiFault, FaultAction } from "./faults.ts";
 import type { FakeWatchStream, Reactor, WatchTap } from "./reactor.ts";

@@ -1,6 +1,6 @@
 /**
  * The cut before the parse changes nothing: a seeded differential test of
- * `_json_cut.ts`. Each seed writes random watch lines and LIST bodies (Pod-
+ * `_json.ts`. Each seed writes random watch lines and LIST bodies (Pod-
  * like objects and random ones, `managedFields` at its place and elsewhere:
  * inside strings, in other objects, at other depths, as an escaped key;
  * escapes, unicode, lone surrogates, duplicate keys, every kind of
@@ -17,10 +17,10 @@ import assert from "node:assert/strict";
 import {
   cutJson,
   jsonCut,
+  parseJson,
   parseJsonCut,
   parseWatchLine,
-} from "../_internal/_json_cut.ts";
-import { parseJson } from "../_internal/_parse_json.ts";
+} from "../_internal/_json.ts";
 import { buildPruneTrie, prune, type PruneNode } from "../selection/_prune.ts";
 
 /** Seeds run by default (in CI): 1 to this. */

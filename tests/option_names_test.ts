@@ -1,5 +1,5 @@
 // Every options object refuses names it does not take, through one checker
-// (`_option_names.ts`), in one shape: `Invalid <what>: <name>: is not a
+// (`_option_checks.ts`), in one shape: `Invalid <what>: <name>: is not a
 // <type> option`, with the known name it most likely meant. A name
 // silently ignored is a setting silently not applied.
 import assert from "node:assert/strict";

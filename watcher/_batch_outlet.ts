@@ -9,7 +9,7 @@
  *
  * @module
  */
-import { failureFields } from "../_internal/_context_logger.ts";
+import { failureFields } from "../_internal/_logging.ts";
 import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import type { ChangeBatch } from "./change_batch.ts";
@@ -18,7 +18,7 @@ import type { BatchBuilder } from "./_batch_builder.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { DeliveryWatch } from "./_delivery_watch.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
+import { monotonicClock } from "../_internal/_time.ts";
 import { attachSource, type GroupLink } from "./_group_link.ts";
 import { changeCallbackFailedLine, write } from "./_log_lines.ts";
 

@@ -6,10 +6,10 @@
  * @module
  */
 import type { ChangeStats } from "../types.ts";
-import { line, type LogLine } from "../_internal/_log_line.ts";
+import { line, type LogLine } from "../_internal/_logging.ts";
 import { JsonPath } from "../selection/jsonpath.ts";
 
-export { write } from "../_internal/_log_line.ts";
+export { write } from "../_internal/_logging.ts";
 
 /** Why the store writer did not store something, or how far a list got. */
 export type WriterNote =

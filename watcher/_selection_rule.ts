@@ -47,7 +47,7 @@ export function selectsOnlyAsSent(
 
 /**
  * The `ignoreFields` paths the loop may remove before selection (and cut
- * out of the text before the parse, `_json_cut.ts`): all of them but those
+ * out of the text before the parse, `_json.ts`): all of them but those
  * the source's `preselect`, which reads the object as sent, may read.
  * Without a `preselect`, no selector's path meets an ignored one; index keys
  * and `transform` read the stored copy, which lacks them anyway.

@@ -5,8 +5,10 @@
  *
  * @module
  */
-import { durationProblem } from "../_internal/_duration.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
+import {
+  durationProblem,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 

@@ -26,7 +26,7 @@ import type {
   WatchEventType,
 } from "../listwatch/list_watch_options.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../_internal/_objects.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
 import { removableBeforeSelection } from "./_selection_rule.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";

@@ -22,7 +22,7 @@ import {
   LOOP_TIMEOUTS,
   type LoopTimeout,
   type LoopTimeoutValues,
-} from "../_internal/_validate.ts";
+} from "../_internal/_option_checks.ts";
 
 /** What makes two watchers share a source, and what the source runs with. */
 export interface SourceForm {

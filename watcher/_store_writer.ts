@@ -18,7 +18,7 @@ import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { JsonPath } from "../selection/jsonpath.ts";
-import { renderValue } from "../_internal/_render.ts";
+import { renderValue } from "../_internal/_objects.ts";
 import type {
   ListPage,
   WatchEventType,

@@ -1,7 +1,7 @@
 import { settleProblem } from "./_settle_problem.ts";
 import { IndexerOptionsError } from "../selection/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
-import { wrapConfigError as wrapOptionError } from "../_internal/_validate.ts";
+import { wrapConfigError as wrapOptionError } from "../_internal/_option_checks.ts";
 
 // The checks the loop shares live at the root; the watchers import them here.
 export {
@@ -12,7 +12,7 @@ export {
   validateInitialList,
   validateLoopTimeouts,
   validatePositive,
-} from "../_internal/_validate.ts";
+} from "../_internal/_option_checks.ts";
 
 /** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
 export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;

@@ -16,12 +16,12 @@ import type { WatcherHealth } from "./watcher_health.ts";
 import { WatcherSyncError } from "./sync_error.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
-import { Lifecycle } from "../_internal/_lifecycle.ts";
-import { runGuarded } from "../_internal/_run_guarded.ts";
 import {
   insideCallbackOf,
+  Lifecycle,
   runAsCallbackOf,
-} from "../_internal/_callback_context.ts";
+  runGuarded,
+} from "../_internal/_lifecycle.ts";
 
 /** Where a watcher's objects come from: its own loop, or a shared source. */
 export interface Feed {

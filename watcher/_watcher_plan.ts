@@ -20,17 +20,18 @@ import { Indexer } from "../selection/indexer.ts";
 import { FieldSelector } from "../selection/field_selector.ts";
 import { formatLabelSelector } from "../selection/label_selector.ts";
 import type { StoreFactory } from "../store/store_factory.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import { clientMeter } from "../_internal/_metrics.ts";
 import {
   chooseStore,
   namedIndexes,
   type NamedIndexPaths,
 } from "./_store_choice.ts";
-import { contextLogger } from "../_internal/_context_logger.ts";
+import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
 import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
 import {
   formKey,
   identity,

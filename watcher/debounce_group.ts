@@ -1,11 +1,11 @@
-import { failureFields } from "../_internal/_context_logger.ts";
+import { failureFields } from "../_internal/_logging.ts";
 import type { Meter } from "../metrics/meter.ts";
 import {
   checkedMeter,
   type GroupMetrics,
   groupMetrics,
 } from "./_watcher_metrics.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
@@ -17,10 +17,7 @@ import {
   registerMember,
 } from "./_group_link.ts";
 import { registerGroupMeter } from "./_group_meter.ts";
-import {
-  insideCallbackOf,
-  runAsCallbackOf,
-} from "../_internal/_callback_context.ts";
+import { insideCallbackOf, runAsCallbackOf } from "../_internal/_lifecycle.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import { debounceTiming } from "./_settle_problem.ts";
 

@@ -1,5 +1,5 @@
-import { failureFields } from "../_internal/_context_logger.ts";
-import { optionNamesProblem } from "../_internal/_option_names.ts";
+import { failureFields } from "../_internal/_logging.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";

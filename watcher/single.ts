@@ -7,7 +7,7 @@ import type {
 } from "../types.ts";
 // deno-lint-ignore no-unused-vars -- linked from the docs
 import type { PartialObjectMetadata } from "../types.ts";
-import { deepFreeze } from "../_internal/_deep_freeze.ts";
+import { asPartialObjectMetadata, deepFreeze } from "../_internal/_objects.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type {
   InitialListMode,
@@ -34,7 +34,6 @@ import {
   validateSkip,
 } from "./_validate.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { isStatusOnlyChange } from "./_status_only.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";

@@ -10,10 +10,7 @@ import { silentLogger } from "../logger.ts";
 import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import {
-  insideCallbackOf,
-  runAsCallbackOf,
-} from "../_internal/_callback_context.ts";
+import { insideCallbackOf, runAsCallbackOf } from "../_internal/_lifecycle.ts";
 
 const GVR = { group: "", version: "v1", resource: "configmaps" };
 

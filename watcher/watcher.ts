@@ -12,7 +12,7 @@ import type {
 import { systemClock } from "../clock.ts";
 import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
 import { WatcherStoppedError } from "./watcher_stopped_error.ts";
-import { monotonicClock } from "../_internal/_monotonic_clock.ts";
+import { monotonicClock } from "../_internal/_time.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
@@ -26,7 +26,7 @@ import {
   UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
-import { runAsCallbackOf } from "../_internal/_callback_context.ts";
+import { runAsCallbackOf } from "../_internal/_lifecycle.ts";
 import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import { WatcherMetrics } from "./_watcher_metrics.ts";

@@ -1,4 +1,4 @@
-import { asPartialObjectMetadata } from "../../_internal/_partial_object_metadata.ts";
+import { asPartialObjectMetadata } from "../../_internal/_objects.ts";
 import type { KubeObject } from "../../types.ts";
 
 /** The content type of a server-side Table answer. */

@@ -2,7 +2,7 @@
 // them on every object and offers no way to leave them out: no feature gate
 // of 1.37.2 names such a drop, and a `drop=` parameter of `Accept` is one
 // its content negotiation does not know (it answers as if it were absent).
-// So the client cuts them (`ignoreFields`, `_json_cut.ts`): out of the
+// So the client cuts them (`ignoreFields`, `_json.ts`): out of the
 // server's own LIST bodies and watch lines, before the parse. When a
 // release honours a drop parameter, the first test fails: ask for it then.
 import assert from "node:assert/strict";

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { invalidOptionsMessage, optionNamesProblem } from "./_option_names.ts";
+import { invalidOptionsMessage, optionNamesProblem } from "./_option_checks.ts";
 
 const known = { interval: true, merge: true, onChange: true } as const;
 

@@ -1,5 +1,28 @@
 import assert from "node:assert/strict";
-import { fnv1a64 } from "./_fnv1a64.ts";
+import { asPartialObjectMetadata, fnv1a64 } from "./_objects.ts";
+
+Deno.test("asPartialObjectMetadata keeps only the metadata, shared", () => {
+  const metadata = { name: "a", namespace: "x", labels: { app: "web" } };
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata,
+    spec: { containers: [] },
+    status: { phase: "Running" },
+  };
+  const partial = asPartialObjectMetadata(pod);
+  assert.deepEqual(partial, {
+    kind: "PartialObjectMetadata",
+    apiVersion: "meta.k8s.io/v1",
+    metadata,
+  });
+  assert.equal(partial.metadata, metadata);
+  assert.equal(asPartialObjectMetadata(partial), partial);
+  assert.equal(
+    asPartialObjectMetadata(pod, "meta.k8s.io/v1beta1").apiVersion,
+    "meta.k8s.io/v1beta1",
+  );
+});
 
 const hex = (h: { hi: number; lo: number }) =>
   "0x" + h.hi.toString(16).padStart(8, "0") +

@@ -1,5 +1,20 @@
 import assert from "node:assert/strict";
-import { parseJson } from "./_parse_json.ts";
+import { concatBytes, parseJson } from "./_json.ts";
+
+Deno.test("concatBytes joins chunks in order", () => {
+  const joined = concatBytes([
+    new Uint8Array([1, 2]),
+    new Uint8Array([]),
+    new Uint8Array([3]),
+  ]);
+  assert.deepEqual([...joined], [1, 2, 3]);
+  assert.equal(concatBytes([]).byteLength, 0);
+});
+
+Deno.test("concatBytes hands back a single chunk without copying it", () => {
+  const only = new Uint8Array([7, 8]);
+  assert.equal(concatBytes([only]), only);
+});
 
 Deno.test("parseJson gives what JSON.parse gives", () => {
   const texts = [
@@ -35,7 +50,7 @@ Deno.test("parseJson leaves resourceVersions out of V8's string table", async ()
   // JSON.parse interns short strings; the control shows the probe sees it.
   const probe = `
     import { parseJson } from ${
-    JSON.stringify(import.meta.resolve("./_parse_json.ts"))
+    JSON.stringify(import.meta.resolve("./_json.ts"))
   };
     const interned = new Function("s", "return %IsInternalizedString(s)");
     const text = '{"metadata":{"resourceVersion":"1000123"}}';
