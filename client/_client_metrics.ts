@@ -19,7 +19,7 @@ import {
   PREFIX,
   REQUEST_BUCKETS,
 } from "../_internal/_metrics.ts";
-import type { PluginCall } from "./_exec.ts";
+import type { PluginCall } from "./_credentials.ts";
 
 interface ClientInstruments {
   requests: Counter;

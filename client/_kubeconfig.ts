@@ -3,10 +3,9 @@ import type {
   ExecPluginConfig,
   FetchClientConfig,
 } from "./fetch_client_config.ts";
-import { pemFrom } from "./_pem.ts";
+import { EXEC_API_VERSIONS, pemFrom } from "./_credentials.ts";
 import { fsErrorName, readTextFileSync } from "./_runtime.ts";
 import { parseYaml, YamlError } from "./_yaml.ts";
-import { EXEC_API_VERSIONS } from "./_exec.ts";
 
 /** A configuration and a description of where it came from. */
 export interface ResolvedConfig {

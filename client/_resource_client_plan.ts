@@ -11,7 +11,7 @@ import {
   optionNamesProblem,
 } from "../_internal/_option_checks.ts";
 import type { RestClient } from "./rest_client.ts";
-import { ResourceClientConfigError } from "./resource_client_config_error.ts";
+import { ResourceClientConfigError } from "./errors.ts";
 import type {
   ApplyOptions,
   DeleteOptions,

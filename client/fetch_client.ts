@@ -14,22 +14,27 @@ import type {
   FetchClientConfig,
 } from "./fetch_client_config.ts";
 import type { JsonValue, RequestOptions, RestClient } from "./rest_client.ts";
-import { checkToken, TokenFile } from "./_token.ts";
-import { pemFrom } from "./_pem.ts";
+import {
+  checkToken,
+  DEFAULT_EXEC_TIMEOUT_MS,
+  ExecCredentialSource,
+  pemFrom,
+  TokenFile,
+} from "./_credentials.ts";
 import {
   detectConfig,
   envReader,
+  inClusterConfig,
   KUBECTL_PROXY_URL,
+  kubectlConfigView,
   kubeDir,
-} from "./_detect.ts";
-import { inClusterConfig, SERVICE_ACCOUNT_DIR } from "./_in_cluster.ts";
-import { kubectlConfigView } from "./_kubectl.ts";
+  SERVICE_ACCOUNT_DIR,
+} from "./_config_sources.ts";
 import {
   configFromKubeconfig,
   dirname,
   loadKubeconfig,
 } from "./_kubeconfig.ts";
-import { DEFAULT_EXEC_TIMEOUT_MS, ExecCredentialSource } from "./_exec.ts";
 import { createTransport, type TlsSettings } from "./_transport.ts";
 import { RequestSender } from "./_request_sender.ts";
 

@@ -1,13 +1,12 @@
 import assert from "node:assert/strict";
 import { FakeClock } from "../testing/fake_clock.ts";
-import { ApiError } from "./api_error.ts";
+import { ApiError, httpStatusOf } from "./api_error.ts";
 import {
   ApiConnectionError,
   KubeConfigError,
   ResponseDecodeError,
 } from "./errors.ts";
 import { FetchClient } from "./fetch_client.ts";
-import { httpStatusOf } from "./http_status.ts";
 
 interface Seen {
   url: string;

@@ -5,10 +5,9 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike, ReadonlyFields } from "../types.ts";
-import type { JsonValue } from "./rest_client.ts";
-import { collectionPath, objectPath } from "./paths.ts";
-import { typedApiError } from "./api_error_kinds.ts";
-import { ResourceClientConfigError } from "./resource_client_config_error.ts";
+import { collectionPath, type JsonValue, objectPath } from "./rest_client.ts";
+import { typedApiError } from "./api_error.ts";
+import { ResourceClientConfigError } from "./errors.ts";
 import {
   type CallPlan,
   planCall,

@@ -1,15 +1,15 @@
 import assert from "node:assert/strict";
 import { FetchClient } from "./fetch_client.ts";
-import { ApiError } from "./api_error.ts";
 import {
   AlreadyExistsError,
+  ApiError,
   ConflictError,
   InvalidError,
   NotFoundError,
   typedApiError,
-} from "./api_error_kinds.ts";
+} from "./api_error.ts";
 import { ResourceClient } from "./resource_client.ts";
-import { ResourceClientConfigError } from "./resource_client_config_error.ts";
+import { ResourceClientConfigError } from "./errors.ts";
 import type { RequestOptions, RestClient } from "./rest_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

@@ -7,7 +7,7 @@
 import type { TimerHandle } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import { ResourceClient } from "../client/resource_client.ts";
-import { NotFoundError } from "../client/api_error_kinds.ts";
+import { NotFoundError } from "../client/api_error.ts";
 import { microTime } from "../_internal/_time.ts";
 import {
   type EventRecorderPlan,

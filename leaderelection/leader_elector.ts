@@ -7,9 +7,13 @@ import {
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
-import type { JsonValue, RestClient } from "../client/rest_client.ts";
-import { collectionPath, objectPath } from "../client/paths.ts";
-import { httpStatusOf } from "../client/http_status.ts";
+import {
+  collectionPath,
+  type JsonValue,
+  objectPath,
+  type RestClient,
+} from "../client/rest_client.ts";
+import { httpStatusOf } from "../client/api_error.ts";
 import {
   delay,
   JITTER_FACTOR,

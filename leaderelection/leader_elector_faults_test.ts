@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { ApiConnectionError } from "../client/errors.ts";
-import { httpStatusOf } from "../client/http_status.ts";
+import { httpStatusOf } from "../client/api_error.ts";
 import { Cluster, LEASE, type LinkState } from "./_harness_test.ts";
 
 const CUT_OFF: [Exclude<LinkState, "up">, (error: unknown) => boolean][] = [

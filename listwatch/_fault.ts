@@ -12,8 +12,11 @@
  *
  * @module
  */
-import { ApiError, type KubeStatus } from "../client/api_error.ts";
-import { httpStatusOf } from "../client/http_status.ts";
+import {
+  ApiError,
+  httpStatusOf,
+  type KubeStatus,
+} from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
 import type { Fault, FaultKind } from "./list_watch_notes.ts";
 

@@ -2,8 +2,7 @@ import type { Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import { delay, monotonicClock } from "../_internal/_time.ts";
 import { silentLogger } from "../logger.ts";
-import type { RestClient } from "../client/rest_client.ts";
-import { collectionPath } from "../client/paths.ts";
+import { collectionPath, type RestClient } from "../client/rest_client.ts";
 import { readJsonLineBatches } from "../client/json_lines.ts";
 import {
   PARTIAL_OBJECT_METADATA_ACCEPT,
@@ -48,7 +47,7 @@ import {
   sinkFailedLine,
   write,
 } from "./_log_lines.ts";
-import { httpStatusOf } from "../client/http_status.ts";
+import { httpStatusOf } from "../client/api_error.ts";
 import {
   checkedClientMeter,
   checkListWatchOptions,

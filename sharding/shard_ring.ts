@@ -7,9 +7,12 @@
  *
  * @module
  */
-import type { RestClient } from "../client/rest_client.ts";
-import { httpStatusOf } from "../client/http_status.ts";
-import { collectionPath, objectPath } from "../client/paths.ts";
+import {
+  collectionPath,
+  objectPath,
+  type RestClient,
+} from "../client/rest_client.ts";
+import { httpStatusOf } from "../client/api_error.ts";
 import type { TimerHandle } from "../clock.ts";
 import type { Awaitable } from "../types.ts";
 import { Lifecycle } from "../_internal/_lifecycle.ts";

@@ -11,9 +11,8 @@ import type {
 } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
-import type { RestClient } from "../client/rest_client.ts";
-import { httpStatusOf } from "../client/http_status.ts";
-import { objectPath } from "../client/paths.ts";
+import { objectPath, type RestClient } from "../client/rest_client.ts";
+import { httpStatusOf } from "../client/api_error.ts";
 import { StoreFetchError } from "./errors.ts";
 import { identityOf } from "./_identity.ts";
 import { KeyIndex, type Slot } from "./_key_index.ts";

@@ -1,7 +1,7 @@
 // The control plane itself, with the real binaries (see tests/requirements.ts
 // for when these run).
 import assert from "node:assert/strict";
-import { httpStatusOf } from "../../client/http_status.ts";
+import { httpStatusOf } from "../../client/api_error.ts";
 import { FetchClient } from "../../client/fetch_client.ts";
 import {
   controlPlaneMissing,

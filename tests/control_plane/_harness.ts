@@ -8,7 +8,7 @@ import type {
   RequestOptions,
   RestClient,
 } from "../../client/rest_client.ts";
-import { httpStatusOf } from "../../client/http_status.ts";
+import { httpStatusOf } from "../../client/api_error.ts";
 import type { Gvr, KubeObject, ReadableStore } from "../../types.ts";
 import {
   ControlPlane,

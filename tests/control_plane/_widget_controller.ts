@@ -14,10 +14,7 @@
 // make stay orphaned here.
 import type { RestClient } from "../../client/rest_client.ts";
 import { ResourceClient } from "../../client/resource_client.ts";
-import {
-  AlreadyExistsError,
-  NotFoundError,
-} from "../../client/api_error_kinds.ts";
+import { AlreadyExistsError, NotFoundError } from "../../client/api_error.ts";
 import { Controller } from "../../controller/controller.ts";
 import type {
   Leadership,

@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
 import type { RestClient } from "../../client/rest_client.ts";
-import { httpStatusOf } from "../../client/http_status.ts";
+import { httpStatusOf } from "../../client/api_error.ts";
 import { Watcher } from "../../watcher/watcher.ts";
 import { SingleWatcher } from "../../watcher/single.ts";
 import type { WatcherBase } from "../../watcher/watcher_base.ts";

@@ -4,10 +4,13 @@
 // exactly as testing/CONFORMANCE.md says.
 import assert from "node:assert/strict";
 import { FetchClient } from "../../client/fetch_client.ts";
-import { httpStatusOf } from "../../client/http_status.ts";
+import {
+  ConflictError,
+  httpStatusOf,
+  InvalidError,
+} from "../../client/api_error.ts";
 import type { JsonValue, RestClient } from "../../client/rest_client.ts";
 import { ResourceClient } from "../../client/resource_client.ts";
-import { ConflictError, InvalidError } from "../../client/api_error_kinds.ts";
 import {
   runKubectl,
   startCluster,

@@ -7,7 +7,7 @@
 // is left, orphaned, its owner reference dangling.
 import assert from "node:assert/strict";
 import { ResourceClient } from "../../client/resource_client.ts";
-import { NotFoundError } from "../../client/api_error_kinds.ts";
+import { NotFoundError } from "../../client/api_error.ts";
 import {
   controllerOf,
   setControllerReference,

@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import type { RestClient } from "../../client/rest_client.ts";
 import { FetchClient } from "../../client/fetch_client.ts";
-import { httpStatusOf } from "../../client/http_status.ts";
+import { httpStatusOf } from "../../client/api_error.ts";
 import { Watcher } from "../../watcher/watcher.ts";
 import { silentLogger } from "../../logger.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";

@@ -2,7 +2,7 @@
 // a restart mid-watch, metadata-only negotiation, SingleWatcher, and a
 // custom resource whose CRD comes after the watcher and goes again.
 import assert from "node:assert/strict";
-import { httpStatusOf } from "../../client/http_status.ts";
+import { httpStatusOf } from "../../client/api_error.ts";
 import { Watcher } from "../../watcher/watcher.ts";
 import { SingleWatcher } from "../../watcher/single.ts";
 import { silentLogger } from "../../logger.ts";

@@ -1,15 +1,137 @@
 /**
+ * Credentials, which no error ever quotes: PEM text or base64-encoded PEM
+ * (as in kubeconfig `*-data` fields); a bearer token checked for an HTTP
+ * header, or read from a file that may be rotated; and credentials from an
+ * exec credential plugin.
+ *
  * Credentials from an exec credential plugin (`client.authentication.k8s.io`
  * `v1` and `v1beta1`), as kubectl runs them: the plugin prints an
  * `ExecCredential` whose status holds a token or a client certificate and
  * key, valid until `expirationTimestamp`.
+ *
+ * @module
  */
-import type { Clock } from "../clock.ts";
 import { KubeConfigError } from "./errors.ts";
+import type { Clock } from "../clock.ts";
+import {
+  allEnv,
+  CommandNotFoundError,
+  fileFingerprint,
+  fsErrorName,
+  readTextFile,
+  run,
+} from "./_runtime.ts";
 import type { ExecPluginConfig } from "./fetch_client_config.ts";
-import { checkToken } from "./_token.ts";
-import { pemFrom } from "./_pem.ts";
-import { allEnv, CommandNotFoundError, run } from "./_runtime.ts";
+
+const PEM_START = "-----BEGIN ";
+
+/**
+ * Accepts PEM text or base64-encoded PEM (as in kubeconfig `*-data` fields)
+ * and returns PEM text. `what` names the setting in the error, which never
+ * quotes the value: it may be a private key.
+ */
+export function pemFrom(value: string, what: string): string {
+  const trimmed = value.trim();
+  if (trimmed.startsWith(PEM_START)) return trimmed + "\n";
+  let decoded = "";
+  try {
+    const binary = atob(trimmed.replace(/\s+/g, ""));
+    const bytes = new Uint8Array(binary.length);
+    for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
+    decoded = new TextDecoder().decode(bytes).trim();
+  } catch {
+    // Reported below with the same message as base64 that is not PEM.
+  }
+  if (!decoded.startsWith(PEM_START)) {
+    throw new KubeConfigError(
+      `${what} is neither PEM text nor base64-encoded PEM`,
+    );
+  }
+  return decoded + "\n";
+}
+
+/**
+ * Trims a bearer token and checks it can go in an HTTP header. The errors
+ * never quote the token: the runtime's own header error would.
+ */
+export function checkToken(token: string, source: string): string {
+  const trimmed = token.trim();
+  if (trimmed === "") {
+    throw new KubeConfigError(`Bearer token from ${source} is empty`);
+  }
+  if (/[^\t\x20-\x7e]/.test(trimmed)) {
+    throw new KubeConfigError(
+      `Bearer token from ${source} contains characters not allowed in an HTTP header`,
+    );
+  }
+  return trimmed;
+}
+
+/**
+ * A bearer token read from a file that may be rotated (a projected service
+ * account token is replaced by the kubelet well before it expires). The file
+ * is checked at most once per `refreshMs`, and re-read only when its
+ * modification time, size or inode changed; `invalidate()` (after a 401)
+ * forces a re-read on the next request.
+ */
+export class TokenFile {
+  readonly path: string;
+  #clock: Clock;
+  #refreshMs: number;
+  #token: string | undefined;
+  #fingerprint = "";
+  #checkedAt = 0;
+  #mustRead = true;
+
+  constructor(path: string, options: { clock: Clock; refreshMs: number }) {
+    this.path = path;
+    this.#clock = options.clock;
+    this.#refreshMs = options.refreshMs;
+  }
+
+  async read(): Promise<string> {
+    const now = this.#clock.now();
+    if (
+      this.#token !== undefined && !this.#mustRead &&
+      now - this.#checkedAt < this.#refreshMs
+    ) {
+      return this.#token;
+    }
+    let text: string | undefined;
+    try {
+      const fingerprint = await fileFingerprint(this.path);
+      if (this.#mustRead || fingerprint !== this.#fingerprint) {
+        text = await readTextFile(this.path);
+        this.#fingerprint = fingerprint;
+      }
+    } catch (error) {
+      // A rotation in progress must not fail requests while the old token
+      // is still valid; it is tried again on the next request.
+      if (this.#token !== undefined) return this.#token;
+      throw new KubeConfigError(
+        `Cannot read the bearer token file ${this.path}: ${fsErrorName(error)}`,
+      );
+    }
+    if (text !== undefined) {
+      try {
+        this.#token = checkToken(text, `file ${this.path}`);
+      } catch (error) {
+        // A file caught half-written: keep the old token, read it again next
+        // time (its fingerprint is forgotten so it is not skipped).
+        if (this.#token === undefined) throw error;
+        this.#fingerprint = "";
+        return this.#token;
+      }
+    }
+    this.#checkedAt = now;
+    this.#mustRead = false;
+    return this.#token!;
+  }
+
+  invalidate(): void {
+    this.#mustRead = true;
+  }
+}
 
 /** The API versions of `ExecCredential` this client speaks. */
 export const EXEC_API_VERSIONS = [

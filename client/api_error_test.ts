@@ -1,7 +1,6 @@
 import assert from "node:assert/strict";
-import { ApiError } from "./api_error.ts";
+import { ApiError, httpStatusOf } from "./api_error.ts";
 import { ApiConnectionError, ResponseDecodeError } from "./errors.ts";
-import { httpStatusOf } from "./http_status.ts";
 import { parseRetryAfter } from "./_retry_after.ts";
 
 Deno.test("httpStatusOf() reads our ApiError", () => {

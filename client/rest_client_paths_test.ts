@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { collectionPath, groupVersionPath, objectPath } from "./paths.ts";
+import { collectionPath, groupVersionPath, objectPath } from "./rest_client.ts";
 
 const pods = { group: "", version: "v1", resource: "pods" };
 const ingresses = {
