@@ -2,12 +2,10 @@
  * Credentials, which no error ever quotes: PEM text or base64-encoded PEM
  * (as in kubeconfig `*-data` fields); a bearer token checked for an HTTP
  * header, or read from a file that may be rotated; and credentials from an
- * exec credential plugin.
- *
- * Credentials from an exec credential plugin (`client.authentication.k8s.io`
- * `v1` and `v1beta1`), as kubectl runs them: the plugin prints an
- * `ExecCredential` whose status holds a token or a client certificate and
- * key, valid until `expirationTimestamp`.
+ * exec credential plugin (`client.authentication.k8s.io` `v1` and
+ * `v1beta1`), as kubectl runs them: the plugin prints an `ExecCredential`
+ * whose status holds a token or a client certificate and key, valid until
+ * `expirationTimestamp`.
  *
  * @module
  */

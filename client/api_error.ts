@@ -2,11 +2,9 @@
  * An answer of the Kubernetes API as an error: {@linkcode ApiError} and the
  * `Status` it carries; {@linkcode httpStatusOf}, what a failed request of
  * any client says of its HTTP status; and the answers a reconcile handles
- * by kind.
- *
- * The answers a reconcile handles by kind: a conflict (409), a missing
- * object (404) and an invalid object (422), as subclasses of
- * {@linkcode ApiError}, so code that catches `ApiError` keeps working.
+ * by kind: a conflict (409), a missing object (404) and an invalid object
+ * (422), as subclasses of {@linkcode ApiError}, so code that catches
+ * `ApiError` keeps working.
  * `ResourceClient` throws them; {@linkcode typedApiError} makes them from
  * what any `RestClient` threw.
  *
