@@ -58,9 +58,10 @@
  * - `_list_watch_transition.ts`: the pure state table, top to bottom:
  *   `switch (state.phase)`, one function per phase with one failure path each,
  *   then building each state (one shape per phase), entering a phase with its
- *   request (its query), staying, backing off, and the checks of what the
- *   server sent (a LIST answer's parts, an event's type, an object's
- *   metadata).
+ *   request, staying, backing off.
+ * - `_list_watch_wire.ts`: what the table puts on the wire and reads back,
+ *   pure: each request's query, and the checks of what the server sent (a
+ *   LIST answer's parts, an event's type, an object's metadata).
  * - `list_watch.ts`, `list_watch_options.ts`: `ListWatch`, the driver: it
  *   performs each command and feeds the result back through one path (`#feed`);
  *   its options (the timeouts a watcher passes on, `ListWatchTimeouts`), its
