@@ -17,7 +17,7 @@ import {
   validatePositive,
 } from "../_internal/_validate.ts";
 import { BACKOFF_NAMES } from "./_backoff_names.ts";
-import type { ListWatchOptions } from "./list_watch_options.ts";
+import type { ListWatchOptions } from "./list_watch_types.ts";
 
 /** Throws a `WatcherConfigError` for the first wrong option of `options`. */
 export function checkListWatchOptions(options: ListWatchOptions): void {

@@ -32,10 +32,14 @@ import type {
   RequestState,
   StreamingInitialState,
   WatchingState,
-} from "./_list_watch_types.ts";
-import type { InitialListMode } from "./list_watch_options.ts";
-import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
-import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
+} from "./_transition_types.ts";
+import {
+  type Fault,
+  type InitialListMode,
+  type ListWatchNote,
+  MalformedListError,
+  WatchClosedError,
+} from "./list_watch_types.ts";
 import { classifyFault, errorEventError, relistReasonOf } from "./_fault.ts";
 import {
   hasMetadata,

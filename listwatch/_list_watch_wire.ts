@@ -8,7 +8,7 @@
  * @module
  */
 import type { KubeObject } from "../types.ts";
-import type { ListingState, ListWatchContext } from "./_list_watch_types.ts";
+import type { ListingState, ListWatchContext } from "./_transition_types.ts";
 
 /** Watch `timeoutSeconds` is drawn from this range, as client-go does. */
 const MIN_WATCH_SECONDS = 300;

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { MalformedListError } from "./list_watch_errors.ts";
+import { MalformedListError } from "./list_watch_types.ts";
 import { concatBytes } from "../_internal/_concat_bytes.ts";
 import { parseJson } from "../_internal/_parse_json.ts";
 

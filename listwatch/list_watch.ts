@@ -22,21 +22,19 @@ import type {
   ListWatchInput,
   ListWatchOutput,
   ListWatchState,
-} from "./_list_watch_types.ts";
-import type {
-  ListWatchFailure,
-  ListWatchOptions,
-  ListWatchPhase,
-  ListWatchSink,
-} from "./list_watch_options.ts";
+} from "./_transition_types.ts";
 import {
   FirstByteTimeoutError,
   ListTimeoutError,
-} from "./list_watch_errors.ts";
+  type ListWatchFailure,
+  type ListWatchOptions,
+  type ListWatchPhase,
+  type ListWatchSink,
+  type ListWatchStats,
+} from "./list_watch_types.ts";
 import { RequestTimers } from "./_request_timers.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
 import { LoopStats } from "./_loop_stats.ts";
-import type { ListWatchStats } from "./list_watch_stats.ts";
 import { readJsonAnswer } from "./_read_body.ts";
 import { IgnoredFields } from "./_ignored_fields.ts";
 import {

@@ -15,7 +15,7 @@ import type { LabelSelectorObject } from "../selection/label_selector.ts";
 import type {
   InitialListMode,
   ListWatchTimeouts,
-} from "../listwatch/list_watch_options.ts";
+} from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
