@@ -35,8 +35,7 @@ import {
 import { RequestTimers } from "./_request_timers.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
 import { LoopStats } from "./_loop_stats.ts";
-import { readJsonAnswer } from "./_read_body.ts";
-import { IgnoredFields } from "./_ignored_fields.ts";
+import { IgnoredFields, readJsonAnswer } from "./_bodies.ts";
 import {
   acceptRefusedLine,
   backoffLine,

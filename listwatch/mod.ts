@@ -75,9 +75,9 @@
  *   with the causes.
  * - `_request_timers.ts`: a request's first-byte deadline, idle timer, deadline
  *   (from its last progress) and abort.
- * - `_read_body.ts`: reading a LIST body whole.
- * - `_ignored_fields.ts`: the loop's `ignoreFields`: how lines and LIST bodies
- *   are parsed (cut), then pruned; never a BOOKMARK's or an ERROR's object.
+ * - `_bodies.ts`: what the server sends, as the loop reads it: a LIST body
+ *   read whole; the loop's `ignoreFields`: how lines and LIST bodies are
+ *   parsed (cut), then pruned; never a BOOKMARK's or an ERROR's object.
  * - `_log_lines.ts`: every log line of the loop: level, wording, hint, fields.
  * - `backoff.ts`, `_backoff_names.ts`: the retry delays; its option names.
  *
