@@ -15,10 +15,8 @@ import type { RestClient } from "../client/rest_client.ts";
 import { httpStatusOf } from "../client/http_status.ts";
 import { objectPath } from "../client/paths.ts";
 import { StoreFetchError } from "./errors.ts";
-import { identityOf } from "./_identity.ts";
-import { KeyIndex, type Slot } from "./_key_index.ts";
+import { identityOf, KeyIndex, NamedIndexes, type Slot } from "./_key_index.ts";
 import { LruCache } from "./_lru.ts";
-import { NamedIndexes } from "./_named_indexes.ts";
 import type { StoreContext, StoreFactory } from "./store_factory.ts";
 
 /**

@@ -8,9 +8,7 @@ import type {
   KubeObjectLike,
   Store,
 } from "../types.ts";
-import { identityOf } from "./_identity.ts";
-import { KeyIndex, type Slot } from "./_key_index.ts";
-import { NamedIndexes } from "./_named_indexes.ts";
+import { identityOf, KeyIndex, NamedIndexes, type Slot } from "./_key_index.ts";
 import type { StoreContext, StoreFactory } from "./store_factory.ts";
 
 /**
