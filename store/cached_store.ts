@@ -17,7 +17,7 @@ import { objectPath } from "../client/paths.ts";
 import { StoreFetchError } from "./errors.ts";
 import { identityOf, KeyIndex, NamedIndexes, type Slot } from "./_key_index.ts";
 import { LruCache } from "./_lru.ts";
-import type { StoreContext, StoreFactory } from "./store_factory.ts";
+import type { StoreContext, StoreFactory } from "./memory_store.ts";
 
 /**
  * Options for {@linkcode CachedStore}.

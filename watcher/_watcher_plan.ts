@@ -19,7 +19,7 @@ import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../selection/indexer.ts";
 import { FieldSelector } from "../selection/field_selector.ts";
 import { formatLabelSelector } from "../selection/label_selector.ts";
-import type { StoreFactory } from "../store/store_factory.ts";
+import type { StoreFactory } from "../store/memory_store.ts";
 import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
 import { clientMeter } from "../_internal/_metrics.ts";
 import {
