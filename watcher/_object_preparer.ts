@@ -9,7 +9,7 @@
  */
 import type { KubeObject, KubeObjectLike, Logger } from "../types.ts";
 import type { Indexer } from "../selection/indexer.ts";
-import { assertKubeObject } from "../selection/_kube_object.ts";
+import { assertKubeObject } from "../selection/invalid_object_error.ts";
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { deepFreeze } from "../_internal/_deep_freeze.ts";
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";
