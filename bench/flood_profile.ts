@@ -49,7 +49,7 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
     (u) =>
       u.endsWith("/watcher/_object_preparer.ts") ||
       u.endsWith("/selection/_prune.ts") ||
-      u.endsWith("/selection/_kube_object.ts"),
+      u.endsWith("/selection/invalid_object_error.ts"),
   ],
   [
     "index keys + key index",

@@ -2,7 +2,7 @@
  * Parse only what is kept, interleaved: 20k MODIFIED lines of distinct 3.3 KB
  * Pods (bench/_pods.ts, 1.4 KB of each `metadata.managedFields`) and 40 LIST
  * pages of 500 of them, `ignoreFields: ["metadata.managedFields"]`, parsed
- * as the loop parses them (listwatch/_ignored_fields.ts: cut before the
+ * as the loop parses them (listwatch/_bodies.ts: cut before the
  * parse, pruned after) and as it did before (parse, then prune), in
  * alternating rounds; also the parts (the scan alone, parsing the cut text,
  * parsing the whole text). On a shared machine only such interleaved figures
@@ -14,8 +14,9 @@
  */
 
 import { Indexer } from "../selection/indexer.ts";
-import { cutJson, jsonCut, parseJson } from "../_internal/_json.ts";
-import { IgnoredFields } from "../listwatch/_ignored_fields.ts";
+import { parseJson } from "../_internal/_json.ts";
+import { cutJson, jsonCut } from "../_internal/_json.ts";
+import { IgnoredFields } from "../listwatch/_bodies.ts";
 import { median } from "./_format.ts";
 import { makePod } from "./_pods.ts";
 

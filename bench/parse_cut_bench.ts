@@ -1,7 +1,7 @@
 // Parse only what is kept: a watch line and a LIST page of 3.3 KB Pods
 // (bench/_pods.ts, a third of each `metadata.managedFields`), with
 // `ignoreFields: ["metadata.managedFields"]`, parsed as the loop parses them
-// (listwatch/_ignored_fields.ts: cut before the parse, pruned after) against
+// (listwatch/_bodies.ts: cut before the parse, pruned after) against
 // parse-then-prune (the loop before the cut). Each iteration parses 1,000
 // distinct lines, or one page of 500 items, so that what the parse builds is
 // garbage to collect, as in a flood.
@@ -10,7 +10,7 @@
 
 import { Indexer } from "../selection/indexer.ts";
 import { parseJson } from "../_internal/_json.ts";
-import { IgnoredFields } from "../listwatch/_ignored_fields.ts";
+import { IgnoredFields } from "../listwatch/_bodies.ts";
 import { makePod } from "./_pods.ts";
 
 const LINES = 1_000;

@@ -24,16 +24,13 @@
  * ## Files
  *
  * - `health_handler.ts`: `healthHandler` (`/healthz`, `/readyz`, `/metrics`):
- *   routes and words the checks.
+ *   routes and words the checks; `nodeListener`, the fetch-style handler on
+ *   `node:http`, with structural types.
  * - `_checks.ts`: what alive and ready mean, as named checks (no HTTP).
- * - `node_listener.ts`: `nodeListener`, the fetch-style handler on `node:http`,
- *   with structural types.
- * - `process_metrics.ts`, `_process_readings.ts`: `ProcessMetrics`: CPU,
- *   memory, descriptors; their readings.
- * - `_event_loop_delay.ts`: the event loop's delay, a timer's lateness.
+ * - `process_metrics.ts`: `ProcessMetrics`: CPU, memory, descriptors; their
+ *   readings; the event loop's delay, a timer's lateness.
  *
  * @module
  */
 export * from "./health_handler.ts";
-export * from "./node_listener.ts";
 export * from "./process_metrics.ts";

@@ -1,8 +1,11 @@
 import assert from "node:assert/strict";
 import { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import { silentLogger } from "../logger.ts";
-import { healthHandler } from "./health_handler.ts";
-import { nodeListener, type NodeResponseLike } from "./node_listener.ts";
+import {
+  healthHandler,
+  nodeListener,
+  type NodeResponseLike,
+} from "./health_handler.ts";
 
 Deno.test("nodeListener: node:http serves the health endpoints on 127.0.0.1", async () => {
   const http = await import("node:http");

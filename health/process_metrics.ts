@@ -1,17 +1,14 @@
-import { type Clock, systemClock } from "../clock.ts";
-import {
-  assertOptionNames,
-  durationProblem,
-} from "../_internal/_option_checks.ts";
+import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
+import { durationProblem } from "../_internal/_option_checks.ts";
 import { instrumentsOf, meterProblem } from "../_internal/_metrics.ts";
+import { assertOptionNames } from "../_internal/_option_checks.ts";
 import type {
   Meter,
   ObservableCallback,
   ObservableCounter,
   ObservableGauge,
 } from "../metrics/meter.ts";
-import { EventLoopDelay } from "./_event_loop_delay.ts";
-import { ProcessReadings } from "./_process_readings.ts";
+import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /**
  * How {@linkcode ProcessMetrics} samples the event loop.
@@ -316,3 +313,229 @@ const OPTION_NAMES: Record<keyof ProcessMetricsOptions, true> = {
   clock: true,
   eventLoopIntervalMs: true,
 };
+
+// --- Readings: what the process tells of itself -----------------------------
+
+// What the process tells of itself, read through `node:process` (a global
+// on Deno 2, Node and Bun alike): CPU time, memory, start time, and, where
+// the platform or the runtime tells, open file descriptors and active
+// resources. Each read is cheap and synchronous, made at a scrape.
+
+/** The part of Node's `process` read here (no Node types needed). */
+interface ProcessLike {
+  cpuUsage(): { user: number; system: number };
+  memoryUsage: {
+    (): { heapTotal: number; heapUsed: number; external: number };
+    rss(): number;
+  };
+  uptime(): number;
+  platform: string;
+  versions: { bun?: string };
+  getActiveResourcesInfo?: () => string[];
+}
+
+interface FsLike {
+  readdirSync(path: string): unknown[];
+  readFileSync(path: string, encoding: "utf8"): string;
+}
+
+const FD_DIR = "/proc/self/fd";
+const LIMITS = "/proc/self/limits";
+
+/** The process's readings, each `undefined` where it is not told. */
+class ProcessReadings {
+  readonly #process: ProcessLike;
+  readonly #fs: FsLike | undefined;
+  readonly #listsResources: boolean;
+  /** Fixed for the process: its start, on the wall clock. */
+  readonly startTimeSeconds: number;
+
+  constructor() {
+    const found = (globalThis as { process?: ProcessLike }).process;
+    if (typeof found?.cpuUsage !== "function") {
+      throw new TypeError(
+        "ProcessMetrics needs node:process (a global on Deno 2, Node and Bun), and this runtime has none",
+      );
+    }
+    this.#process = found;
+    this.#fs = procFs(found.platform);
+    // Deno and Bun answer getActiveResourcesInfo() with an empty list
+    // whatever is open: no count is better than a wrong one.
+    this.#listsResources = !("Deno" in globalThis) &&
+      found.versions.bun === undefined &&
+      typeof found.getActiveResourcesInfo === "function";
+    this.startTimeSeconds = Date.now() / 1000 - found.uptime();
+  }
+
+  /** User and system CPU time, in seconds. */
+  cpuSeconds(): number {
+    const { user, system } = this.#process.cpuUsage();
+    return (user + system) / 1e6;
+  }
+
+  residentBytes(): number {
+    return this.#process.memoryUsage.rss();
+  }
+
+  /** The JavaScript heap, and memory the engine holds outside it. */
+  heap(): { used: number; total: number; external: number } {
+    const usage = this.#process.memoryUsage();
+    return {
+      used: usage.heapUsed,
+      total: usage.heapTotal,
+      external: usage.external,
+    };
+  }
+
+  /** Open file descriptors, on Linux where `/proc/self/fd` may be read. */
+  openFds(): number | undefined {
+    try {
+      return this.#fs?.readdirSync(FD_DIR).length;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The soft limit of open file descriptors, on Linux. */
+  maxFds(): number | undefined {
+    let limits: string | undefined;
+    try {
+      limits = this.#fs?.readFileSync(LIMITS, "utf8");
+    } catch {
+      return undefined;
+    }
+    const soft = limits && /^Max open files\s+(\d+)\s/m.exec(limits)?.[1];
+    return soft ? Number(soft) : undefined;
+  }
+
+  /** Handles, requests and timers keeping the loop busy: Node tells. */
+  activeResources(): number | undefined {
+    return this.#listsResources
+      ? this.#process.getActiveResourcesInfo!().length
+      : undefined;
+  }
+}
+
+/**
+ * `node:fs` for `/proc/self`, on Linux only, and on Deno only with read
+ * permission granted there already: a scrape must not ask at a prompt.
+ */
+function procFs(platform: string): FsLike | undefined {
+  if (platform !== "linux") return undefined;
+  const deno = (globalThis as {
+    Deno?: {
+      permissions: {
+        querySync(descriptor: { name: "read"; path: string }): {
+          state: string;
+        };
+      };
+    };
+  }).Deno;
+  if (deno !== undefined) {
+    const granted = [FD_DIR, LIMITS].every((path) =>
+      deno.permissions.querySync({ name: "read", path }).state === "granted"
+    );
+    if (!granted) return undefined;
+  }
+  try {
+    return nodeBuiltin<FsLike>("node:fs");
+  } catch {
+    return undefined;
+  }
+}
+
+// --- Readings: the event loop's delay ---------------------------------------
+
+// The event loop's delay, measured as the lateness of a timer on a
+// `Clock`: a timer due in `intervalMs` that fires `d` ms after it was due
+// waited `d` ms for the loop. The same on Deno, Node and Bun, where
+// `node:perf_hooks`' `monitorEventLoopDelay` is not: its numbers differ
+// between them (Node's include the sampling interval itself), and a
+// `FakeClock` drives this one in tests.
+
+/** Delays in ms: the latest sample's, and the longest and mean since taken. */
+class EventLoopDelay {
+  readonly #clock: Clock;
+  readonly #intervalMs: number;
+  #timer: TimerHandle | undefined;
+  #due = 0;
+  #last = 0;
+  #maxSinceTaken: number | undefined;
+  #meanSum = 0;
+  #meanCount = 0;
+
+  constructor(clock: Clock, intervalMs: number) {
+    this.#clock = clock;
+    this.#intervalMs = intervalMs;
+  }
+
+  /** Samples every interval from now on (again after a stop). */
+  start(): void {
+    if (this.#timer === undefined) this.#schedule();
+  }
+
+  /** No timer is left pending. */
+  stop(): void {
+    if (this.#timer === undefined) return;
+    this.#clock.clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
+
+  /** The latest sample's delay. */
+  get last(): number {
+    return this.#last;
+  }
+
+  /** The longest delay since the last call (the latest one without samples since). */
+  takeMax(): number {
+    if (this.#maxSinceTaken === undefined) return this.#last;
+    const max = this.#maxSinceTaken;
+    this.#maxSinceTaken = undefined;
+    return max;
+  }
+
+  /** The mean delay since the last call (the latest one without samples since). */
+  takeMean(): number {
+    if (this.#meanCount === 0) return this.#last;
+    const mean = this.#meanSum / this.#meanCount;
+    this.#meanSum = 0;
+    this.#meanCount = 0;
+    return mean;
+  }
+
+  #schedule(): void {
+    this.#due = this.#clock.now() + this.#intervalMs;
+    this.#timer = this.#clock.setTimeout(
+      () => this.#sample(),
+      this.#intervalMs,
+    );
+    unref(this.#timer, this.#clock);
+  }
+
+  #sample(): void {
+    const delay = Math.max(0, this.#clock.now() - this.#due);
+    this.#last = delay;
+    this.#maxSinceTaken = Math.max(this.#maxSinceTaken ?? 0, delay);
+    this.#meanSum += delay;
+    this.#meanCount++;
+    this.#schedule();
+  }
+}
+
+/**
+ * Lets the process exit while the timer is pending: a metrics sampler
+ * must not keep a controller alive that has nothing else to do. Only the
+ * system clock's timers are real; another clock's handle is left alone
+ * (a number from a fake clock is not a Deno timer id).
+ */
+function unref(handle: TimerHandle, clock: Clock): void {
+  const timer = handle as { unref?: () => void } | null;
+  if (typeof timer?.unref === "function") {
+    timer.unref();
+    return;
+  }
+  if (clock === systemClock && typeof handle === "number") {
+    (globalThis as { Deno?: { unrefTimer?(id: number): void } }).Deno
+      ?.unrefTimer?.(handle);
+  }
+}

@@ -6,7 +6,7 @@
  *
  * A failure class is one entry of {@linkcode FAULT_CLASSES}: how it is
  * recognised and whether the loop relists on it. With its name in
- * `FaultKind` (`list_watch_notes.ts`), that is all a new class needs: the
+ * `FaultKind` (`list_watch_types.ts`), that is all a new class needs: the
  * transition relists or backs off by the table, and the log words a class
  * it has no wording of its own for by its code and reason.
  *
@@ -18,7 +18,7 @@ import {
   type KubeStatus,
 } from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
-import type { Fault, FaultKind } from "./list_watch_notes.ts";
+import type { Fault, FaultKind } from "./list_watch_types.ts";
 
 /** What a failure is recognised by. */
 interface FaultSignals {

@@ -17,7 +17,7 @@ import { clientMeter, meterProblem } from "../_internal/_metrics.ts";
 import type { Meter } from "../metrics/meter.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { BACKOFF_NAMES } from "./_backoff_names.ts";
-import type { ListWatchOptions } from "./list_watch_options.ts";
+import type { ListWatchOptions } from "./list_watch_types.ts";
 
 /** Throws a `WatcherConfigError` for the first wrong option of `options`. */
 export function checkListWatchOptions(options: ListWatchOptions): void {

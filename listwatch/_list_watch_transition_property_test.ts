@@ -35,11 +35,8 @@ import type {
   ListWatchContext,
   ListWatchInput,
   ListWatchState,
-} from "./_list_watch_types.ts";
-import {
-  FirstByteTimeoutError,
-  ListTimeoutError,
-} from "./list_watch_errors.ts";
+} from "./_transition_types.ts";
+import { FirstByteTimeoutError, ListTimeoutError } from "./list_watch_types.ts";
 import { ApiError } from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
 import {

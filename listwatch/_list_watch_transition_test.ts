@@ -10,9 +10,9 @@ import type {
   ListWatchOutput,
   ListWatchState,
   ListWatchStep,
-} from "./_list_watch_types.ts";
+} from "./_transition_types.ts";
 import { type LogLine, noteLine } from "./_log_lines.ts";
-import { MalformedListError, WatchClosedError } from "./list_watch_errors.ts";
+import { MalformedListError, WatchClosedError } from "./list_watch_types.ts";
 import { ApiError } from "../client/api_error.ts";
 import { JsonLinesError } from "../client/json_lines.ts";
 import type { KubeObject } from "../types.ts";

@@ -7,7 +7,7 @@
  * @module
  */
 import { line, type LogLine } from "../_internal/_logging.ts";
-import type { ListWatchNote } from "./list_watch_notes.ts";
+import type { ListWatchNote } from "./list_watch_types.ts";
 import { messageOf } from "./_fault.ts";
 
 export type { LogLine };

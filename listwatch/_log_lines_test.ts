@@ -5,7 +5,7 @@ import {
   noteLine,
   sinkFailedLine,
 } from "./_log_lines.ts";
-import type { Fault, ListWatchNote } from "./list_watch_notes.ts";
+import type { Fault, ListWatchNote } from "./list_watch_types.ts";
 import { ApiError } from "../client/api_error.ts";
 
 const PATH = "/apis/example.com/v1/widgets";

@@ -1,7 +1,7 @@
 /**
  * The one record of what a loop counted (`ListWatchStats`) and the metrics
  * fed from the same counting calls. Adding a count: a field in
- * `ListWatchCounts` and its zero (`list_watch_stats.ts`), its counting
+ * `ListWatchCounts` and its zero (`list_watch_types.ts`), its counting
  * method below, and the call in the driver.
  *
  * A retried failure is recorded (`lastError`) as the error as it was
@@ -28,11 +28,13 @@ import {
   resourceVersionNumber,
   withAttributes,
 } from "../_internal/_metrics.ts";
-import type { ListWatchFailure } from "./list_watch_options.ts";
-import type { ListWatchStats } from "./list_watch_stats.ts";
-import type { ListWatchNote } from "./list_watch_notes.ts";
+import type {
+  ListWatchFailure,
+  ListWatchNote,
+  ListWatchStats,
+  WatchEventType,
+} from "./list_watch_types.ts";
 import { type RelistReason, relistReasonOf } from "./_fault.ts";
-import type { WatchEventType } from "./list_watch_options.ts";
 
 /** Why a list was made: the `reason` label of `k8s_watcher_lists_total`. */
 export type ListReason =

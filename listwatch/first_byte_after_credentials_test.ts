@@ -9,7 +9,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { silentLogger } from "../logger.ts";
 import { Watcher } from "../watcher/watcher.ts";
-import { FirstByteTimeoutError } from "./list_watch_errors.ts";
+import { FirstByteTimeoutError } from "./list_watch_types.ts";
 
 const V1 = "client.authentication.k8s.io/v1";
 const GVR = { group: "", version: "v1", resource: "configmaps" };

@@ -20,26 +20,23 @@ import type {
   ListWatchInput,
   ListWatchOutput,
   ListWatchState,
-} from "./_list_watch_types.ts";
-import type {
-  ListWatchFailure,
-  ListWatchOptions,
-  ListWatchPhase,
-  ListWatchSink,
-} from "./list_watch_options.ts";
+} from "./_transition_types.ts";
 import {
   FirstByteTimeoutError,
   ListTimeoutError,
-} from "./list_watch_errors.ts";
+  type ListWatchFailure,
+  type ListWatchOptions,
+  type ListWatchPhase,
+  type ListWatchSink,
+  type ListWatchStats,
+} from "./list_watch_types.ts";
 import { RequestTimers } from "./_request_timers.ts";
 import {
   DEFAULT_IDLE_TIMEOUT_MS,
   wrapConfigError,
 } from "../_internal/_option_checks.ts";
 import { LoopStats } from "./_loop_stats.ts";
-import type { ListWatchStats } from "./list_watch_stats.ts";
-import { readJsonAnswer } from "./_read_body.ts";
-import { IgnoredFields } from "./_ignored_fields.ts";
+import { IgnoredFields, readJsonAnswer } from "./_bodies.ts";
 import {
   acceptRefusedLine,
   backoffLine,

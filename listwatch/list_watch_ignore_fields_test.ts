@@ -3,7 +3,7 @@
 // before it is parsed, and bookmarks keep what the loop reads.
 import assert from "node:assert/strict";
 import { ListWatch } from "./list_watch.ts";
-import type { WatchEventType } from "./list_watch_options.ts";
+import type { WatchEventType } from "./list_watch_types.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";

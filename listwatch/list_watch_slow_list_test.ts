@@ -11,7 +11,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "../watcher/watcher.ts";
-import { ListTimeoutError } from "./list_watch_errors.ts";
+import { ListTimeoutError } from "./list_watch_types.ts";
 import {
   BY_IDENTITY,
   configMap,

@@ -1,11 +1,12 @@
 import assert from "node:assert/strict";
 import { ListWatch } from "./list_watch.ts";
-import type { ListWatchOptions, ListWatchSink } from "./list_watch_options.ts";
 import type {
   ListInfo,
   ListPage,
+  ListWatchOptions,
+  ListWatchSink,
   WatchEventType,
-} from "./list_watch_options.ts";
+} from "./list_watch_types.ts";
 import { WatcherConfigError } from "../watcher/watcher_config.ts";
 import { ApiError } from "../client/api_error.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";

@@ -49,43 +49,40 @@
  *
  * ## Files
  *
- * - `_list_watch_types.ts`: the vocabulary: states, inputs, outputs (`page`,
- *   `listed`, `event`, `note`), commands.
- * - `list_watch_notes.ts`: typed reasons (`ListWatchNote`, `Fault`,
- *   `FaultKind`).
+ * - `list_watch_types.ts`: the loop's public vocabulary: its options (the
+ *   timeouts a watcher passes on, `ListWatchTimeouts`), its sink and what the
+ *   sink is given (`ListPage`, `ListInfo`), its phases and last failure; its
+ *   counts (`ListWatchStats`, `sumListWatchStats`); typed reasons
+ *   (`ListWatchNote`, `Fault`, `FaultKind`); the loop's own errors.
+ * - `_transition_types.ts`: the state table's vocabulary: states, inputs,
+ *   outputs (`page`, `listed`, `event`, `note`), commands.
  * - `_fault.ts`: the failure classes, one table: how each is recognised,
  *   whether it relists.
  * - `_list_watch_transition.ts`: the pure state table, top to bottom:
  *   `switch (state.phase)`, one function per phase with one failure path each,
  *   then building each state (one shape per phase), entering a phase with its
- *   request (its query), staying, backing off, and the checks of what the
- *   server sent (a LIST answer's parts, an event's type, an object's
- *   metadata).
- * - `list_watch.ts`, `list_watch_options.ts`: `ListWatch`, the driver: it
- *   performs each command and feeds the result back through one path (`#feed`);
- *   its options (the timeouts a watcher passes on, `ListWatchTimeouts`), its
- *   sink and what the sink is given (`ListPage`, `ListInfo`), its phases.
+ *   request, staying, backing off.
+ * - `_list_watch_wire.ts`: what the table puts on the wire and reads back,
+ *   pure: each request's query, and the checks of what the server sent (a
+ *   LIST answer's parts, an event's type, an object's metadata).
+ * - `list_watch.ts`: `ListWatch`, the driver: it performs each command and
+ *   feeds the result back through one path (`#feed`).
  * - `_list_watch_checks.ts`: the checks of `ListWatch`'s options, the first
  *   wrong one a `WatcherConfigError`.
- * - `list_watch_stats.ts`, `_loop_stats.ts`: one record per loop (counts,
- *   `lastActivityTime`) that health, metrics and logs read,
- *   `sumListWatchStats`; its instruments; a retried failure as the loop
- *   records it (`lastError`): the error as thrown, and its JSON form with the
- *   causes.
+ * - `_loop_stats.ts`: one record per loop (counts, `lastActivityTime`) that
+ *   health, metrics and logs read; its instruments; a retried failure as the
+ *   loop records it (`lastError`): the error as thrown, and its JSON form
+ *   with the causes.
  * - `_request_timers.ts`: a request's first-byte deadline, idle timer, deadline
  *   (from its last progress) and abort.
- * - `_read_body.ts`: reading a LIST body whole.
- * - `_ignored_fields.ts`: the loop's `ignoreFields`: how lines and LIST bodies
- *   are parsed (cut), then pruned; never a BOOKMARK's or an ERROR's object.
+ * - `_bodies.ts`: what the server sends, as the loop reads it: a LIST body
+ *   read whole; the loop's `ignoreFields`: how lines and LIST bodies are
+ *   parsed (cut), then pruned; never a BOOKMARK's or an ERROR's object.
  * - `_log_lines.ts`: every log line of the loop: level, wording, hint, fields.
  * - `backoff.ts`, `_backoff_names.ts`: the retry delays; its option names.
- * - `list_watch_errors.ts`: the loop's own errors.
  *
  * @module
  */
 export * from "./list_watch.ts";
-export * from "./list_watch_options.ts";
-export * from "./list_watch_stats.ts";
-export * from "./list_watch_notes.ts";
-export * from "./list_watch_errors.ts";
+export * from "./list_watch_types.ts";
 export * from "./backoff.ts";

@@ -7,7 +7,7 @@ import type { KubeObject } from "../types.ts";
 import { JsonPath } from "./jsonpath.ts";
 import { renderValue } from "../_internal/_objects.ts";
 import { buildPruneTrie, mayCover, prune, type PruneNode } from "./_prune.ts";
-import { assertKubeObject } from "./_kube_object.ts";
+import { assertKubeObject } from "./invalid_object_error.ts";
 // deno-lint-ignore no-unused-vars -- linked from the docs
 import type { InvalidObjectError } from "./invalid_object_error.ts";
 

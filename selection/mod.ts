@@ -32,9 +32,8 @@
  * - `jsonpath.ts`: `JsonPath`, the JSONPath subset.
  * - `indexer.ts`: `Indexer`: `ignoreFields` and index keys.
  * - `field_selector.ts`, `label_selector.ts`: the two selectors.
- * - `invalid_object_error.ts`, `_kube_object.ts`: the check that a value is a
- *   storable object (the `Indexer`'s and the writer's), and its
- *   `InvalidObjectError`.
+ * - `invalid_object_error.ts`: the check that a value is a storable object
+ *   (the `Indexer`'s and the writer's), and its `InvalidObjectError`.
  * - `_prune.ts`: `ignoreFields` as a trie: removing paths, and whether they
  *   cover a path (`mayCover`, the selection rule's).
  *
@@ -42,6 +41,6 @@
  */
 export * from "./jsonpath.ts";
 export * from "./indexer.ts";
-export * from "./invalid_object_error.ts";
+export { InvalidObjectError } from "./invalid_object_error.ts";
 export * from "./field_selector.ts";
 export * from "./label_selector.ts";

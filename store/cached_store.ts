@@ -14,11 +14,9 @@ import { consoleLogger } from "../logger.ts";
 import { objectPath, type RestClient } from "../client/rest_client.ts";
 import { httpStatusOf } from "../client/api_error.ts";
 import { StoreFetchError } from "./errors.ts";
-import { identityOf } from "./_identity.ts";
-import { KeyIndex, type Slot } from "./_key_index.ts";
+import { identityOf, KeyIndex, NamedIndexes, type Slot } from "./_key_index.ts";
 import { LruCache } from "./_lru.ts";
-import { NamedIndexes } from "./_named_indexes.ts";
-import type { StoreContext, StoreFactory } from "./store_factory.ts";
+import type { StoreContext, StoreFactory } from "./memory_store.ts";
 
 /**
  * Options for {@linkcode CachedStore}.

@@ -24,21 +24,20 @@
  *
  * ## Files
  *
- * - `memory_store.ts`: `MemoryStore`, whole objects.
+ * - `memory_store.ts`: `MemoryStore`, whole objects; `StoreFactory`, a backend
+ *   as a value, and `memoryStore()`, the default (`cachedStore()` is beside
+ *   its store).
  * - `cached_store.ts`, `_lru.ts`: `CachedStore`, references, with objects
  *   fetched on read through an LRU cache.
- * - `_key_index.ts`: the key index both stores use (per trie node: sorted
- *   slots, and the value array a get copies).
- * - `_named_indexes.ts`: the named indexes of both stores (`indexes`,
- *   `byIndex`): one key index per name, written with the primary one.
- * - `store_factory.ts`: `StoreFactory`, a backend as a value (`memoryStore()`,
- *   `cachedStore()` beside their stores).
- * - `_identity.ts`: the namespace/name key (NUL-separated, ordered).
+ * - `_key_index.ts`: the indexes both stores use: an object's identity (the
+ *   namespace/name key, NUL-separated, ordered), the key index (per trie
+ *   node: sorted slots, and the value array a get copies), and the named
+ *   indexes (`indexes`, `byIndex`): one key index per name, written with the
+ *   primary one.
  * - `errors.ts`: the stores' typed errors.
  *
  * @module
  */
 export * from "./memory_store.ts";
 export * from "./cached_store.ts";
-export * from "./store_factory.ts";
 export * from "./errors.ts";

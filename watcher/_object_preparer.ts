@@ -9,8 +9,9 @@
  */
 import type { KubeObject, KubeObjectLike, Logger } from "../types.ts";
 import type { Indexer } from "../selection/indexer.ts";
-import { assertKubeObject } from "../selection/_kube_object.ts";
-import { asPartialObjectMetadata, deepFreeze } from "../_internal/_objects.ts";
+import { assertKubeObject } from "../selection/invalid_object_error.ts";
+import { asPartialObjectMetadata } from "../_internal/_objects.ts";
+import { deepFreeze } from "../_internal/_objects.ts";
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 
 /**

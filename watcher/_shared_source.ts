@@ -18,13 +18,13 @@ import type { SourceForm } from "./_source_form.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
-import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";
-import type {
-  ListInfo,
-  ListPage,
-  WatchEventType,
-} from "../listwatch/list_watch_options.ts";
+import {
+  type ListInfo,
+  type ListPage,
+  type ListWatchFailure,
+  sumListWatchStats,
+  type WatchEventType,
+} from "../listwatch/list_watch_types.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { asPartialObjectMetadata } from "../_internal/_objects.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";

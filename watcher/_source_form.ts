@@ -16,7 +16,7 @@ import type { Clock } from "../clock.ts";
 import type { Meter } from "../metrics/meter.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
-import type { InitialListMode } from "../listwatch/list_watch_options.ts";
+import type { InitialListMode } from "../listwatch/list_watch_types.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 import {
   LOOP_TIMEOUTS,

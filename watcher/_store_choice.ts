@@ -7,8 +7,7 @@
  */
 import type { IndexKeyFunction, KubeObjectLike, StoreReads } from "../types.ts";
 import { Indexer } from "../selection/indexer.ts";
-import { memoryStore } from "../store/memory_store.ts";
-import type { StoreFactory } from "../store/store_factory.ts";
+import { memoryStore, type StoreFactory } from "../store/memory_store.ts";
 import { type WatcherConfig, WatcherConfigError } from "./watcher_config.ts";
 
 /** A watcher's backend, and why its stream cannot be shared when it cannot. */

@@ -22,7 +22,7 @@ import { renderValue } from "../_internal/_objects.ts";
 import type {
   ListPage,
   WatchEventType,
-} from "../listwatch/list_watch_options.ts";
+} from "../listwatch/list_watch_types.ts";
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 import type { ChangeRecorder } from "./_batch_builder.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";

@@ -11,7 +11,7 @@
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_delivery_watch.ts";
-import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { WatcherSyncError } from "./sync_error.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";

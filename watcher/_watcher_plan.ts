@@ -19,19 +19,18 @@ import type { RestClient } from "../client/rest_client.ts";
 import { Indexer } from "../selection/indexer.ts";
 import { FieldSelector } from "../selection/field_selector.ts";
 import { formatLabelSelector } from "../selection/label_selector.ts";
-import type { StoreFactory } from "../store/store_factory.ts";
-import {
-  DEFAULT_IDLE_TIMEOUT_MS,
-  optionNamesProblem,
-} from "../_internal/_option_checks.ts";
+import type { StoreFactory } from "../store/memory_store.ts";
+import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_option_checks.ts";
 import { clientMeter } from "../_internal/_metrics.ts";
 import {
   chooseStore,
   namedIndexes,
   type NamedIndexPaths,
 } from "./_store_choice.ts";
-import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
+import { contextLogger } from "../_internal/_logging.ts";
 import { consoleLogger } from "../logger.ts";
+import { neverThrowingLogger } from "../_internal/_logging.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
 import {
   formKey,
   identity,

@@ -1,4 +1,4 @@
-import { ListTimeoutError } from "../listwatch/list_watch_errors.ts";
+import { ListTimeoutError } from "../listwatch/list_watch_types.ts";
 import assert from "node:assert/strict";
 import type { ChangeStats, KubeObject } from "../types.ts";
 import { ApiError } from "../client/api_error.ts";

@@ -3,10 +3,9 @@
 // queried by its name, through every way a watcher's store is read.
 import assert from "node:assert/strict";
 import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
-import { MemoryStore } from "../store/memory_store.ts";
+import { MemoryStore, type StoreFactory } from "../store/memory_store.ts";
 import { cachedStore } from "../store/cached_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
-import type { StoreFactory } from "../store/store_factory.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

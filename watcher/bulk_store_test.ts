@@ -3,9 +3,13 @@
 // Watcher runs on it as on the built-in ones.
 import assert from "node:assert/strict";
 import type { KubeObject, KubeObjectLike, Store } from "../types.ts";
-import { MemoryStore, memoryStore } from "../store/memory_store.ts";
+import {
+  MemoryStore,
+  memoryStore,
+  type StoreContext,
+  type StoreFactory,
+} from "../store/memory_store.ts";
 import { cachedStore } from "../store/cached_store.ts";
-import type { StoreContext, StoreFactory } from "../store/store_factory.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";

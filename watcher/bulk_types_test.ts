@@ -14,8 +14,12 @@ import type {
   StoreReads,
 } from "../types.ts";
 import { cachedStore } from "../store/cached_store.ts";
-import { MemoryStore, memoryStore } from "../store/memory_store.ts";
-import type { StoreContext, StoreFactory } from "../store/store_factory.ts";
+import {
+  MemoryStore,
+  memoryStore,
+  type StoreContext,
+  type StoreFactory,
+} from "../store/memory_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";

@@ -116,7 +116,7 @@ export * from "./watcher_base.ts";
 export * from "./watcher_health.ts";
 export * from "./watcher_config.ts";
 // WatcherOptions extends it: its two timeouts are documented there.
-export type { ListWatchTimeouts } from "../listwatch/list_watch_options.ts";
+export type { ListWatchTimeouts } from "../listwatch/list_watch_types.ts";
 export * from "./sync_error.ts";
 export * from "./debouncer.ts";
 export * from "./change_stats.ts";

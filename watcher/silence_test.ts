@@ -3,7 +3,7 @@
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
-import { FirstByteTimeoutError } from "../listwatch/list_watch_errors.ts";
+import { FirstByteTimeoutError } from "../listwatch/list_watch_types.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./watcher.ts";

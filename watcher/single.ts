@@ -15,7 +15,7 @@ import type {
   ListPage,
   ListWatchFailure,
   WatchEventType,
-} from "../listwatch/list_watch_options.ts";
+} from "../listwatch/list_watch_types.ts";
 import { WatcherBase } from "./watcher_base.ts";
 import { type Feed, WatcherCore } from "./_watcher_core.ts";
 import {

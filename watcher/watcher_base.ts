@@ -1,4 +1,4 @@
-import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
+import type { ListWatchFailure } from "../listwatch/list_watch_types.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { provideCoreSlot, type WatcherCore } from "./_watcher_core.ts";
 

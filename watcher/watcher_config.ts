@@ -15,11 +15,11 @@ import type { LabelSelectorObject } from "../selection/label_selector.ts";
 import type {
   InitialListMode,
   ListWatchTimeouts,
-} from "../listwatch/list_watch_options.ts";
+} from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import type { StoreFactory } from "../store/store_factory.ts";
+import type { StoreFactory } from "../store/memory_store.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 
 // Declared at the root: `ListWatch`, below the watcher, throws it too.

@@ -1,5 +1,7 @@
-import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
-import type { ListWatchCounts } from "../listwatch/list_watch_stats.ts";
+import type {
+  ListWatchCounts,
+  ListWatchFailure,
+} from "../listwatch/list_watch_types.ts";
 import type { ShardHealth } from "./shard_filter.ts";
 
 /**

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { readJsonAnswer, readJsonBody } from "./_read_body.ts";
-import { MalformedListError } from "./list_watch_errors.ts";
+import { readJsonAnswer, readJsonBody } from "./_bodies.ts";
+import { MalformedListError } from "./list_watch_types.ts";
 
 const PATH = "/api/v1/pods";
 const encoder = new TextEncoder();

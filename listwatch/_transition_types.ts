@@ -2,18 +2,18 @@
  * The vocabulary of the list-then-watch state machine: its states, the
  * inputs it takes (results of I/O), the outputs it hands to the consumer,
  * and the commands (the next I/O) it asks for. Its typed reasons are in
- * `list_watch_notes.ts`.
+ * `list_watch_types.ts`.
  *
  * @module
  */
 import type { KubeObject } from "../types.ts";
-import type { ListWatchNote } from "./list_watch_notes.ts";
 import type {
   InitialListMode,
   ListInfo,
   ListPage,
+  ListWatchNote,
   WatchEventType,
-} from "./list_watch_options.ts";
+} from "./list_watch_types.ts";
 
 /**
  * What every state carries across phases.
