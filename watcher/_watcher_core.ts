@@ -13,9 +13,8 @@ import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_delivery_watch.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import { WatcherSyncError } from "./sync_error.ts";
+import { WatcherStoppedError, WatcherSyncError } from "./errors.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
 import { Lifecycle } from "../_internal/_lifecycle.ts";
 import { runGuarded } from "../_internal/_run_guarded.ts";
 import {

@@ -81,12 +81,12 @@
  * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
  *   feed, lifecycle, the "initial list arrived" latch `waitForSync` waits on,
  *   guarded callbacks, `lastError`, `health`.
- * - `sync_error.ts`: `WatcherSyncError`, a sync wait that ended first.
- * - `watcher_health.ts`, `watcher_stopped_error.ts`: `WatcherHealth`, a
- *   watcher's snapshot for health endpoints; `WatcherStoppedError` (no
- *   restart).
- * - `watcher_not_started_error.ts`: `WatcherNotStartedError`, a call that needs
- *   a running watcher (`forceSync()`) made before `start()`.
+ * - `errors.ts`: the errors of a run: `WatcherNotStartedError`, a call that
+ *   needs a running watcher (`forceSync()`) made before `start()`;
+ *   `WatcherStoppedError` (no restart); `WatcherSyncError`, a sync wait that
+ *   ended first.
+ * - `watcher_health.ts`: `WatcherHealth`, a watcher's snapshot for health
+ *   endpoints.
  * - `_delivery_watch.ts`: how far a watcher's delivery has got: the oldest
  *   change not delivered, a call running since (health, metrics).
  * - `_watcher_metrics.ts`: a watcher's (and a group's) metrics: batches,
@@ -117,13 +117,11 @@ export * from "./watcher_health.ts";
 export * from "./watcher_config.ts";
 // WatcherOptions extends it: its two timeouts are documented there.
 export type { ListWatchTimeouts } from "../listwatch/list_watch_options.ts";
-export * from "./sync_error.ts";
+export * from "./errors.ts";
 export * from "./debouncer.ts";
 export * from "./change_stats.ts";
 export * from "./change_batch.ts";
 export * from "./merge_change_batches.ts";
-export * from "./watcher_not_started_error.ts";
-export * from "./watcher_stopped_error.ts";
 export * from "./debounce_group.ts";
 export * from "./debounce_settle.ts";
 export * from "./shard_filter.ts";

@@ -10,8 +10,7 @@ import type {
   StoreReads,
 } from "../types.ts";
 import { systemClock } from "../clock.ts";
-import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
+import { WatcherNotStartedError, WatcherStoppedError } from "./errors.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Indexer } from "../selection/indexer.ts";
