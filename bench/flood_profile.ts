@@ -64,9 +64,7 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
   ],
   [
     "batch builder",
-    (u) =>
-      u.endsWith("/watcher/_batch_builder.ts") ||
-      u.endsWith("/watcher/change_stats.ts"),
+    (u) => u.endsWith("/watcher/change_batch.ts"),
   ],
   [
     "scheduler + callback",

@@ -12,9 +12,8 @@
 import { failureFields } from "../_internal/_context_logger.ts";
 import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
-import type { ChangeBatch } from "./change_batch.ts";
+import type { BatchBuilder, ChangeBatch } from "./change_batch.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import type { BatchBuilder } from "./_batch_builder.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { DeliveryWatch } from "./_delivery_watch.ts";

@@ -18,18 +18,18 @@ import type { SourceForm } from "./_source_form.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
-import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";
 import type {
   ListInfo,
   ListPage,
+  ListWatchFailure,
   WatchEventType,
 } from "../listwatch/list_watch_options.ts";
+import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { type Prepared, StoreWriter } from "./_store_writer.ts";
 import { removableBeforeSelection } from "./_selection_rule.ts";
-import type { ChangeRecorder } from "./_batch_builder.ts";
+import type { ChangeRecorder } from "./change_batch.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { ShardScope } from "./_shard_scope.ts";
 

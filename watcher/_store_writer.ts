@@ -24,10 +24,10 @@ import type {
   WatchEventType,
 } from "../listwatch/list_watch_options.ts";
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";
-import type { ChangeRecorder } from "./_batch_builder.ts";
+import type { ChangeRecorder } from "./change_batch.ts";
 import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 
-export type { ChangeRecorder } from "./_batch_builder.ts";
+export type { ChangeRecorder } from "./change_batch.ts";
 
 /** What a {@linkcode StoreWriter} writes, and how it prepares objects. */
 export interface StoreWriterOptions<T extends KubeObjectLike> {

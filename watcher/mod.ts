@@ -58,11 +58,11 @@
  *   `ShardRing` fits it; defined here, below `sharding/`); a source's shard:
  *   the selector of each request, the mode read from the LIST's `shardInfo`,
  *   loops held until it holds something, its changes (release, then relist).
- * - `_batch_builder.ts`, `change_batch.ts`: the pending batch, one entry per
+ * - `change_batch.ts`: `ChangeBatch` and the objects it carries;
+ *   `changeStats()`, a batch's counts; `mergeChangeBatches`, two batches as
+ *   one (a group's `merge`); the pending batch (`BatchBuilder`), one entry per
  *   object (coalesced), taken whole as a `ChangeBatch`, taken back before newer
  *   changes when its call failed.
- * - `change_stats.ts`, `merge_change_batches.ts`: `changeStats()`, a batch's
- *   counts; `mergeChangeBatches`, two batches as one (a group's `merge`).
  * - `_log_lines.ts`: every log line of the writer and the watchers: level,
  *   wording, fields.
  *
@@ -119,9 +119,14 @@ export * from "./watcher_config.ts";
 export type { ListWatchTimeouts } from "../listwatch/list_watch_options.ts";
 export * from "./errors.ts";
 export * from "./debouncer.ts";
-export * from "./change_stats.ts";
-export * from "./change_batch.ts";
-export * from "./merge_change_batches.ts";
+export {
+  type ChangeBatch,
+  type ChangedObjects,
+  changeStats,
+  type ChangeStatsInit,
+  mergeChangeBatches,
+  type ModifiedObject,
+} from "./change_batch.ts";
 export * from "./debounce_group.ts";
 export * from "./debounce_settle.ts";
 export * from "./shard_filter.ts";

@@ -26,8 +26,11 @@ import {
 } from "./_shared_source.ts";
 import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
 import { runAsCallbackOf } from "../_internal/_callback_context.ts";
-import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
-import type { ChangeBatch } from "./change_batch.ts";
+import {
+  BatchBuilder,
+  type ChangeBatch,
+  type ChangeRecorder,
+} from "./change_batch.ts";
 import { WatcherMetrics } from "./_watcher_metrics.ts";
 import { offerMeter } from "./_group_meter.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
