@@ -18,7 +18,7 @@ import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
 import { DeliveryWatch } from "./_delivery_watch.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
-import { attachSource, type GroupLink } from "./_group_link.ts";
+import { attachSource, type GroupLink } from "./debounce_group.ts";
 import { changeCallbackFailedLine, write } from "./_log_lines.ts";
 
 /** What the watcher asks of wherever its batches go. */

@@ -1,4 +1,4 @@
-import { settleProblem } from "./_settle_problem.ts";
+import { settleProblem } from "./debounce_settle.ts";
 import { IndexerOptionsError } from "../selection/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { wrapConfigError as wrapOptionError } from "../_internal/_validate.ts";

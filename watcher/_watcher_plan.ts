@@ -40,7 +40,7 @@ import {
 import type { ObjectPreparerOptions } from "./_object_preparer.ts";
 import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
 import { checkedMeter } from "./_watcher_metrics.ts";
-import { groupMeterOf } from "./_group_meter.ts";
+import { groupMeterOf } from "./debounce_group.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";

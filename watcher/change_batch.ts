@@ -200,6 +200,7 @@ function count(field: string, value: number | undefined): number {
 
 // Two batches of one watcher as one: the `merge` of a `DebounceGroup` of
 // watchers' batches.
+
 /**
  * Coalesces two batches of one watcher, `pending` first, into the batch a
  * caller would have received had they been one (the rules of
@@ -261,6 +262,7 @@ const name = (obj: KubeObjectLike): string => obj.metadata?.name ?? "";
 // coalesced per object (namespace/name) until the batch is delivered. One
 // entry per object, one lookup per change; the arrays a `ChangeBatch`
 // carries are built only when it is taken.
+
 /**
  * One object's changes in the batch: what the store held before the batch
  * (`before`), what it holds now (`after`), and the version last removed

@@ -91,17 +91,17 @@
  *   change not delivered, a call running since (health, metrics).
  * - `_watcher_metrics.ts`: a watcher's (and a group's) metrics: batches,
  *   delivery wait, callback time and failures, gauges.
- * - `_debounce_scheduler.ts`, `_callback_retry.ts`: when a debounced call fires
- *   (leading edge or settle, no overlap, sync mode), whatever the batch holds;
- *   a failed batch's retry (1 s doubling to 60 s).
- * - `debounce_settle.ts`, `_settle_problem.ts`: `DebounceSettle`, the trailing
- *   rule (quiet period, maximum wait); the one check of a `settle` option.
+ * - `_debounce_scheduler.ts`: when a debounced call fires (leading edge or
+ *   settle, no overlap, sync mode), whatever the batch holds; a failed batch's
+ *   retry (1 s doubling to 60 s).
+ * - `debounce_settle.ts`: `DebounceSettle`, the trailing rule (quiet period,
+ *   maximum wait); the one check of a `settle` option and of a debounced
+ *   call's timing.
  * - `debouncer.ts`: `Debouncer`, counts over the scheduler.
- * - `debounce_group.ts`, `_group_link.ts`: `DebounceGroup`, named member
- *   batches over the scheduler, held while a member watcher loads its list; how
- *   a watcher feeds a member.
- * - `_group_meter.ts`: which meter a group and its member watchers share when
- *   only one of them (or the client) has one.
+ * - `debounce_group.ts`: `DebounceGroup`, named member batches over the
+ *   scheduler, held while a member watcher loads its list; how a watcher feeds
+ *   a member; which meter a group and its member watchers share when only one
+ *   of them (or the client) has one.
  * - `single.ts`, `_status_only.ts`: a kind of watcher in one file:
  *   `SingleWatcher`, one named object, an immediate, ordered `onChange` with
  *   the object or `null` (a failed call retried with the latest); its config
@@ -127,6 +127,13 @@ export {
   mergeChangeBatches,
   type ModifiedObject,
 } from "./change_batch.ts";
-export * from "./debounce_group.ts";
-export * from "./debounce_settle.ts";
+export {
+  DebounceGroup,
+  type DebounceGroupBatch,
+  type DebounceGroupBatches,
+  type DebounceGroupMember,
+  type DebounceGroupMembers,
+  type DebounceGroupOptions,
+} from "./debounce_group.ts";
+export type { DebounceSettle } from "./debounce_settle.ts";
 export * from "./shard_filter.ts";

@@ -39,7 +39,7 @@ import { isStatusOnlyChange } from "./_status_only.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
-import { CallbackRetry } from "./_callback_retry.ts";
+import { CallbackRetry } from "./_debounce_scheduler.ts";
 import {
   // deno-lint-ignore no-unused-vars -- linked from the docs
   type WatcherConfig,

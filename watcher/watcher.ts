@@ -32,7 +32,7 @@ import {
   type ChangeRecorder,
 } from "./change_batch.ts";
 import { WatcherMetrics } from "./_watcher_metrics.ts";
-import { offerMeter } from "./_group_meter.ts";
+import { offerMeter } from "./debounce_group.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
 import { wrapConfigError } from "./_validate.ts";
 import type { NamedIndexPaths } from "./_store_choice.ts";
