@@ -35,9 +35,9 @@ const TOP = new Set(["mod.ts", "demo.ts"]);
 
 /** Cross-folder imports of another folder's `_` file, each with the reason. */
 const ALLOWED_INTERNAL: Record<string, string> = {
-  "watcher/_object_preparer.ts -> selection/_kube_object.ts":
+  "watcher/_store_writer.ts -> selection/_kube_object.ts":
     "the stored copy is checked as the Indexer checks an object, with its InvalidObjectError",
-  "watcher/_selection_rule.ts -> selection/_prune.ts":
+  "watcher/_source_form.ts -> selection/_prune.ts":
     "whether ignoreFields removes a selector's path is the indexer's pruning rule (mayCover)",
   "testing/_apply_request.ts -> client/_yaml.ts":
     "an apply body sent as application/apply-patch+yaml is read with the YAML reader kubeconfig files use",

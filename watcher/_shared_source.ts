@@ -14,7 +14,7 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
-import type { SourceForm } from "./_source_form.ts";
+import { removableBeforeSelection, type SourceForm } from "./_source_form.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
@@ -25,10 +25,13 @@ import type {
   WatchEventType,
 } from "../listwatch/list_watch_options.ts";
 import { sumListWatchStats } from "../listwatch/list_watch_stats.ts";
-import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
+import {
+  type ObjectPreparer,
+  type Prepared,
+  SKIPPED,
+  StoreWriter,
+} from "./_store_writer.ts";
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
-import { type Prepared, StoreWriter } from "./_store_writer.ts";
-import { removableBeforeSelection } from "./_selection_rule.ts";
 import type { ChangeRecorder } from "./change_batch.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { ShardScope } from "./_shard_scope.ts";

@@ -8,7 +8,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { BatchBuilder } from "./change_batch.ts";
-import { ObjectPreparer } from "./_object_preparer.ts";
+import { ObjectPreparer } from "./_store_writer.ts";
 import { SharedSource, type SourceConsumer } from "./_shared_source.ts";
 import { BY_IDENTITY, configMap, CONFIGMAPS } from "./_bulk_harness_test.ts";
 import { seeded } from "../testing/_seeded_random.ts";

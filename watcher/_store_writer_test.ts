@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { StoreWriter } from "./_store_writer.ts";
-import { ObjectPreparer } from "./_object_preparer.ts";
+import { ObjectPreparer, StoreWriter } from "./_store_writer.ts";
 import { BatchBuilder, type ChangeBatch } from "./change_batch.ts";
 import type { ListPage } from "../listwatch/list_watch_options.ts";
 import { MemoryStore } from "../store/memory_store.ts";

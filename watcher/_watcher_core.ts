@@ -10,7 +10,7 @@
  */
 import type { Logger } from "../types.ts";
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
-import type { DeliveryWatch } from "./_delivery_watch.ts";
+import type { DeliveryWatch } from "./_batch_outlet.ts";
 import type { ListWatchFailure } from "../listwatch/list_watch_options.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import { WatcherStoppedError, WatcherSyncError } from "./errors.ts";

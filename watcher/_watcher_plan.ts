@@ -32,13 +32,14 @@ import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import {
+  checkPathsPresent,
   formKey,
   identity,
   type LoopSettings,
+  selectsOnlyAsSent,
   type SourceForm,
 } from "./_source_form.ts";
-import type { ObjectPreparerOptions } from "./_object_preparer.ts";
-import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
+import type { ObjectPreparerOptions } from "./_store_writer.ts";
 import { checkedMeter } from "./_watcher_metrics.ts";
 import { groupMeterOf } from "./debounce_group.ts";
 import type { ShardFilter } from "./shard_filter.ts";

@@ -41,19 +41,18 @@
  * ## Files
  *
  * The writer, between the loop and the store:
- * - `_object_preparer.ts`: the one stored copy of an object: checked,
- *   `ignoreFields` removed, `transform` applied, frozen with `freezeObjects`.
- * - `_store_writer.ts`: selects, keys, diffs a complete list, applies events,
- *   records old and new objects.
+ * - `_store_writer.ts`: the one stored copy of an object (`ObjectPreparer`:
+ *   checked, `ignoreFields` removed, `transform` applied, frozen with
+ *   `freezeObjects`); then each consumer's half (`StoreWriter`): selects, keys,
+ *   diffs a complete list, applies events, records old and new objects.
  * - `_shared_source.ts`: one stream per form and client (a loop per namespace,
  *   the prepared objects, the views); who shares what (the running sources by
  *   form key are `watcher.ts`'s).
  * - `_source_form.ts`: the form as one value (`SourceForm`): what the source
  *   runs with, its `LoopSettings` (the loop's timeouts by their one list), and
- *   its key, field by field.
- * - `_selection_rule.ts`: the rule: selection reads the object as sent, keys
- *   the stored copy; when a selector joins the form; the paths `metadataOnly`
- *   lacks; what the loop may cut.
+ *   its key, field by field; the selection rule: selection reads the object as
+ *   sent, keys the stored copy; when a selector joins the form; the paths
+ *   `metadataOnly` lacks; what the loop may cut.
  * - `shard_filter.ts`, `_shard_scope.ts`: the `shard` option's `ShardFilter` (a
  *   `ShardRing` fits it; defined here, below `sharding/`); a source's shard:
  *   the selector of each request, the mode read from the LIST's `shardInfo`,
@@ -75,7 +74,8 @@
  *   of watcher shares (names, loop, client, logger), for a kind's own plan.
  * - `watcher.ts`, `_batch_outlet.ts`: `Watcher`, assembled from its plan: loop,
  *   writer, store and batch; the batch goes to its own scheduler or to a
- *   `DebounceGroup`.
+ *   `DebounceGroup`; how far its delivery has got (`DeliveryWatch`: the oldest
+ *   change not delivered, a call running since; health, metrics).
  * - `_store_choice.ts`: the `store` option's backend (a memory store when none
  *   is given) and whether it shares; the named `indexes` it must keep, checked.
  * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
@@ -87,8 +87,6 @@
  *   ended first.
  * - `watcher_health.ts`: `WatcherHealth`, a watcher's snapshot for health
  *   endpoints.
- * - `_delivery_watch.ts`: how far a watcher's delivery has got: the oldest
- *   change not delivered, a call running since (health, metrics).
  * - `_watcher_metrics.ts`: a watcher's (and a group's) metrics: batches,
  *   delivery wait, callback time and failures, gauges.
  * - `_debounce_scheduler.ts`: when a debounced call fires (leading edge or
@@ -102,7 +100,7 @@
  *   scheduler, held while a member watcher loads its list; how a watcher feeds
  *   a member; which meter a group and its member watchers share when only one
  *   of them (or the client) has one.
- * - `single.ts`, `_status_only.ts`: a kind of watcher in one file:
+ * - `single.ts`: a kind of watcher in one file:
  *   `SingleWatcher`, one named object, an immediate, ordered `onChange` with
  *   the object or `null` (a failed call retried with the latest); its config
  *   (`SingleWatcherConfig`), its plan and its loop's feed; what a status-only

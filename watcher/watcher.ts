@@ -24,7 +24,7 @@ import {
   type SourceConsumer,
   UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
-import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
+import { ObjectPreparer, SKIPPED } from "./_store_writer.ts";
 import { runAsCallbackOf } from "../_internal/_callback_context.ts";
 import {
   BatchBuilder,
