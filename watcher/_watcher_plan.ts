@@ -24,9 +24,23 @@ import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_duration.ts";
 import { clientMeter } from "../_internal/_metrics.ts";
 import {
   chooseStore,
+  DEFAULT_DEBOUNCE_INTERVAL,
+  LOOP_TIMEOUT_NAMES,
+  loopTimeoutsOf,
   namedIndexes,
   type NamedIndexPaths,
-} from "./_store_choice.ts";
+  validateClient,
+  validateDuration,
+  validateGvr,
+  validateInitialList,
+  validateLoopTimeouts,
+  validatePositive,
+  validateSettle,
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
+  wrapConfigError,
+} from "./watcher_config.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
 import { consoleLogger } from "../logger.ts";
 import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
@@ -45,24 +59,6 @@ import { groupMeterOf } from "./debounce_group.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import {
-  DEFAULT_DEBOUNCE_INTERVAL,
-  LOOP_TIMEOUT_NAMES,
-  loopTimeoutsOf,
-  validateClient,
-  validateDuration,
-  validateGvr,
-  validateInitialList,
-  validateLoopTimeouts,
-  validatePositive,
-  validateSettle,
-  wrapConfigError,
-} from "./_validate.ts";
-import {
-  type WatcherConfig,
-  WatcherConfigError,
-  type WatcherOptions,
-} from "./watcher_config.ts";
 
 /** What the watcher's store holds, and how it is keyed. */
 export interface StorePlan {

@@ -66,8 +66,10 @@
  *   wording, fields.
  *
  * The watchers:
- * - `watcher_config.ts`, `_validate.ts`: `WatcherConfig`, `WatcherOptions`
- *   (the loop's timeouts by extension); the watchers' own option checks.
+ * - `watcher_config.ts`: `WatcherConfig`, `WatcherOptions` (the loop's
+ *   timeouts by extension); the watchers' own option checks; the `store`
+ *   option's backend (a memory store when none is given) and whether it
+ *   shares; the named `indexes` it must keep, checked.
  * - `_watcher_plan.ts`: a `Watcher`'s options checked once into one frozen
  *   plan (`planWatcher`): loop settings, form, store, delivery rules, log
  *   contexts; the first problem a `WatcherConfigError`. The checks every kind
@@ -76,8 +78,6 @@
  *   writer, store and batch; the batch goes to its own scheduler or to a
  *   `DebounceGroup`; how far its delivery has got (`DeliveryWatch`: the oldest
  *   change not delivered, a call running since; health, metrics).
- * - `_store_choice.ts`: the `store` option's backend (a memory store when none
- *   is given) and whether it shares; the named `indexes` it must keep, checked.
  * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
  *   feed, lifecycle, the "initial list arrived" latch `waitForSync` waits on,
  *   guarded callbacks, `lastError`, `health`.
@@ -112,7 +112,12 @@ export * from "./watcher.ts";
 export { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
 export * from "./watcher_base.ts";
 export * from "./watcher_health.ts";
-export * from "./watcher_config.ts";
+export {
+  type PathCount,
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
+} from "./watcher_config.ts";
 // WatcherOptions extends it: its two timeouts are documented there.
 export type { ListWatchTimeouts } from "../listwatch/list_watch_options.ts";
 export * from "./errors.ts";

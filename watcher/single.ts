@@ -32,7 +32,7 @@ import {
   validateGvr,
   validateSingleNamespace,
   validateSkip,
-} from "./_validate.ts";
+} from "./watcher_config.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";

@@ -34,15 +34,15 @@ import {
 import { WatcherMetrics } from "./_watcher_metrics.ts";
 import { offerMeter } from "./debounce_group.ts";
 import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
-import { wrapConfigError } from "./_validate.ts";
-import type { NamedIndexPaths } from "./_store_choice.ts";
-import { planWatcher, type WatcherPlan } from "./_watcher_plan.ts";
 import {
+  type NamedIndexPaths,
   type PathCount,
   type WatcherConfig,
   WatcherConfigError,
   type WatcherOptions,
+  wrapConfigError,
 } from "./watcher_config.ts";
+import { planWatcher, type WatcherPlan } from "./_watcher_plan.ts";
 
 /**
  * Watches every object of a resource, keeps them in an indexed store, and
