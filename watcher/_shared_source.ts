@@ -34,7 +34,7 @@ import {
 import { asPartialObjectMetadata } from "../_internal/_partial_object_metadata.ts";
 import type { ChangeRecorder } from "./change_batch.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import { ShardScope } from "./_shard_scope.ts";
+import { ShardScope } from "./shard_filter.ts";
 
 /** A consumer's own half of a view, built when it makes a new view. */
 export interface ViewParts<T extends KubeObjectLike> {

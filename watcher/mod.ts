@@ -53,7 +53,7 @@
  *   its key, field by field; the selection rule: selection reads the object as
  *   sent, keys the stored copy; when a selector joins the form; the paths
  *   `metadataOnly` lacks; what the loop may cut.
- * - `shard_filter.ts`, `_shard_scope.ts`: the `shard` option's `ShardFilter` (a
+ * - `shard_filter.ts`: the `shard` option's `ShardFilter` (a
  *   `ShardRing` fits it; defined here, below `sharding/`); a source's shard:
  *   the selector of each request, the mode read from the LIST's `shardInfo`,
  *   loops held until it holds something, its changes (release, then relist).
@@ -139,4 +139,9 @@ export {
   type DebounceGroupOptions,
 } from "./debounce_group.ts";
 export type { DebounceSettle } from "./debounce_settle.ts";
-export * from "./shard_filter.ts";
+export type {
+  ShardFilter,
+  ShardFilterMetadata,
+  ShardHealth,
+  ShardMode,
+} from "./shard_filter.ts";
