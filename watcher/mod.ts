@@ -78,7 +78,7 @@
  *   writer, store and batch; the batch goes to its own scheduler or to a
  *   `DebounceGroup`; how far its delivery has got (`DeliveryWatch`: the oldest
  *   change not delivered, a call running since; health, metrics).
- * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
+ * - `watcher_base.ts`: what both watchers share: the loop's
  *   feed, lifecycle, the "initial list arrived" latch `waitForSync` waits on,
  *   guarded callbacks, `lastError`, `health`.
  * - `errors.ts`: the errors of a run: `WatcherNotStartedError`, a call that
@@ -110,7 +110,7 @@
  */
 export * from "./watcher.ts";
 export { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
-export * from "./watcher_base.ts";
+export { WatcherBase } from "./watcher_base.ts";
 export * from "./watcher_health.ts";
 export {
   type PathCount,

@@ -16,8 +16,7 @@ import type {
   ListWatchFailure,
   WatchEventType,
 } from "../listwatch/list_watch_options.ts";
-import { WatcherBase } from "./watcher_base.ts";
-import { type Feed, WatcherCore } from "./_watcher_core.ts";
+import { type Feed, WatcherBase, WatcherCore } from "./watcher_base.ts";
 import {
   checkBoolean,
   checkConfigObject,

@@ -17,8 +17,7 @@ import type { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
 import type { ShardFilter, ShardHealth } from "./shard_filter.ts";
-import { WatcherBase } from "./watcher_base.ts";
-import { type Feed, WatcherCore } from "./_watcher_core.ts";
+import { type Feed, WatcherBase, WatcherCore } from "./watcher_base.ts";
 import {
   SharedSource,
   type SourceConsumer,
