@@ -46,8 +46,10 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
   ["shared source", (u) => u.endsWith("/watcher/_shared_source.ts")],
   [
     "object preparer (check, drop managedFields)",
-    (u) =>
-      u.endsWith("/watcher/_object_preparer.ts") ||
+    (u, f) =>
+      // ObjectPreparer's frames: it shares _store_writer.ts with StoreWriter.
+      (u.endsWith("/watcher/_store_writer.ts") &&
+        (f === "prepare" || f === "#shareNamespace")) ||
       u.endsWith("/selection/_prune.ts") ||
       u.endsWith("/selection/invalid_object_error.ts"),
   ],
@@ -64,9 +66,7 @@ const LAYERS: [string, (url: string, fn: string) => boolean][] = [
   ],
   [
     "batch builder",
-    (u) =>
-      u.endsWith("/watcher/_batch_builder.ts") ||
-      u.endsWith("/watcher/change_stats.ts"),
+    (u) => u.endsWith("/watcher/change_batch.ts"),
   ],
   [
     "scheduler + callback",

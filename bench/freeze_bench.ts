@@ -6,7 +6,7 @@
 import { Indexer } from "../selection/indexer.ts";
 import { silentLogger } from "../logger.ts";
 import type { KubeObject } from "../types.ts";
-import { ObjectPreparer } from "../watcher/_object_preparer.ts";
+import { ObjectPreparer } from "../watcher/_store_writer.ts";
 import { makePod } from "./_pods.ts";
 
 const pod = makePod(4242, 1000, 1);

@@ -8,7 +8,7 @@
 import { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import type { IndexKeyFunction, KubeObject } from "../types.ts";
-import { BatchBuilder } from "../watcher/_batch_builder.ts";
+import { BatchBuilder } from "../watcher/change_batch.ts";
 import { StoreWriter } from "../watcher/_store_writer.ts";
 import { silentLogger } from "../logger.ts";
 import { makePod } from "./_pods.ts";

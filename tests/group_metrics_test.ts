@@ -7,8 +7,10 @@ import { FetchClient } from "../client/fetch_client.ts";
 import { Watcher } from "../watcher/watcher.ts";
 import { SingleWatcher } from "../watcher/single.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
-import type { ChangeBatch } from "../watcher/change_batch.ts";
-import { mergeChangeBatches } from "../watcher/merge_change_batches.ts";
+import {
+  type ChangeBatch,
+  mergeChangeBatches,
+} from "../watcher/change_batch.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";

@@ -35,7 +35,7 @@ const TOP = new Set(["mod.ts", "demo.ts"]);
 
 /** Cross-folder imports of another folder's `_` file, each with the reason. */
 const ALLOWED_INTERNAL: Record<string, string> = {
-  "watcher/_selection_rule.ts -> selection/_prune.ts":
+  "watcher/_source_form.ts -> selection/_prune.ts":
     "whether ignoreFields removes a selector's path is the indexer's pruning rule (mayCover)",
   "testing/_apply_request.ts -> client/_yaml.ts":
     "an apply body sent as application/apply-patch+yaml is read with the YAML reader kubeconfig files use",

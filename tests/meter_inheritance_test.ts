@@ -8,8 +8,10 @@ import type { RestClient } from "../client/rest_client.ts";
 import { Watcher } from "../watcher/watcher.ts";
 import { SingleWatcher } from "../watcher/single.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
-import type { ChangeBatch } from "../watcher/change_batch.ts";
-import { mergeChangeBatches } from "../watcher/merge_change_batches.ts";
+import {
+  type ChangeBatch,
+  mergeChangeBatches,
+} from "../watcher/change_batch.ts";
 import { LeaderElector } from "../leaderelection/leader_elector.ts";
 import { LeaderElectionConfigError } from "../leaderelection/leader_election_config_error.ts";
 import { WatcherConfigError } from "../config_error.ts";

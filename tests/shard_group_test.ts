@@ -6,8 +6,10 @@ import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
 import { Watcher } from "../watcher/watcher.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
-import type { ChangeBatch } from "../watcher/change_batch.ts";
-import { mergeChangeBatches } from "../watcher/merge_change_batches.ts";
+import {
+  type ChangeBatch,
+  mergeChangeBatches,
+} from "../watcher/change_batch.ts";
 import { ShardRing } from "../sharding/shard_ring.ts";
 import {
   FakeApiServer,

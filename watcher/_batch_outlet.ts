@@ -5,22 +5,23 @@
  * `callOnChangeDuringSync`), the initial-sync batch is delivered once the
  * list is in, empty or not, and opens no debounce window (in a group, once
  * no member is loading its list), a failed batch goes out again with the
- * next, and `stop()` delivers what is pending.
+ * next, and `stop()` delivers what is pending. How far delivery has got
+ * (`DeliveryWatch`: the oldest change not delivered, a call running since)
+ * is kept here, for health and metrics.
  *
  * @module
  */
 import { failureFields } from "../_internal/_logging.ts";
 import type { KubeObjectLike, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
-import type { ChangeBatch } from "./change_batch.ts";
+import type { BatchBuilder, ChangeBatch } from "./change_batch.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import type { BatchBuilder } from "./_batch_builder.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
 import { DebounceScheduler } from "./_debounce_scheduler.ts";
-import { DeliveryWatch } from "./_delivery_watch.ts";
 import { monotonicClock } from "../_internal/_time.ts";
-import { attachSource, type GroupLink } from "./_group_link.ts";
+import { attachSource, type GroupLink } from "./debounce_group.ts";
 import { changeCallbackFailedLine, write } from "./_log_lines.ts";
+import type { WatcherDelivery } from "./watcher_health.ts";
 
 /** What the watcher asks of wherever its batches go. */
 export interface BatchOutlet {
@@ -286,5 +287,90 @@ class Hold {
   taken<B>(batch: B): B {
     this.#initialDue = false;
     return batch;
+  }
+}
+
+// How far delivery has got: when the oldest change not yet delivered was
+// recorded, how many wait, and since when a call runs. A loop keeps reading
+// while a Watcher's `onChange` hangs (the batch only grows), so the loop's
+// liveness cannot see it; this can, and `event_delivery_seconds` and
+// `oldest_undelivered_change_seconds` read it.
+
+/** One Watcher's delivery, fed by its outlet. */
+export class DeliveryWatch {
+  readonly #clock: Clock;
+  /** When the oldest change of the pending batch was recorded. */
+  #pendingSince: number | undefined;
+  /** When the oldest change of the batch in the running call was recorded. */
+  #runningSince: number | undefined;
+  /** When the running call started. */
+  #callStarted: number | undefined;
+  /** When the oldest change of the batch taken last was recorded. */
+  #lastTaken: number | undefined;
+  #waiting: () => number;
+
+  constructor(clock: Clock, waiting: () => number) {
+    this.#clock = clock;
+    this.#waiting = waiting;
+  }
+
+  /**
+   * A change was recorded (hot path). `empty`: the pending batch holds
+   * nothing after it (a create and a delete coalesced away), so its wait
+   * starts again with the next change.
+   */
+  recorded(empty: boolean): void {
+    if (empty) this.#pendingSince = undefined;
+    else if (this.#pendingSince === undefined) {
+      this.#pendingSince = this.#clock.now();
+    }
+  }
+
+  /**
+   * A call takes the pending batch: returns when its oldest change was
+   * recorded.
+   */
+  taken(): number | undefined {
+    const since = this.#pendingSince;
+    this.#pendingSince = undefined;
+    this.#runningSince = this.#lastTaken = since;
+    this.#callStarted = this.#clock.now();
+    return since;
+  }
+
+  /** The call settled. */
+  ended(): void {
+    this.#runningSince = this.#callStarted = undefined;
+  }
+
+  /**
+   * The call that settled last failed, and its batch waits for a retry:
+   * its oldest change is still undelivered, since it was recorded.
+   */
+  restored(): void {
+    const since = this.#lastTaken;
+    this.#lastTaken = undefined;
+    if (since === undefined) return;
+    this.#pendingSince = Math.min(this.#pendingSince ?? Infinity, since);
+  }
+
+  /** When the oldest change not yet delivered was recorded. */
+  get oldestSince(): number | undefined {
+    return this.#runningSince ?? this.#pendingSince;
+  }
+
+  /** Seconds since the oldest change not yet delivered; 0 when none is. */
+  ageSeconds(): number {
+    const since = this.oldestSince;
+    return since === undefined ? 0 : (this.#clock.now() - since) / 1000;
+  }
+
+  /** The snapshot `health().delivery` gives. */
+  snapshot(): WatcherDelivery {
+    return {
+      undelivered: this.#waiting(),
+      oldestUndeliveredTime: this.oldestSince,
+      callbackRunningSince: this.#callStarted,
+    };
   }
 }

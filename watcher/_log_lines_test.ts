@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { changeCallbackFailedLine, writerLine } from "./_log_lines.ts";
-import { changeStats } from "./change_stats.ts";
+import { changeStats } from "./change_batch.ts";
 
 Deno.test("writerLine says once per list which configured path objects lacked", () => {
   const all = writerLine(

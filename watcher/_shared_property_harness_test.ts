@@ -481,7 +481,7 @@ export function makePlan(seed: number, steps = 26): Plan {
       index.paths.some((p) => p === removed || p.startsWith(`${removed}.`))
     ) index = INDEXES[0];
     // metadataOnly refuses paths a metadata-only object never has
-    // (`_selection_rule.ts`): an index a transform may fill is kept.
+    // (the selection rule, `_source_form.ts`): an index a transform may fill is kept.
     if (form.metadataOnly) {
       const outside = (p: string) => !/^(metadata|apiVersion|kind)\b/.test(p);
       if (selector?.paths.some(outside)) selector = undefined;

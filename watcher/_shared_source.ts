@@ -14,24 +14,27 @@
  * @module
  */
 import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
-import type { SourceForm } from "./_source_form.ts";
+import { removableBeforeSelection, type SourceForm } from "./_source_form.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import {
-  type ListInfo,
-  type ListPage,
-  type ListWatchFailure,
-  sumListWatchStats,
-  type WatchEventType,
+import type {
+  ListInfo,
+  ListPage,
+  ListWatchFailure,
+  WatchEventType,
 } from "../listwatch/list_watch_types.ts";
-import { type ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
+import { sumListWatchStats } from "../listwatch/list_watch_types.ts";
+import {
+  type ObjectPreparer,
+  type Prepared,
+  SKIPPED,
+  StoreWriter,
+} from "./_store_writer.ts";
 import { asPartialObjectMetadata } from "../_internal/_objects.ts";
-import { type Prepared, StoreWriter } from "./_store_writer.ts";
-import { removableBeforeSelection } from "./_selection_rule.ts";
-import type { ChangeRecorder } from "./_batch_builder.ts";
+import type { ChangeRecorder } from "./change_batch.ts";
 import type { WatcherHealth } from "./watcher_health.ts";
-import { ShardScope } from "./_shard_scope.ts";
+import { ShardScope } from "./shard_filter.ts";
 
 /** A consumer's own half of a view, built when it makes a new view. */
 export interface ViewParts<T extends KubeObjectLike> {

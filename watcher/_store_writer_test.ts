@@ -1,8 +1,6 @@
 import assert from "node:assert/strict";
-import { StoreWriter } from "./_store_writer.ts";
-import { ObjectPreparer } from "./_object_preparer.ts";
-import { BatchBuilder } from "./_batch_builder.ts";
-import type { ChangeBatch } from "./change_batch.ts";
+import { ObjectPreparer, StoreWriter } from "./_store_writer.ts";
+import { BatchBuilder, type ChangeBatch } from "./change_batch.ts";
 import type { ListPage } from "../listwatch/list_watch_types.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { Indexer } from "../selection/indexer.ts";

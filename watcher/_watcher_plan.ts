@@ -24,30 +24,11 @@ import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_option_checks.ts";
 import { clientMeter } from "../_internal/_metrics.ts";
 import {
   chooseStore,
-  namedIndexes,
-  type NamedIndexPaths,
-} from "./_store_choice.ts";
-import { contextLogger } from "../_internal/_logging.ts";
-import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../_internal/_logging.ts";
-import { optionNamesProblem } from "../_internal/_option_checks.ts";
-import {
-  formKey,
-  identity,
-  type LoopSettings,
-  type SourceForm,
-} from "./_source_form.ts";
-import type { ObjectPreparerOptions } from "./_object_preparer.ts";
-import { checkPathsPresent, selectsOnlyAsSent } from "./_selection_rule.ts";
-import { checkedMeter } from "./_watcher_metrics.ts";
-import { groupMeterOf } from "./_group_meter.ts";
-import type { ShardFilter } from "./shard_filter.ts";
-import type { WatcherHealth } from "./watcher_health.ts";
-import type { DebounceSettle } from "./debounce_settle.ts";
-import {
   DEFAULT_DEBOUNCE_INTERVAL,
   LOOP_TIMEOUT_NAMES,
   loopTimeoutsOf,
+  namedIndexes,
+  type NamedIndexPaths,
   validateClient,
   validateDuration,
   validateGvr,
@@ -55,13 +36,29 @@ import {
   validateLoopTimeouts,
   validatePositive,
   validateSettle,
-  wrapConfigError,
-} from "./_validate.ts";
-import {
   type WatcherConfig,
   WatcherConfigError,
   type WatcherOptions,
+  wrapConfigError,
 } from "./watcher_config.ts";
+import { contextLogger } from "../_internal/_logging.ts";
+import { consoleLogger } from "../logger.ts";
+import { neverThrowingLogger } from "../_internal/_logging.ts";
+import { optionNamesProblem } from "../_internal/_option_checks.ts";
+import {
+  checkPathsPresent,
+  formKey,
+  identity,
+  type LoopSettings,
+  selectsOnlyAsSent,
+  type SourceForm,
+} from "./_source_form.ts";
+import type { ObjectPreparerOptions } from "./_store_writer.ts";
+import { checkedMeter } from "./_watcher_metrics.ts";
+import { groupMeterOf } from "./debounce_group.ts";
+import type { ShardFilter } from "./shard_filter.ts";
+import type { WatcherHealth } from "./watcher_health.ts";
+import type { DebounceSettle } from "./debounce_settle.ts";
 
 /** What the watcher's store holds, and how it is keyed. */
 export interface StorePlan {

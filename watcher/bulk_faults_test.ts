@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import type { ChangeStats, KubeObject } from "../types.ts";
 import { ApiError } from "../client/api_error.ts";
 import { waitFor } from "../testing/fake_clock.ts";
-import { WatcherSyncError } from "./sync_error.ts";
+import { WatcherSyncError } from "./errors.ts";
 import {
   configMap,
   Harness,

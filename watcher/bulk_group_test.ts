@@ -7,8 +7,7 @@ import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import { configMap, CONFIGMAPS } from "./_bulk_harness_test.ts";
 

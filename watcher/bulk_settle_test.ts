@@ -15,7 +15,7 @@ import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
 import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

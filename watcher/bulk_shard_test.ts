@@ -16,7 +16,7 @@ import { FakeClock } from "../testing/fake_clock.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 import type { ChangeBatch } from "./change_batch.ts";

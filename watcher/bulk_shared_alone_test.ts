@@ -15,7 +15,7 @@ import { settle, waitFor } from "../testing/fake_clock.ts";
 import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { mergeChangeBatches } from "./change_batch.ts";
 import type { WatcherConfig } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

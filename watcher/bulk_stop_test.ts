@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import type { ChangeStats } from "../types.ts";
 import { settle, waitFor } from "../testing/fake_clock.ts";
-import { WatcherSyncError } from "./sync_error.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
+import { WatcherStoppedError, WatcherSyncError } from "./errors.ts";
 import { configMap, Harness } from "./_bulk_harness_test.ts";
 
 function pick(s: ChangeStats) {

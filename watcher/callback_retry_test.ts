@@ -15,7 +15,7 @@ import { SingleWatcher } from "./single.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { mergeChangeBatches } from "./change_batch.ts";
 import {
   BY_IDENTITY,
   configMap,

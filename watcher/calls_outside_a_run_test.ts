@@ -7,8 +7,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { silentLogger } from "../logger.ts";
 import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
-import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
+import { WatcherNotStartedError, WatcherStoppedError } from "./errors.ts";
 
 const GVR = { group: "", version: "v1", resource: "configmaps" };
 

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { changeStats } from "./change_stats.ts";
+import { changeStats } from "./change_batch.ts";
 
 Deno.test("changeStats() defaults every count to zero", () => {
   assert.deepEqual(changeStats(), {

@@ -11,15 +11,8 @@ import type { ChangeStats, Logger } from "../types.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
-import {
-  type GroupLink,
-  type GroupSource,
-  registerMember,
-} from "./_group_link.ts";
-import { registerGroupMeter } from "./_group_meter.ts";
 import { insideCallbackOf, runAsCallbackOf } from "../_internal/_lifecycle.ts";
-import type { DebounceSettle } from "./debounce_settle.ts";
-import { debounceTiming } from "./_settle_problem.ts";
+import { type DebounceSettle, debounceTiming } from "./debounce_settle.ts";
 
 const done: Promise<void> = Promise.resolve();
 
@@ -904,3 +897,120 @@ const GROUP_NAMES: Record<keyof DebounceGroupOptions<number>, true> = {
   meter: true,
   name: true,
 };
+
+// How a `Watcher` feeds a `DebounceGroup` member without pushing a batch
+// per event: it attaches its own pending batch as the member's source, and
+// the group takes that batch whole when it fires. Kept out of the public
+// API: users pass the member (`group.member(name)`) in the watcher's
+// `group` option.
+
+/** A member's batch, held by its watcher until the group takes it. */
+export interface GroupSource<T> {
+  /** The watcher's clock: the group refuses a source on another one. */
+  readonly clock?: Clock;
+  /** Whether nothing is ready to deliver. */
+  readonly isEmpty: boolean;
+  /** Whether the batch ready is an initial sync's (it opens no window). */
+  readonly isInitial: boolean;
+  /**
+   * Whether the watcher is loading its initial list (started, not synced,
+   * its batches held back): the group's calls wait for it.
+   */
+  readonly loading: boolean;
+  /** When the oldest change ready was recorded, on the clock. */
+  readonly since: number | undefined;
+  /** Takes the batch and starts an empty one. */
+  take(): T;
+  /**
+   * The group's call that carried the batch taken last has ended.
+   * `retry`: it failed, and the batch goes back for the next call.
+   */
+  ended(retry: boolean): void;
+}
+
+/** What an attached source can ask of its group. */
+export interface GroupLink {
+  /** Something was added to the source: schedule a call. */
+  changed(): void;
+  /**
+   * The source's initial list is in: its initial batch goes out at once,
+   * opening no refractory window, with every other member's once none is
+   * loading its list any more.
+   */
+  synced(): Promise<void>;
+  /** Delivers what is pending now (after a running call). */
+  flush(): Promise<void>;
+  /** Resolves once the group runs no call and has none scheduled. */
+  idle(): Promise<void>;
+  /** Stops taking from this source. */
+  detach(): void;
+  /** The group, whose `onChange` a member watcher's stop must not wait for. */
+  readonly group: object;
+}
+
+type Attach = (source: GroupSource<never>) => GroupLink;
+
+const members = new WeakMap<object, Attach>();
+
+/** Called by the group for each member it makes. */
+export function registerMember<T>(
+  member: object,
+  attach: (source: GroupSource<T>) => GroupLink,
+): void {
+  members.set(member, attach as Attach);
+}
+
+/**
+ * Attaches `source` to the group `member` came from.
+ *
+ * @throws {Error} When `member` was not made by a `DebounceGroup`, or
+ * already has a source.
+ */
+export function attachSource<T>(
+  member: object,
+  source: GroupSource<T>,
+): GroupLink {
+  const attach = members.get(member);
+  if (attach === undefined) {
+    throw new Error("must be a member made by DebounceGroup.member(name)");
+  }
+  return (attach as (source: GroupSource<T>) => GroupLink)(source);
+}
+
+// Which meter a group and its member watchers report on, when only one of
+// them, or their client, was given one: a group's own meter reaches the
+// watchers feeding it (unless they have their own), and a group without
+// one reports on the meter of the first watcher that feeds it (its own,
+// else its client's), so that one meter set on the client reaches the
+// group too. Apart from the member link above: the link is about batches,
+// this about where they are counted.
+
+/** What a group says about its meter, registered for each member it makes. */
+export interface GroupMeter {
+  /** The meter given in the group's options, if any. */
+  readonly own: Meter | undefined;
+  /** A member watcher reports on `meter`: the group takes it if it has none. */
+  adopt(meter: Meter): void;
+}
+
+const groups = new WeakMap<object, GroupMeter>();
+
+/** Called by the group for each member it makes. */
+export function registerGroupMeter(member: object, group: GroupMeter): void {
+  groups.set(member, group);
+}
+
+/** The meter of the group `member` came from, when the group was given one. */
+export function groupMeterOf(member: unknown): Meter | undefined {
+  return member !== null && typeof member === "object"
+    ? groups.get(member)?.own
+    : undefined;
+}
+
+/** A watcher feeding `member` reports on `meter`; the group may take it. */
+export function offerMeter(member: unknown, meter: Meter | undefined): void {
+  if (meter === undefined || member === null || typeof member !== "object") {
+    return;
+  }
+  groups.get(member)?.adopt(meter);
+}

@@ -6,8 +6,7 @@ import { mockFetch } from "../testing/mock_fetch.ts";
 import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import { BY_IDENTITY, CONFIGMAPS } from "./_bulk_harness_test.ts";
 

@@ -4,10 +4,9 @@ import { WatcherConfigError } from "../config_error.ts";
 import type { ChangeStats, Logger } from "../types.ts";
 import type { Clock } from "../clock.ts";
 import { consoleLogger } from "../logger.ts";
-import { changeStats } from "./change_stats.ts";
+import { changeStats } from "./change_batch.ts";
 import { DebounceScheduler, type PendingBatch } from "./_debounce_scheduler.ts";
-import type { DebounceSettle } from "./debounce_settle.ts";
-import { debounceTiming } from "./_settle_problem.ts";
+import { type DebounceSettle, debounceTiming } from "./debounce_settle.ts";
 
 /**
  * Options for {@linkcode Debouncer}.

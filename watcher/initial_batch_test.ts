@@ -12,7 +12,7 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import { mergeChangeBatches } from "./change_batch.ts";
 import {
   BY_IDENTITY,
   configMap,

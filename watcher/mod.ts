@@ -41,68 +41,66 @@
  * ## Files
  *
  * The writer, between the loop and the store:
- * - `_object_preparer.ts`: the one stored copy of an object: checked,
- *   `ignoreFields` removed, `transform` applied, frozen with `freezeObjects`.
- * - `_store_writer.ts`: selects, keys, diffs a complete list, applies events,
- *   records old and new objects.
+ * - `_store_writer.ts`: the one stored copy of an object (`ObjectPreparer`:
+ *   checked, `ignoreFields` removed, `transform` applied, frozen with
+ *   `freezeObjects`); then each consumer's half (`StoreWriter`): selects, keys,
+ *   diffs a complete list, applies events, records old and new objects.
  * - `_shared_source.ts`: one stream per form and client (a loop per namespace,
  *   the prepared objects, the views); who shares what (the running sources by
  *   form key are `watcher.ts`'s).
  * - `_source_form.ts`: the form as one value (`SourceForm`): what the source
  *   runs with, its `LoopSettings` (the loop's timeouts by their one list), and
- *   its key, field by field.
- * - `_selection_rule.ts`: the rule: selection reads the object as sent, keys
- *   the stored copy; when a selector joins the form; the paths `metadataOnly`
- *   lacks; what the loop may cut.
- * - `shard_filter.ts`, `_shard_scope.ts`: the `shard` option's `ShardFilter` (a
+ *   its key, field by field; the selection rule: selection reads the object as
+ *   sent, keys the stored copy; when a selector joins the form; the paths
+ *   `metadataOnly` lacks; what the loop may cut.
+ * - `shard_filter.ts`: the `shard` option's `ShardFilter` (a
  *   `ShardRing` fits it; defined here, below `sharding/`); a source's shard:
  *   the selector of each request, the mode read from the LIST's `shardInfo`,
  *   loops held until it holds something, its changes (release, then relist).
- * - `_batch_builder.ts`, `change_batch.ts`: the pending batch, one entry per
+ * - `change_batch.ts`: `ChangeBatch` and the objects it carries;
+ *   `changeStats()`, a batch's counts; `mergeChangeBatches`, two batches as
+ *   one (a group's `merge`); the pending batch (`BatchBuilder`), one entry per
  *   object (coalesced), taken whole as a `ChangeBatch`, taken back before newer
  *   changes when its call failed.
- * - `change_stats.ts`, `merge_change_batches.ts`: `changeStats()`, a batch's
- *   counts; `mergeChangeBatches`, two batches as one (a group's `merge`).
  * - `_log_lines.ts`: every log line of the writer and the watchers: level,
  *   wording, fields.
  *
  * The watchers:
- * - `watcher_config.ts`, `_validate.ts`: `WatcherConfig`, `WatcherOptions`
- *   (the loop's timeouts by extension); the watchers' own option checks.
+ * - `watcher_config.ts`: `WatcherConfig`, `WatcherOptions` (the loop's
+ *   timeouts by extension); the watchers' own option checks; the `store`
+ *   option's backend (a memory store when none is given) and whether it
+ *   shares; the named `indexes` it must keep, checked.
  * - `_watcher_plan.ts`: a `Watcher`'s options checked once into one frozen
  *   plan (`planWatcher`): loop settings, form, store, delivery rules, log
  *   contexts; the first problem a `WatcherConfigError`. The checks every kind
  *   of watcher shares (names, loop, client, logger), for a kind's own plan.
  * - `watcher.ts`, `_batch_outlet.ts`: `Watcher`, assembled from its plan: loop,
  *   writer, store and batch; the batch goes to its own scheduler or to a
- *   `DebounceGroup`.
- * - `_store_choice.ts`: the `store` option's backend (a memory store when none
- *   is given) and whether it shares; the named `indexes` it must keep, checked.
- * - `watcher_base.ts`, `_watcher_core.ts`: what both watchers share: the loop's
+ *   `DebounceGroup`; how far its delivery has got (`DeliveryWatch`: the oldest
+ *   change not delivered, a call running since; health, metrics).
+ * - `watcher_base.ts`: what both watchers share: the loop's
  *   feed, lifecycle, the "initial list arrived" latch `waitForSync` waits on,
  *   guarded callbacks, `lastError`, `health`.
- * - `sync_error.ts`: `WatcherSyncError`, a sync wait that ended first.
- * - `watcher_health.ts`, `watcher_stopped_error.ts`: `WatcherHealth`, a
- *   watcher's snapshot for health endpoints; `WatcherStoppedError` (no
- *   restart).
- * - `watcher_not_started_error.ts`: `WatcherNotStartedError`, a call that needs
- *   a running watcher (`forceSync()`) made before `start()`.
- * - `_delivery_watch.ts`: how far a watcher's delivery has got: the oldest
- *   change not delivered, a call running since (health, metrics).
+ * - `errors.ts`: the errors of a run: `WatcherNotStartedError`, a call that
+ *   needs a running watcher (`forceSync()`) made before `start()`;
+ *   `WatcherStoppedError` (no restart); `WatcherSyncError`, a sync wait that
+ *   ended first.
+ * - `watcher_health.ts`: `WatcherHealth`, a watcher's snapshot for health
+ *   endpoints.
  * - `_watcher_metrics.ts`: a watcher's (and a group's) metrics: batches,
  *   delivery wait, callback time and failures, gauges.
- * - `_debounce_scheduler.ts`, `_callback_retry.ts`: when a debounced call fires
- *   (leading edge or settle, no overlap, sync mode), whatever the batch holds;
- *   a failed batch's retry (1 s doubling to 60 s).
- * - `debounce_settle.ts`, `_settle_problem.ts`: `DebounceSettle`, the trailing
- *   rule (quiet period, maximum wait); the one check of a `settle` option.
+ * - `_debounce_scheduler.ts`: when a debounced call fires (leading edge or
+ *   settle, no overlap, sync mode), whatever the batch holds; a failed batch's
+ *   retry (1 s doubling to 60 s).
+ * - `debounce_settle.ts`: `DebounceSettle`, the trailing rule (quiet period,
+ *   maximum wait); the one check of a `settle` option and of a debounced
+ *   call's timing.
  * - `debouncer.ts`: `Debouncer`, counts over the scheduler.
- * - `debounce_group.ts`, `_group_link.ts`: `DebounceGroup`, named member
- *   batches over the scheduler, held while a member watcher loads its list; how
- *   a watcher feeds a member.
- * - `_group_meter.ts`: which meter a group and its member watchers share when
- *   only one of them (or the client) has one.
- * - `single.ts`, `_status_only.ts`: a kind of watcher in one file:
+ * - `debounce_group.ts`: `DebounceGroup`, named member batches over the
+ *   scheduler, held while a member watcher loads its list; how a watcher feeds
+ *   a member; which meter a group and its member watchers share when only one
+ *   of them (or the client) has one.
+ * - `single.ts`: a kind of watcher in one file:
  *   `SingleWatcher`, one named object, an immediate, ordered `onChange` with
  *   the object or `null` (a failed call retried with the latest); its config
  *   (`SingleWatcherConfig`), its plan and its loop's feed; what a status-only
@@ -112,18 +110,38 @@
  */
 export * from "./watcher.ts";
 export { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
-export * from "./watcher_base.ts";
+export { WatcherBase } from "./watcher_base.ts";
 export * from "./watcher_health.ts";
-export * from "./watcher_config.ts";
+export {
+  type PathCount,
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
+} from "./watcher_config.ts";
 // WatcherOptions extends it: its two timeouts are documented there.
 export type { ListWatchTimeouts } from "../listwatch/list_watch_types.ts";
-export * from "./sync_error.ts";
+export * from "./errors.ts";
 export * from "./debouncer.ts";
-export * from "./change_stats.ts";
-export * from "./change_batch.ts";
-export * from "./merge_change_batches.ts";
-export * from "./watcher_not_started_error.ts";
-export * from "./watcher_stopped_error.ts";
-export * from "./debounce_group.ts";
-export * from "./debounce_settle.ts";
-export * from "./shard_filter.ts";
+export {
+  type ChangeBatch,
+  type ChangedObjects,
+  changeStats,
+  type ChangeStatsInit,
+  mergeChangeBatches,
+  type ModifiedObject,
+} from "./change_batch.ts";
+export {
+  DebounceGroup,
+  type DebounceGroupBatch,
+  type DebounceGroupBatches,
+  type DebounceGroupMember,
+  type DebounceGroupMembers,
+  type DebounceGroupOptions,
+} from "./debounce_group.ts";
+export type { DebounceSettle } from "./debounce_settle.ts";
+export type {
+  ShardFilter,
+  ShardFilterMetadata,
+  ShardHealth,
+  ShardMode,
+} from "./shard_filter.ts";

@@ -1,8 +1,7 @@
 import assert from "node:assert/strict";
 import { SingleWatcher, type SingleWatcherConfig } from "./single.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
-import { WatcherSyncError } from "./sync_error.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
+import { WatcherStoppedError, WatcherSyncError } from "./errors.ts";
 import { ApiError } from "../client/api_error.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";

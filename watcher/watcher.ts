@@ -10,37 +10,38 @@ import type {
   StoreReads,
 } from "../types.ts";
 import { systemClock } from "../clock.ts";
-import { WatcherNotStartedError } from "./watcher_not_started_error.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
+import { WatcherNotStartedError, WatcherStoppedError } from "./errors.ts";
 import { monotonicClock } from "../_internal/_time.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import { MemoryStore } from "../store/memory_store.ts";
 import { StoreKeyError } from "../store/errors.ts";
 import type { ShardFilter, ShardHealth } from "./shard_filter.ts";
-import { WatcherBase } from "./watcher_base.ts";
-import { type Feed, WatcherCore } from "./_watcher_core.ts";
+import { type Feed, WatcherBase, WatcherCore } from "./watcher_base.ts";
 import {
   SharedSource,
   type SourceConsumer,
   UNSTARTED_HEALTH,
 } from "./_shared_source.ts";
-import { ObjectPreparer, SKIPPED } from "./_object_preparer.ts";
+import { ObjectPreparer, SKIPPED } from "./_store_writer.ts";
 import { runAsCallbackOf } from "../_internal/_lifecycle.ts";
-import { BatchBuilder, type ChangeRecorder } from "./_batch_builder.ts";
-import type { ChangeBatch } from "./change_batch.ts";
-import { WatcherMetrics } from "./_watcher_metrics.ts";
-import { offerMeter } from "./_group_meter.ts";
-import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
-import { wrapConfigError } from "./_validate.ts";
-import type { NamedIndexPaths } from "./_store_choice.ts";
-import { planWatcher, type WatcherPlan } from "./_watcher_plan.ts";
 import {
+  BatchBuilder,
+  type ChangeBatch,
+  type ChangeRecorder,
+} from "./change_batch.ts";
+import { WatcherMetrics } from "./_watcher_metrics.ts";
+import { offerMeter } from "./debounce_group.ts";
+import { type BatchOutlet, groupOutlet, ownOutlet } from "./_batch_outlet.ts";
+import {
+  type NamedIndexPaths,
   type PathCount,
   type WatcherConfig,
   WatcherConfigError,
   type WatcherOptions,
+  wrapConfigError,
 } from "./watcher_config.ts";
+import { planWatcher, type WatcherPlan } from "./_watcher_plan.ts";
 
 /**
  * Watches every object of a resource, keeps them in an indexed store, and

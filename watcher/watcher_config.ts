@@ -1,6 +1,7 @@
 import type {
   Gvr,
   IndexedStore,
+  IndexKeyFunction,
   KubeObject,
   KubeObjectLike,
   Logger,
@@ -18,12 +19,27 @@ import type {
 } from "../listwatch/list_watch_types.ts";
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
-import type { DebounceSettle } from "./debounce_settle.ts";
+import { type DebounceSettle, settleProblem } from "./debounce_settle.ts";
 import type { StoreFactory } from "../store/memory_store.ts";
 import type { ShardFilter } from "./shard_filter.ts";
+import { Indexer, IndexerOptionsError } from "../selection/indexer.ts";
+import { WatcherConfigError } from "../config_error.ts";
+import { wrapConfigError as wrapOptionError } from "../_internal/_option_checks.ts";
+import { memoryStore } from "../store/memory_store.ts";
 
 // Declared at the root: `ListWatch`, below the watcher, throws it too.
 export { WatcherConfigError } from "../config_error.ts";
+
+// The checks the loop shares live at the root; the watchers import them here.
+export {
+  LOOP_TIMEOUT_NAMES,
+  loopTimeoutsOf,
+  validateDuration,
+  validateGvr,
+  validateInitialList,
+  validateLoopTimeouts,
+  validatePositive,
+} from "../_internal/_option_checks.ts";
 
 /**
  * Configuration of a bulk {@linkcode Watcher}, the TypeScript form of
@@ -416,4 +432,172 @@ export interface WatcherOptions extends ListWatchTimeouts {
    * @default {false}
    */
   freezeObjects?: boolean;
+}
+
+// The watchers' own option checks.
+
+/** Default debounce interval of the bulk watcher, as in haptic's Go watcher. */
+export const DEFAULT_DEBOUNCE_INTERVAL = 2_000;
+
+/**
+ * Checks an optional `settle` option: an object of two durations, the
+ * quiet period no longer than the maximum wait.
+ */
+export function validateSettle(value: unknown): void {
+  if (value === undefined) return;
+  const problem = settleProblem(value);
+  if (problem !== undefined) {
+    throw new WatcherConfigError(problem.field, problem.message);
+  }
+}
+
+/** Checks an optional `skip` option of the single watcher. */
+export function validateSkip(value: unknown): void {
+  if (value === undefined || value === "statusOnly" || value === "none") return;
+  throw new WatcherConfigError(
+    "skip",
+    `must be "statusOnly" or "none", got ${String(value)}`,
+  );
+}
+
+/**
+ * Checks the single watcher's optional `namespace`: absent for a
+ * cluster-scoped object, else a non-empty string. `""` is refused rather
+ * than read as "none", so that a namespace computed as empty by mistake is
+ * not taken for a cluster-scoped object.
+ */
+export function validateSingleNamespace(value: unknown): void {
+  if (value === undefined || (typeof value === "string" && value !== "")) {
+    return;
+  }
+  throw new WatcherConfigError(
+    "namespace",
+    `must be a non-empty string, got ${
+      typeof value === "string" ? '""' : String(value)
+    }; omit it for a cluster-scoped object`,
+  );
+}
+
+/** Checks that the client looks like a `RestClient`. */
+export function validateClient(client: unknown): void {
+  const performRequest = (client as { performRequest?: unknown } | null)
+    ?.performRequest;
+  if (typeof performRequest !== "function") {
+    throw new WatcherConfigError(
+      "client",
+      "must be a RestClient with a performRequest method",
+    );
+  }
+}
+
+/**
+ * Rethrows an error of `build` as a config error naming `field`, or the
+ * indexer option (`indexBy`, `ignoreFields`) the indexer says was at fault.
+ */
+export function wrapConfigError<T>(field: string, build: () => T): T {
+  return wrapOptionError(field, build, (error) =>
+    // The indexer knows whether indexBy or ignoreFields was at fault.
+    error instanceof IndexerOptionsError ? error.option : undefined);
+}
+
+// Which store backend a `Watcher` uses: its `store` factory, or a memory
+// store when it gives none, and the named `indexes` it must keep. The
+// watcher asks the factory alone whether its stream may be shared.
+
+/** A watcher's backend, and why its stream cannot be shared when it cannot. */
+export interface StoreChoice {
+  readonly factory: StoreFactory;
+  /** As `health().notShared` says it; `undefined` for a shareable backend. */
+  readonly notShared: `store: ${string}` | undefined;
+}
+
+/** The backend `config` asks for; a `WatcherConfigError` naming a bad one. */
+export function chooseStore<
+  T extends KubeObjectLike,
+  R extends StoreReads,
+  I extends readonly string[],
+>(
+  config: WatcherConfig<T, R, I>,
+): StoreChoice {
+  const { store } = config;
+  if (store === undefined) {
+    return { factory: memoryStore(), notShared: undefined };
+  }
+  if (!isStoreFactory(store)) {
+    throw new WatcherConfigError(
+      "store",
+      "must be a store factory (memoryStore(), cachedStore() or an object with name, shareable and create)",
+    );
+  }
+  return {
+    factory: store,
+    notShared: store.shareable ? undefined : `store: ${store.name}`,
+  };
+}
+
+function isStoreFactory(value: unknown): value is StoreFactory {
+  if (value === null || typeof value !== "object") return false;
+  const { name, shareable, create } = value as Record<string, unknown>;
+  return typeof name === "string" && typeof shareable === "boolean" &&
+    typeof create === "function";
+}
+
+/**
+ * The watcher's `indexes`, checked: each name's key function (over the
+ * stored copy, as `indexBy`'s keys are), and a key for the view.
+ */
+export interface NamedIndexPaths {
+  readonly names: readonly string[];
+  readonly keyFunctions: Readonly<
+    Record<string, IndexKeyFunction<KubeObjectLike>>
+  >;
+  /** What watchers sharing a store must agree on. */
+  readonly key: [string, readonly string[]][];
+}
+
+/** The `indexes` option, checked; a `WatcherConfigError` names the index. */
+export function namedIndexes(
+  indexes: unknown,
+  ignoreFields: readonly string[] | undefined,
+): NamedIndexPaths {
+  if (indexes === undefined) return { names: [], keyFunctions: {}, key: [] };
+  if (
+    indexes === null || typeof indexes !== "object" || Array.isArray(indexes)
+  ) {
+    throw new WatcherConfigError(
+      "indexes",
+      "must map index names to lists of JSONPath expressions",
+    );
+  }
+  const keyFunctions: Record<string, IndexKeyFunction<KubeObjectLike>> = {};
+  const key: [string, readonly string[]][] = [];
+  for (const [name, paths] of Object.entries(indexes)) {
+    if (name === "") {
+      throw new WatcherConfigError("indexes", "has an index with no name");
+    }
+    const field = `indexes.${name}`;
+    if (!Array.isArray(paths) || paths.length === 0) {
+      throw new WatcherConfigError(
+        field,
+        "must list at least one JSONPath expression",
+      );
+    }
+    let indexer: Indexer;
+    try {
+      indexer = new Indexer({ indexBy: paths, ignoreFields });
+    } catch (error) {
+      // The indexer words its problems for indexBy; these paths are the
+      // index's own.
+      const message = error instanceof Error ? error.message : String(error);
+      throw new WatcherConfigError(
+        field,
+        message.replaceAll("indexBy", field),
+        { cause: error },
+      );
+    }
+    keyFunctions[name] = (obj) => indexer.extractKeys(obj);
+    key.push([name, indexer.indexBy]);
+  }
+  key.sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0);
+  return { names: Object.keys(keyFunctions), keyFunctions, key };
 }

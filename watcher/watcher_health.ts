@@ -77,13 +77,14 @@ export interface WatcherHealth extends ListWatchCounts {
   readonly shard?: ShardHealth | undefined;
   /**
    * Why `shared` is `false`: `"shared: false"`, `"store: <name>"` (the
-   * factory's name: `"store: cached"`) or `"SingleWatcher"`. Absent when
-   * the watcher can share.
+   * factory's name: `"store: cached"`), or the class name of a kind of
+   * watcher that never shares, which reads its own loop (`"SingleWatcher"`).
+   * Absent when the watcher can share.
    */
   readonly notShared?:
     | "shared: false"
     | `store: ${string}`
-    | "SingleWatcher";
+    | `${string}Watcher`;
   /**
    * With `namespaces`, each namespace's loop: listed once, its
    * resourceVersion (`resourceVersion` above is then undefined) and its

@@ -9,7 +9,7 @@ import { IndexSynchronizationTracker } from "../indextracker/index_synchronizati
 import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
-import { WatcherStoppedError } from "./watcher_stopped_error.ts";
+import { WatcherStoppedError } from "./errors.ts";
 import { configMap, CONFIGMAPS, Harness } from "./_bulk_harness_test.ts";
 
 const SECRETS = { group: "", version: "v1", resource: "secrets" };

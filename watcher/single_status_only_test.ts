@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { isStatusOnlyChange } from "./_status_only.ts";
+import { isStatusOnlyChange } from "./single.ts";
 import type { KubeObject } from "../types.ts";
 
 /** A Deployment-like object at generation 3, written at resourceVersion 10. */

@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
-import { BatchBuilder } from "./_batch_builder.ts";
-import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./merge_change_batches.ts";
+import {
+  BatchBuilder,
+  type ChangeBatch,
+  mergeChangeBatches,
+} from "./change_batch.ts";
 
 function obj(name: string, rv: string, uid = `uid-${name}`): KubeObject {
   return {
