@@ -10,8 +10,10 @@ import { SingleWatcher } from "../watcher/single.ts";
 import { DebounceGroup } from "../watcher/debounce_group.ts";
 import type { ChangeBatch } from "../watcher/change_batch.ts";
 import { mergeChangeBatches } from "../watcher/merge_change_batches.ts";
-import { LeaderElector } from "../leaderelection/leader_elector.ts";
-import { LeaderElectionConfigError } from "../leaderelection/leader_election_config_error.ts";
+import {
+  LeaderElectionConfigError,
+  LeaderElector,
+} from "../leaderelection/leader_elector.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import type { Meter } from "../metrics/meter.ts";
