@@ -8,7 +8,7 @@
 import type { Clock } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Meter } from "../metrics/meter.ts";
-import type { Logger } from "../types.ts";
+import type { Awaitable, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
@@ -16,14 +16,13 @@ import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { leaseTimingsProblem } from "../_internal/_lease_timings.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
 import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
-import { ShardRingConfigError } from "./shard_ring_config_error.ts";
-import type {
-  ShardRingConfig,
-  ShardRingOptions,
-  ShardRingState,
+import {
+  type ShardBy,
+  type ShardRingConfig,
+  ShardRingConfigError,
+  type ShardRingOptions,
+  type ShardRingState,
 } from "./shard_ring_config.ts";
-import type { ShardBy } from "./shard_range.ts";
-import type { Awaitable } from "../types.ts";
 
 /** Everything a ring runs with. */
 export interface RingPlan {
