@@ -19,7 +19,7 @@ import {
   LATENCY_BUCKETS,
   withAttributes,
 } from "../_internal/_metrics.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 
 /** How a reconcile ended, as controller-runtime's `result` label says. */
 export type ReconcileOutcome =

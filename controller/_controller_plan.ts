@@ -21,7 +21,7 @@ import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
 import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import type {
   ControllerConfig,
   ControllerOptions,

@@ -18,7 +18,7 @@ import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { contextLogger } from "../_internal/_context_logger.ts";
 import { neverThrowingLogger } from "../_internal/_never_throwing_logger.ts";
 import { nodeBuiltin } from "../_internal/_node_builtin.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import type {
   EventRecorderConfig,
   EventRecorderOptions,

@@ -16,7 +16,7 @@ import type {
   ObservableResult,
 } from "../metrics/meter.ts";
 import { claimName, instrumentsOf } from "../_internal/_metrics.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 
 /**
  * The names of the queues reporting on each meter: a gauge keeps one value

@@ -10,7 +10,7 @@ import { monotonicClock } from "../_internal/_monotonic_clock.ts";
 import { countProblem, durationProblem } from "../_internal/_duration.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import type { RetryLimits } from "./_retry_limiter.ts";
 import type { WorkQueueOptions } from "./work_queue_options.ts";
 

@@ -45,29 +45,28 @@
  *
  * - `controller.ts`, `controller_config.ts`: `Controller<T>`: watchers, keys, a
  *   `WorkQueue`, workers calling `reconcile(key, context)`, per shard with a
- *   ring; what it watches and calls.
- * - `_controller_plan.ts`, `controller_stopped_error.ts`: a controller's config
- *   checked once into one frozen plan (each resource's watcher config, store
- *   name, role); `ControllerStoppedError`.
+ *   ring; what it watches and calls; `ControllerHealth`.
+ * - `_controller_plan.ts`: a controller's config checked once into one frozen
+ *   plan (each resource's watcher config, store name, role).
  * - `_batch_keys.ts`, `object_key.ts`: which primary keys a batch concerns, by
  *   role (own keys, the generation filter, owners, mappings); `objectKey`,
  *   `splitObjectKey`.
  * - `_write_waits.ts`: read your writes: a key held until the cache shows what
  *   its last reconcile wrote (or its deadline passes).
- * - `_controller_metrics.ts`, `_log_lines.ts`, `controller_health.ts`:
- *   controller-runtime's `controller_runtime_*` series; every log line of a
- *   controller; `ControllerHealth`.
+ * - `_controller_metrics.ts`, `_log_lines.ts`: controller-runtime's
+ *   `controller_runtime_*` series; every log line of a controller.
  * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
  *   key, adds during processing queued once after `done`, delayed adds,
  *   shutdown.
- * - `_work_queue_plan.ts`, `controller_config_error.ts`: a queue's options
- *   checked once into one frozen plan; `ControllerConfigError`, the first wrong
- *   one.
+ * - `_work_queue_plan.ts`: a queue's options checked once into one frozen
+ *   plan.
  * - `_ready_keys.ts`, `_retry_limiter.ts`: the keys to hand out now (live
  *   first, low-priority ones aging into turns); a failure's backoff and the
  *   shared retry budget.
- * - `_queue_metrics.ts`, `work_queue_shut_down_error.ts`: client-go's
- *   `workqueue_*` series by `name`; the error of an add after `shutDown()`.
+ * - `_queue_metrics.ts`: client-go's `workqueue_*` series by `name`.
+ * - `errors.ts`: `ControllerConfigError` (the first wrong option of a queue,
+ *   a controller or a recorder), `ControllerStoppedError`,
+ *   `WorkQueueShutDownError` (an add after `shutDown()`).
  * - `owner_references.ts`: `OwnerReference`, `controllerOf`,
  *   `setControllerReference` (`AlreadyOwnedError`, `OwnerReferenceError`).
  * - `finalizers.ts`: `hasFinalizer`, `withFinalizer`, `withoutFinalizer`: pure,
@@ -91,13 +90,10 @@
  */
 export * from "./controller.ts";
 export * from "./controller_config.ts";
-export * from "./controller_health.ts";
-export * from "./controller_stopped_error.ts";
+export * from "./errors.ts";
 export * from "./object_key.ts";
 export * from "./work_queue.ts";
 export * from "./work_queue_options.ts";
-export * from "./work_queue_shut_down_error.ts";
-export * from "./controller_config_error.ts";
 export * from "./owner_references.ts";
 export * from "./finalizers.ts";
 export * from "./conditions.ts";

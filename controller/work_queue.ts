@@ -9,7 +9,7 @@ import { ReadyKeys } from "./_ready_keys.ts";
 import { RetryLimiter } from "./_retry_limiter.ts";
 import { planWorkQueue, type WorkQueuePlan } from "./_work_queue_plan.ts";
 import type { AddOptions, WorkQueueOptions } from "./work_queue_options.ts";
-import { WorkQueueShutDownError } from "./work_queue_shut_down_error.ts";
+import { WorkQueueShutDownError } from "./errors.ts";
 
 /** A key added again while it was being processed: queued after `done`. */
 interface Rerun {
