@@ -42,7 +42,7 @@ import type {
   ReconcileContext,
   ReconcileResult,
 } from "./controller_config.ts";
-import { objectKey, splitObjectKey } from "./object_key.ts";
+import { objectKey, splitObjectKey } from "./object_helpers.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 
 type Obj = ReadonlyFields<KubeObject>;

@@ -48,9 +48,8 @@
  *   ring; what it watches and calls; `ControllerHealth`.
  * - `_controller_plan.ts`: a controller's config checked once into one frozen
  *   plan (each resource's watcher config, store name, role).
- * - `_batch_keys.ts`, `object_key.ts`: which primary keys a batch concerns, by
- *   role (own keys, the generation filter, owners, mappings); `objectKey`,
- *   `splitObjectKey`.
+ * - `_batch_keys.ts`: which primary keys a batch concerns, by role (own keys,
+ *   the generation filter, owners, mappings).
  * - `_write_waits.ts`: read your writes: a key held until the cache shows what
  *   its last reconcile wrote (or its deadline passes).
  * - `_controller_metrics.ts`, `_log_lines.ts`: controller-runtime's
@@ -67,13 +66,12 @@
  * - `errors.ts`: `ControllerConfigError` (the first wrong option of a queue,
  *   a controller or a recorder), `ControllerStoppedError`,
  *   `WorkQueueShutDownError` (an add after `shutDown()`).
- * - `owner_references.ts`: `OwnerReference`, `controllerOf`,
- *   `setControllerReference` (`AlreadyOwnedError`, `OwnerReferenceError`).
- * - `finalizers.ts`: `hasFinalizer`, `withFinalizer`, `withoutFinalizer`: pure,
- *   each answers a new object.
- * - `conditions.ts`: the `meta.k8s.io/v1` `Condition`; `setCondition` (the
- *   transition time moves only with the status), `findCondition`,
- *   `ConditionError`.
+ * - `object_helpers.ts`: pure helpers on one object: `objectKey`,
+ *   `splitObjectKey`; `OwnerReference`, `controllerOf`, `setControllerReference`
+ *   (`AlreadyOwnedError`, `OwnerReferenceError`); `hasFinalizer`,
+ *   `withFinalizer`, `withoutFinalizer`; the `meta.k8s.io/v1` `Condition`,
+ *   `setCondition` (the transition time moves only with the status),
+ *   `findCondition`, `ConditionError`.
  * - `event_recorder.ts`, `event_recorder_config.ts`: `EventRecorder`:
  *   `events.k8s.io/v1` Events through a `ResourceClient`; repeats as one
  *   series, client-go's; a rate limit per object (client-go's token bucket
@@ -91,11 +89,8 @@
 export * from "./controller.ts";
 export * from "./controller_config.ts";
 export * from "./errors.ts";
-export * from "./object_key.ts";
+export * from "./object_helpers.ts";
 export * from "./work_queue.ts";
 export * from "./work_queue_options.ts";
-export * from "./owner_references.ts";
-export * from "./finalizers.ts";
-export * from "./conditions.ts";
 export * from "./event_recorder.ts";
 export * from "./event_recorder_config.ts";
