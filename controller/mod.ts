@@ -56,12 +56,11 @@
  *   `controller_runtime_*` series; every log line of a controller.
  * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
  *   key, adds during processing queued once after `done`, delayed adds,
- *   shutdown.
+ *   shutdown; the keys to hand out now (live first, low-priority ones aging
+ *   into turns).
  * - `_work_queue_plan.ts`: a queue's options checked once into one frozen
  *   plan.
- * - `_ready_keys.ts`, `_retry_limiter.ts`: the keys to hand out now (live
- *   first, low-priority ones aging into turns); a failure's backoff and the
- *   shared retry budget.
+ * - `_retry_limiter.ts`: a failure's backoff and the shared retry budget.
  * - `_queue_metrics.ts`: client-go's `workqueue_*` series by `name`.
  * - `errors.ts`: `ControllerConfigError` (the first wrong option of a queue,
  *   a controller or a recorder), `ControllerStoppedError`,
@@ -75,14 +74,13 @@
  * - `event_recorder.ts`, `event_recorder_config.ts`: `EventRecorder`:
  *   `events.k8s.io/v1` Events through a `ResourceClient`; repeats as one
  *   series, client-go's; a rate limit per object (client-go's token bucket
- *   per object and type); never throws.
+ *   per object and type); never throws; `k8s_watcher_recorded_events_total`
+ *   by result, `k8s_watcher_event_writes_total` by verb and result.
  * - `_event_recorder_plan.ts`: a recorder's config and options checked once
  *   into one frozen plan, with the host name of the default
  *   `reportingInstance`.
  * - `_event_body.ts`: the Event as written (checks, references, name, a note
  *   within 1024 bytes, the series key).
- * - `_event_recorder_metrics.ts`: `k8s_watcher_recorded_events_total` by
- *   result, `k8s_watcher_event_writes_total` by verb and result.
  *
  * @module
  */
