@@ -30,10 +30,10 @@ import {
 import { batchKeys, objectKeys } from "./_batch_keys.ts";
 import { WriteWaits } from "./_write_waits.ts";
 import {
+  controllerLines as lines,
   ControllerMetrics,
   type ReconcileOutcome,
-} from "./_controller_metrics.ts";
-import { controllerLines as lines } from "./_log_lines.ts";
+} from "./_controller_telemetry.ts";
 import { WorkQueue } from "./work_queue.ts";
 import { ControllerConfigError, ControllerStoppedError } from "./errors.ts";
 import type {

@@ -52,16 +52,15 @@
  *   the generation filter, owners, mappings).
  * - `_write_waits.ts`: read your writes: a key held until the cache shows what
  *   its last reconcile wrote (or its deadline passes).
- * - `_controller_metrics.ts`, `_log_lines.ts`: controller-runtime's
- *   `controller_runtime_*` series; every log line of a controller.
+ * - `_controller_telemetry.ts`: controller-runtime's `controller_runtime_*`
+ *   series; every log line of a controller.
  * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
  *   key, adds during processing queued once after `done`, delayed adds,
  *   shutdown; the keys to hand out now (live first, low-priority ones aging
- *   into turns).
+ *   into turns); client-go's `workqueue_*` series by `name`.
  * - `_work_queue_plan.ts`: a queue's options checked once into one frozen
  *   plan.
  * - `_retry_limiter.ts`: a failure's backoff and the shared retry budget.
- * - `_queue_metrics.ts`: client-go's `workqueue_*` series by `name`.
  * - `errors.ts`: `ControllerConfigError` (the first wrong option of a queue,
  *   a controller or a recorder), `ControllerStoppedError`,
  *   `WorkQueueShutDownError` (an add after `shutDown()`).
