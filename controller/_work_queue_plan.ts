@@ -11,8 +11,17 @@ import { countProblem, durationProblem } from "../_internal/_duration.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { ControllerConfigError } from "./errors.ts";
-import type { RetryLimits } from "./_retry_limiter.ts";
 import type { WorkQueueOptions } from "./work_queue_options.ts";
+
+/** The settings, as checked by the queue's plan. */
+export interface RetryLimits {
+  /** The first retry's delay. */
+  readonly baseMs: number;
+  /** The longest delay. */
+  readonly maxMs: number;
+  /** The shared bucket: retries per second, and how many may go at once. */
+  readonly rate?: { readonly perSecond: number; readonly burst: number };
+}
 
 /** Everything a queue runs with. */
 export interface WorkQueuePlan {

@@ -57,10 +57,10 @@
  * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
  *   key, adds during processing queued once after `done`, delayed adds,
  *   shutdown; the keys to hand out now (live first, low-priority ones aging
- *   into turns); client-go's `workqueue_*` series by `name`.
+ *   into turns); client-go's `workqueue_*` series by `name`; a failure's
+ *   backoff and the shared retry budget.
  * - `_work_queue_plan.ts`: a queue's options checked once into one frozen
  *   plan.
- * - `_retry_limiter.ts`: a failure's backoff and the shared retry budget.
  * - `errors.ts`: `ControllerConfigError` (the first wrong option of a queue,
  *   a controller or a recorder), `ControllerStoppedError`,
  *   `WorkQueueShutDownError` (an add after `shutDown()`).
