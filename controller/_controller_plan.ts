@@ -31,8 +31,8 @@ import type {
   ReconcileContext,
   ReconcileResult,
   WatchedResource,
+  WorkQueueOptions,
 } from "./controller_config.ts";
-import type { WorkQueueOptions } from "./work_queue_options.ts";
 
 /** How a resource's changes become keys. */
 export type ResourceRole = "for" | "owns" | "watches" | "reconcileAllOn";

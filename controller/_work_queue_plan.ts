@@ -11,7 +11,7 @@ import { countProblem, durationProblem } from "../_internal/_duration.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_names.ts";
 import { ControllerConfigError } from "./errors.ts";
-import type { WorkQueueOptions } from "./work_queue_options.ts";
+import type { WorkQueueOptions } from "./controller_config.ts";
 
 /** The settings, as checked by the queue's plan. */
 export interface RetryLimits {

@@ -45,7 +45,8 @@
  *
  * - `controller.ts`, `controller_config.ts`: `Controller<T>`: watchers, keys, a
  *   `WorkQueue`, workers calling `reconcile(key, context)`, per shard with a
- *   ring; what it watches and calls; `ControllerHealth`.
+ *   ring; what it watches and calls, and `WorkQueueOptions`;
+ *   `ControllerHealth`.
  * - `_controller_plan.ts`: a controller's config checked once into one frozen
  *   plan (each resource's watcher config, store name, role).
  * - `_batch_keys.ts`: which primary keys a batch concerns, by role (own keys,
@@ -54,7 +55,7 @@
  *   its last reconcile wrote (or its deadline passes).
  * - `_controller_telemetry.ts`: controller-runtime's `controller_runtime_*`
  *   series; every log line of a controller.
- * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
+ * - `work_queue.ts`: `WorkQueue<K>` (`AddOptions`): one worker per
  *   key, adds during processing queued once after `done`, delayed adds,
  *   shutdown; the keys to hand out now (live first, low-priority ones aging
  *   into turns); client-go's `workqueue_*` series by `name`; a failure's
@@ -88,6 +89,5 @@ export * from "./controller_config.ts";
 export * from "./errors.ts";
 export * from "./object_helpers.ts";
 export * from "./work_queue.ts";
-export * from "./work_queue_options.ts";
 export * from "./event_recorder.ts";
 export * from "./event_recorder_config.ts";

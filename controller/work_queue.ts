@@ -12,7 +12,7 @@ import {
   type RetryLimits,
   type WorkQueuePlan,
 } from "./_work_queue_plan.ts";
-import type { AddOptions, WorkQueueOptions } from "./work_queue_options.ts";
+import type { WorkQueueOptions } from "./controller_config.ts";
 import { ControllerConfigError, WorkQueueShutDownError } from "./errors.ts";
 import type {
   Counter,
@@ -41,6 +41,27 @@ interface Delayed {
 interface Waiter<K> {
   resolve(key: K | undefined): void;
   detach(): void;
+}
+
+/**
+ * How an `add` ranks its key: `"live"` (an event) [the default] or `"low"`
+ * (an initial list, a resync), which waits behind live keys until it ages.
+ *
+ * @example An initial list's keys
+ * ```ts
+ * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+ *
+ * await using queue = new WorkQueue<string>();
+ * queue.add("shop/listed", { priority: "low" });
+ * queue.add("shop/changed");
+ * const key = (await queue.next())!;
+ * console.log(key); // "shop/changed"
+ * queue.done(key);
+ * ```
+ */
+export interface AddOptions {
+  /** `"live"` [the default] or `"low"`. */
+  priority?: "live" | "low";
 }
 
 /**
