@@ -14,8 +14,7 @@
  */
 
 import { Indexer } from "../selection/indexer.ts";
-import { parseJson } from "../_internal/_json.ts";
-import { cutJson, jsonCut } from "../_internal/_json.ts";
+import { cutJson, jsonCut, parseJson } from "../_internal/_json.ts";
 import { IgnoredFields } from "../listwatch/_bodies.ts";
 import { median } from "./_format.ts";
 import { makePod } from "./_pods.ts";

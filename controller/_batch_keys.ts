@@ -7,8 +7,7 @@
  */
 import type { KubeObject, ReadonlyFields } from "../types.ts";
 import type { ChangeBatch } from "../watcher/change_batch.ts";
-import { controllerOf } from "./owner_references.ts";
-import { objectKey } from "./object_key.ts";
+import { controllerOf, objectKey } from "./object_helpers.ts";
 import type { ControllerPlan, ResourcePlan } from "./_controller_plan.ts";
 
 type Obj = ReadonlyFields<KubeObject>;

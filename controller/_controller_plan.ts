@@ -23,7 +23,7 @@ import {
 } from "../_internal/_option_checks.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import type {
   ControllerConfig,
   ControllerOptions,
@@ -33,8 +33,8 @@ import type {
   ReconcileContext,
   ReconcileResult,
   WatchedResource,
+  WorkQueueOptions,
 } from "./controller_config.ts";
-import type { WorkQueueOptions } from "./work_queue_options.ts";
 
 /** How a resource's changes become keys. */
 export type ResourceRole = "for" | "owns" | "watches" | "reconcileAllOn";

@@ -20,7 +20,7 @@ import {
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
 import { nodeBuiltin } from "../_internal/_node_builtin.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import type {
   EventRecorderConfig,
   EventRecorderOptions,

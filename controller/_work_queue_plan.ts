@@ -13,9 +13,18 @@ import {
   optionNamesProblem,
 } from "../_internal/_option_checks.ts";
 import { meterProblem } from "../_internal/_metrics.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
-import type { RetryLimits } from "./_retry_limiter.ts";
-import type { WorkQueueOptions } from "./work_queue_options.ts";
+import { ControllerConfigError } from "./errors.ts";
+import type { WorkQueueOptions } from "./controller_config.ts";
+
+/** The settings, as checked by the queue's plan. */
+export interface RetryLimits {
+  /** The first retry's delay. */
+  readonly baseMs: number;
+  /** The longest delay. */
+  readonly maxMs: number;
+  /** The shared bucket: retries per second, and how many may go at once. */
+  readonly rate?: { readonly perSecond: number; readonly burst: number };
+}
 
 /** Everything a queue runs with. */
 export interface WorkQueuePlan {

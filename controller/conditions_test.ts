@@ -4,7 +4,7 @@ import {
   ConditionError,
   findCondition,
   setCondition,
-} from "./conditions.ts";
+} from "./object_helpers.ts";
 
 const T0 = Date.UTC(2026, 0, 1, 12, 0, 0, 750);
 const T1 = T0 + 60_000;

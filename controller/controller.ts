@@ -1,6 +1,6 @@
 /**
  * `Controller<T>`: watchers feeding a per-key queue, and workers that
- * reconcile its keys.
+ * reconcile its keys; `ControllerHealth`, its snapshot for health endpoints.
  *
  * @module
  */
@@ -22,26 +22,28 @@ import {
   runAsCallbackOf,
 } from "../_internal/_lifecycle.ts";
 import { contextLogger } from "../_internal/_logging.ts";
-import { planController, type ResourcePlan } from "./_controller_plan.ts";
-import type { ControllerPlan } from "./_controller_plan.ts";
+import {
+  type ControllerPlan,
+  planController,
+  type ResourcePlan,
+} from "./_controller_plan.ts";
 import { batchKeys, objectKeys } from "./_batch_keys.ts";
 import { WriteWaits } from "./_write_waits.ts";
 import {
+  controllerLines as lines,
   ControllerMetrics,
   type ReconcileOutcome,
-} from "./_controller_metrics.ts";
-import { controllerLines as lines } from "./_log_lines.ts";
+} from "./_controller_telemetry.ts";
 import { WorkQueue } from "./work_queue.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
-import { ControllerStoppedError } from "./controller_stopped_error.ts";
+import { ControllerConfigError, ControllerStoppedError } from "./errors.ts";
 import type {
   ControllerConfig,
   ControllerOptions,
   ReconcileContext,
   ReconcileResult,
 } from "./controller_config.ts";
-import type { ControllerHealth } from "./controller_health.ts";
-import { objectKey, splitObjectKey } from "./object_key.ts";
+import { objectKey, splitObjectKey } from "./object_helpers.ts";
+import type { WatcherHealth } from "../watcher/watcher_health.ts";
 
 type Obj = ReadonlyFields<KubeObject>;
 type SyncStore = IndexedStore<Obj, "sync">;
@@ -856,4 +858,42 @@ function asControllerError<R>(prefix: string, build: () => R): R {
     }
     throw error;
   }
+}
+
+/**
+ * What a controller is doing now: whether its stores are synced, whether
+ * it leads, its workers and its queue, and each watcher's health. It is
+ * ready once synced, leading or a warm standby.
+ *
+ * @example Ready, and how busy
+ * ```ts
+ * import type { ControllerHealth } from "@haptic/k8s-watcher/controller";
+ *
+ * function describe(health: ControllerHealth): string {
+ *   if (!health.synced) return "syncing";
+ *   return `${health.workers.active}/${health.workers.max} workers, ${health.queue.waiting} waiting`;
+ * }
+ * console.log(typeof describe);
+ * ```
+ */
+export interface ControllerHealth {
+  /** `"idle"` before `start()`, `"running"`, `"stopped"` once `stop()` began. */
+  readonly state: "idle" | "running" | "stopped";
+  /** Every watched store has its initial list. */
+  readonly synced: boolean;
+  /** Whether it leads; undefined without a leader election. */
+  readonly leading: boolean | undefined;
+  /** Reconciles running now, and the most that may. */
+  readonly workers: { readonly active: number; readonly max: number };
+  /**
+   * Keys waiting to be reconciled, being reconciled, and held back until
+   * the cache shows what their last reconcile wrote.
+   */
+  readonly queue: {
+    readonly waiting: number;
+    readonly processing: number;
+    readonly heldForWrites: number;
+  };
+  /** Each watcher's health, by store name. */
+  readonly watchers: Readonly<Record<string, WatcherHealth>>;
 }

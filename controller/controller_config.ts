@@ -1,5 +1,7 @@
 /**
- * What a `Controller` watches, what it calls, and how it runs.
+ * What a `Controller` watches, what it calls, and how it runs; then
+ * `WorkQueueOptions`, how a `WorkQueue` runs (a controller's `queue` option
+ * takes some of them).
  *
  * @module
  */
@@ -18,7 +20,8 @@ import type {
   ShardFilter,
   ShardFilterMetadata,
 } from "../watcher/shard_filter.ts";
-import type { WorkQueueOptions } from "./work_queue_options.ts";
+import type { Clock } from "../clock.ts";
+import type { Meter } from "../metrics/meter.ts";
 import type { EventRecorder } from "./event_recorder.ts";
 import type { EventInput } from "./event_recorder_config.ts";
 
@@ -392,3 +395,47 @@ export interface ControllerConfig<T extends KubeObjectLike = KubeObject> {
  * ```
  */
 export type ControllerOptions = WatcherOptions;
+
+/**
+ * How a `WorkQueue` runs. Every field is optional.
+ *
+ * @example A named queue with a retry budget
+ * ```ts
+ * import { type WorkQueueOptions, WorkQueue } from "@haptic/k8s-watcher/controller";
+ *
+ * const options: WorkQueueOptions = {
+ *   name: "widgets",
+ *   backoff: { baseMs: 10, maxMs: 60_000 },
+ *   retryRateLimit: { perSecond: 10, burst: 100 },
+ * };
+ * await using _queue = new WorkQueue<string>(options);
+ * ```
+ */
+export interface WorkQueueOptions {
+  /** The queue's `name` label on its metrics and its name in errors [`""`]. */
+  name?: string;
+  /**
+   * Timers and `now()` [the system's timers, a monotonic `now()`]; a
+   * `FakeClock` drives the whole queue in tests.
+   */
+  clock?: Clock;
+  /** Where its `workqueue_*` metrics go [none]. */
+  meter?: Meter;
+  /**
+   * A failed key's retry delay (`addRateLimited`): `baseMs` doubling per
+   * failure up to `maxMs` [5 ms to 1,000,000 ms, client-go's], reset by
+   * `forget`.
+   */
+  backoff?: { baseMs?: number; maxMs?: number };
+  /**
+   * A budget shared by every retry of the queue, as a token bucket: at most
+   * `burst` at once, refilled at `perSecond` [none: only each key's own
+   * backoff]. A retry waits for the longer of the two.
+   */
+  retryRateLimit?: { perSecond: number; burst: number };
+  /**
+   * How long a low-priority key (an initial list's, a resync's) waits behind
+   * live ones before it takes turns with them [5000 ms].
+   */
+  agingMs?: number;
+}

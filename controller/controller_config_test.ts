@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { FetchClient } from "../client/fetch_client.ts";
 import { Controller } from "./controller.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import type { ControllerConfig } from "./controller_config.ts";
 
 const WIDGETS = { group: "example.com", version: "v1", resource: "widgets" };

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { settle, waitFor } from "../testing/fake_clock.ts";
 import { ControllerHarness, widget } from "./_controller_harness_test.ts";
-import { ControllerStoppedError } from "./controller_stopped_error.ts";
+import { ControllerStoppedError } from "./errors.ts";
 
 function blocking(h: ControllerHarness): { release(): void } {
   let release = () => {};

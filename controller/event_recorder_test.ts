@@ -7,7 +7,7 @@ import { FakeClock } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import type { KubeObject } from "../types.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError } from "./errors.ts";
 import { EventRecorder } from "./event_recorder.ts";
 import type {
   EventInput,

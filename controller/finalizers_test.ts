@@ -1,5 +1,9 @@
 import assert from "node:assert/strict";
-import { hasFinalizer, withFinalizer, withoutFinalizer } from "./finalizers.ts";
+import {
+  hasFinalizer,
+  withFinalizer,
+  withoutFinalizer,
+} from "./object_helpers.ts";
 
 const F = "example.com/cleanup";
 

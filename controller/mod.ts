@@ -45,61 +45,49 @@
  *
  * - `controller.ts`, `controller_config.ts`: `Controller<T>`: watchers, keys, a
  *   `WorkQueue`, workers calling `reconcile(key, context)`, per shard with a
- *   ring; what it watches and calls.
- * - `_controller_plan.ts`, `controller_stopped_error.ts`: a controller's config
- *   checked once into one frozen plan (each resource's watcher config, store
- *   name, role); `ControllerStoppedError`.
- * - `_batch_keys.ts`, `object_key.ts`: which primary keys a batch concerns, by
- *   role (own keys, the generation filter, owners, mappings); `objectKey`,
- *   `splitObjectKey`.
+ *   ring; what it watches and calls, and `WorkQueueOptions`;
+ *   `ControllerHealth`.
+ * - `_controller_plan.ts`: a controller's config checked once into one frozen
+ *   plan (each resource's watcher config, store name, role).
+ * - `_batch_keys.ts`: which primary keys a batch concerns, by role (own keys,
+ *   the generation filter, owners, mappings).
  * - `_write_waits.ts`: read your writes: a key held until the cache shows what
  *   its last reconcile wrote (or its deadline passes).
- * - `_controller_metrics.ts`, `_log_lines.ts`, `controller_health.ts`:
- *   controller-runtime's `controller_runtime_*` series; every log line of a
- *   controller; `ControllerHealth`.
- * - `work_queue.ts`, `work_queue_options.ts`: `WorkQueue<K>`: one worker per
+ * - `_controller_telemetry.ts`: controller-runtime's `controller_runtime_*`
+ *   series; every log line of a controller.
+ * - `work_queue.ts`: `WorkQueue<K>` (`AddOptions`): one worker per
  *   key, adds during processing queued once after `done`, delayed adds,
- *   shutdown.
- * - `_work_queue_plan.ts`, `controller_config_error.ts`: a queue's options
- *   checked once into one frozen plan; `ControllerConfigError`, the first wrong
- *   one.
- * - `_ready_keys.ts`, `_retry_limiter.ts`: the keys to hand out now (live
- *   first, low-priority ones aging into turns); a failure's backoff and the
- *   shared retry budget.
- * - `_queue_metrics.ts`, `work_queue_shut_down_error.ts`: client-go's
- *   `workqueue_*` series by `name`; the error of an add after `shutDown()`.
- * - `owner_references.ts`: `OwnerReference`, `controllerOf`,
- *   `setControllerReference` (`AlreadyOwnedError`, `OwnerReferenceError`).
- * - `finalizers.ts`: `hasFinalizer`, `withFinalizer`, `withoutFinalizer`: pure,
- *   each answers a new object.
- * - `conditions.ts`: the `meta.k8s.io/v1` `Condition`; `setCondition` (the
- *   transition time moves only with the status), `findCondition`,
- *   `ConditionError`.
+ *   shutdown; the keys to hand out now (live first, low-priority ones aging
+ *   into turns); client-go's `workqueue_*` series by `name`; a failure's
+ *   backoff and the shared retry budget.
+ * - `_work_queue_plan.ts`: a queue's options checked once into one frozen
+ *   plan.
+ * - `errors.ts`: `ControllerConfigError` (the first wrong option of a queue,
+ *   a controller or a recorder), `ControllerStoppedError`,
+ *   `WorkQueueShutDownError` (an add after `shutDown()`).
+ * - `object_helpers.ts`: pure helpers on one object: `objectKey`,
+ *   `splitObjectKey`; `OwnerReference`, `controllerOf`, `setControllerReference`
+ *   (`AlreadyOwnedError`, `OwnerReferenceError`); `hasFinalizer`,
+ *   `withFinalizer`, `withoutFinalizer`; the `meta.k8s.io/v1` `Condition`,
+ *   `setCondition` (the transition time moves only with the status),
+ *   `findCondition`, `ConditionError`.
  * - `event_recorder.ts`, `event_recorder_config.ts`: `EventRecorder`:
  *   `events.k8s.io/v1` Events through a `ResourceClient`; repeats as one
  *   series, client-go's; a rate limit per object (client-go's token bucket
- *   per object and type); never throws.
+ *   per object and type); never throws; `k8s_watcher_recorded_events_total`
+ *   by result, `k8s_watcher_event_writes_total` by verb and result.
  * - `_event_recorder_plan.ts`: a recorder's config and options checked once
  *   into one frozen plan, with the host name of the default
  *   `reportingInstance`.
  * - `_event_body.ts`: the Event as written (checks, references, name, a note
  *   within 1024 bytes, the series key).
- * - `_event_recorder_metrics.ts`: `k8s_watcher_recorded_events_total` by
- *   result, `k8s_watcher_event_writes_total` by verb and result.
  *
  * @module
  */
 export * from "./controller.ts";
 export * from "./controller_config.ts";
-export * from "./controller_health.ts";
-export * from "./controller_stopped_error.ts";
-export * from "./object_key.ts";
+export * from "./errors.ts";
+export * from "./object_helpers.ts";
 export * from "./work_queue.ts";
-export * from "./work_queue_options.ts";
-export * from "./work_queue_shut_down_error.ts";
-export * from "./controller_config_error.ts";
-export * from "./owner_references.ts";
-export * from "./finalizers.ts";
-export * from "./conditions.ts";
 export * from "./event_recorder.ts";
 export * from "./event_recorder_config.ts";

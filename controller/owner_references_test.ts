@@ -4,7 +4,7 @@ import {
   controllerOf,
   OwnerReferenceError,
   setControllerReference,
-} from "./owner_references.ts";
+} from "./object_helpers.ts";
 
 const ref = (extra: Record<string, unknown>) => ({
   apiVersion: "example.com/v1",

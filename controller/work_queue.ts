@@ -1,15 +1,28 @@
 /**
- * `WorkQueue<K>`: the per-key queue a controller's workers take keys from.
+ * `WorkQueue<K>`: the per-key queue a controller's workers take keys from;
+ * after the class, the keys it can hand out now (live first, low-priority
+ * ones aging into turns), its metrics, and a failed key's backoff with the
+ * shared retry budget.
  *
  * @module
  */
 import type { TimerHandle } from "../clock.ts";
-import { QueueMetrics } from "./_queue_metrics.ts";
-import { ReadyKeys } from "./_ready_keys.ts";
-import { RetryLimiter } from "./_retry_limiter.ts";
-import { planWorkQueue, type WorkQueuePlan } from "./_work_queue_plan.ts";
-import type { AddOptions, WorkQueueOptions } from "./work_queue_options.ts";
-import { WorkQueueShutDownError } from "./work_queue_shut_down_error.ts";
+import {
+  planWorkQueue,
+  type RetryLimits,
+  type WorkQueuePlan,
+} from "./_work_queue_plan.ts";
+import type { WorkQueueOptions } from "./controller_config.ts";
+import { ControllerConfigError, WorkQueueShutDownError } from "./errors.ts";
+import type {
+  Counter,
+  Histogram,
+  Meter,
+  MetricAttributes,
+  ObservableGauge,
+  ObservableResult,
+} from "../metrics/meter.ts";
+import { claimName, instrumentsOf } from "../_internal/_metrics.ts";
 
 /** A key added again while it was being processed: queued after `done`. */
 interface Rerun {
@@ -28,6 +41,27 @@ interface Delayed {
 interface Waiter<K> {
   resolve(key: K | undefined): void;
   detach(): void;
+}
+
+/**
+ * How an `add` ranks its key: `"live"` (an event) [the default] or `"low"`
+ * (an initial list, a resync), which waits behind live keys until it ages.
+ *
+ * @example An initial list's keys
+ * ```ts
+ * import { WorkQueue } from "@haptic/k8s-watcher/controller";
+ *
+ * await using queue = new WorkQueue<string>();
+ * queue.add("shop/listed", { priority: "low" });
+ * queue.add("shop/changed");
+ * const key = (await queue.next())!;
+ * console.log(key); // "shop/changed"
+ * queue.done(key);
+ * ```
+ */
+export interface AddOptions {
+  /** `"live"` [the default] or `"low"`. */
+  priority?: "live" | "low";
 }
 
 /**
@@ -527,5 +561,416 @@ export class WorkQueue<K = string> implements AsyncDisposable {
   #finish(): void {
     this.#metrics?.close();
     this.#drained?.resolve();
+  }
+}
+
+// The keys a `WorkQueue` can hand out now, in the order it hands them out:
+// first in, first out, live keys before low-priority ones (an initial list,
+// a resync), but a low-priority key that has waited `agingMs` takes turns
+// with the live ones, so neither kind starves the other.
+//
+// A key is here at most once. A live add of a key that waits as a
+// low-priority one puts it in the live line too, keeping its waiting time:
+// whichever line reaches it first hands it out (so the event never makes
+// it wait longer than it would have), and the other entry is dropped.
+
+/** A key handed out, and since when it waited (the queue's clock). */
+interface ReadyKey<K> {
+  readonly key: K;
+  /** When it was added, for the queue-duration metric. */
+  readonly since: number;
+}
+
+/**
+ * A first-in-first-out line of keys and their times, over two arrays: no
+ * object per key, and the times unboxed in a double array. `shift()` moves
+ * a head index (an array's own `shift()` is linear), and the front is cut
+ * off once it is the larger half. Each entry has a position that never
+ * changes: how many were pushed before it.
+ */
+class Line<K> {
+  #keys: (K | undefined)[] = [];
+  #sinces: number[] = [];
+  #head = 0;
+  /** The position of `#keys[0]`. */
+  #base = 0;
+
+  /** Adds an entry; returns its position. */
+  push(key: K, since: number): number {
+    this.#keys.push(key);
+    this.#sinces.push(since);
+    return this.#base + this.#keys.length - 1;
+  }
+
+  get empty(): boolean {
+    return this.#head >= this.#keys.length;
+  }
+
+  /** The first entry's key (only when not `empty`). */
+  get headKey(): K {
+    return this.#keys[this.#head] as K;
+  }
+
+  /** The first entry's position. */
+  get headPosition(): number {
+    return this.#base + this.#head;
+  }
+
+  /** The time of the entry at `position` (still in the line). */
+  sinceAt(position: number): number {
+    return this.#sinces[position - this.#base];
+  }
+
+  shift(): void {
+    this.#keys[this.#head++] = undefined;
+    if (this.#head > 1024 && this.#head * 2 > this.#keys.length) {
+      this.#keys = this.#keys.slice(this.#head);
+      this.#sinces = this.#sinces.slice(this.#head);
+      this.#base += this.#head;
+      this.#head = 0;
+    }
+  }
+
+  clear(): void {
+    this.#base += this.#keys.length;
+    this.#keys = [];
+    this.#sinces = [];
+    this.#head = 0;
+  }
+}
+
+/**
+ * The two lines, and where each waiting key's entry is. A waiting key maps
+ * to the position of its entry: `p` in the live line, `-p - 1` in the low
+ * one (a small integer, so the map holds no boxed number per key). An
+ * entry whose key does not map to it is spent.
+ */
+class ReadyKeys<K> {
+  readonly #agingMs: number;
+  readonly #live = new Line<K>();
+  readonly #low = new Line<K>();
+  /** Each waiting key's entry, as above. */
+  readonly #entries = new Map<K, number>();
+  /**
+   * Keys moved to the live line that still have their entry in the low
+   * one (whichever line reaches the key first serves it): that entry's
+   * position.
+   */
+  readonly #moved = new Map<K, number>();
+  /** The last key handed out was an aged low-priority one: a live one next. */
+  #agedTurn = false;
+
+  constructor(agingMs: number) {
+    this.#agingMs = agingMs;
+  }
+
+  get size(): number {
+    return this.#entries.size;
+  }
+
+  /**
+   * Whether `key` waits; if it does, a live add (`low` false) moves it to
+   * the live line, keeping its waiting time (a key waits once).
+   */
+  raise(key: K, low: boolean): boolean {
+    const waiting = this.#entries.get(key);
+    if (waiting === undefined) return false;
+    if (low || waiting >= 0) return true;
+    // In both lines, with its waiting time: the first to reach it serves it.
+    const lowPosition = -waiting - 1;
+    this.#moved.set(key, lowPosition);
+    this.#entries.set(
+      key,
+      this.#live.push(key, this.#low.sinceAt(lowPosition)),
+    );
+    return true;
+  }
+
+  /** Adds `key`, or moves it to the live line (a key waits once). */
+  push(key: K, low: boolean, since: number): void {
+    if (this.raise(key, low)) return;
+    this.#entries.set(
+      key,
+      low ? -this.#low.push(key, since) - 1 : this.#live.push(key, since),
+    );
+  }
+
+  /** The next key to hand out, taken off its line. */
+  shift(now: number): ReadyKey<K> | undefined {
+    const live = this.#ready(this.#live, false);
+    const low = this.#ready(this.#low, true);
+    let line: Line<K>;
+    if (!low) {
+      if (!live) return undefined;
+      line = this.#live;
+    } else if (!live) {
+      line = this.#low;
+    } else if (
+      !this.#agedTurn &&
+      now - this.#low.sinceAt(this.#low.headPosition) >= this.#agingMs
+    ) {
+      line = this.#low;
+    } else {
+      line = this.#live;
+    }
+    const key = line.headKey;
+    const since = line.sinceAt(line.headPosition);
+    line.shift();
+    this.#agedTurn = line === this.#low && live;
+    this.#entries.delete(key);
+    this.#moved.delete(key);
+    return { key, since };
+  }
+
+  clear(): void {
+    this.#live.clear();
+    this.#low.clear();
+    this.#entries.clear();
+    this.#moved.clear();
+  }
+
+  /**
+   * Whether the line has an entry that is still its key's, dropping spent
+   * ones from its front.
+   */
+  #ready(line: Line<K>, low: boolean): boolean {
+    for (; !line.empty; line.shift()) {
+      const key = line.headKey;
+      const position = line.headPosition;
+      const entry = this.#entries.get(key);
+      if (entry === undefined) continue;
+      if (low ? entry === -position - 1 : entry === position) return true;
+      if (low && this.#moved.get(key) === position) return true;
+    }
+    return false;
+  }
+}
+
+// A `WorkQueue`'s metrics under client-go's `workqueue_*` names and
+// meanings, labelled with the queue's `name`, so that dashboards built for
+// client-go and controller-runtime read them as they are: depth, adds (a key
+// already waiting is not counted), time waited, time worked, the work still
+// running and its longest, and retries.
+
+/**
+ * The names of the queues reporting on each meter: a gauge keeps one value
+ * per label set, so two queues of one name would overwrite each other.
+ */
+
+/** client-go's buckets for both durations: 10 ns to 10 s, tenfold. */
+const QUEUE_BUCKETS: readonly number[] = Object.freeze(
+  Array.from({ length: 10 }, (_, i) => Number((1e-8 * 10 ** i).toPrecision(1))),
+);
+
+interface QueueInstruments {
+  depth: ObservableGauge;
+  adds: Counter;
+  queueDuration: Histogram;
+  workDuration: Histogram;
+  unfinished: ObservableGauge;
+  longest: ObservableGauge;
+  retries: Counter;
+}
+
+function makeInstruments(meter: Meter): QueueInstruments {
+  const seconds = (description: string) => ({
+    description,
+    unit: "s",
+    advice: { explicitBucketBoundaries: [...QUEUE_BUCKETS] },
+  });
+  return {
+    depth: meter.createObservableGauge("workqueue_depth", {
+      description: "Current depth of workqueue",
+    }),
+    adds: meter.createCounter("workqueue_adds", {
+      description: "Total number of adds handled by workqueue",
+    }),
+    queueDuration: meter.createHistogram(
+      "workqueue_queue_duration_seconds",
+      seconds(
+        "How long in seconds an item stays in workqueue before being requested",
+      ),
+    ),
+    workDuration: meter.createHistogram(
+      "workqueue_work_duration_seconds",
+      seconds("How long in seconds processing an item from workqueue takes"),
+    ),
+    unfinished: meter.createObservableGauge(
+      "workqueue_unfinished_work_seconds",
+      {
+        description:
+          "How many seconds of work has been done that is in progress and hasn't been observed by work_duration",
+        unit: "s",
+      },
+    ),
+    longest: meter.createObservableGauge(
+      "workqueue_longest_running_processor_seconds",
+      {
+        description:
+          "How many seconds has the longest running processor for workqueue been running",
+        unit: "s",
+      },
+    ),
+    retries: meter.createCounter("workqueue_retries", {
+      description: "Total number of retries handled by workqueue",
+    }),
+  };
+}
+
+/** What the gauges read from the queue when scraped. */
+interface QueueReadings {
+  depth(): number;
+  /** When each key being processed was handed out (the queue's clock). */
+  startTimes(): Iterable<number>;
+  now(): number;
+}
+
+/** One queue's measurements. */
+class QueueMetrics {
+  readonly #instruments: QueueInstruments;
+  readonly #attributes: MetricAttributes;
+  readonly #observeDepth: (result: ObservableResult) => void;
+  readonly #observeUnfinished: (result: ObservableResult) => void;
+  readonly #observeLongest: (result: ObservableResult) => void;
+  readonly #release: () => void;
+  #open = true;
+
+  /**
+   * @throws {ControllerConfigError} When a queue of that name reports on
+   * this meter already.
+   */
+  constructor(meter: Meter, name: string, readings: QueueReadings) {
+    this.#release = claimName(
+      meter,
+      "workqueue",
+      name,
+      () =>
+        new ControllerConfigError(
+          "WorkQueue",
+          "name",
+          `another WorkQueue that is not shut down reports on this meter as ${
+            JSON.stringify(name)
+          }; give each queue its own name`,
+        ),
+    );
+    const instruments = this.#instruments = instrumentsOf(
+      meter,
+      "workqueue",
+      makeInstruments,
+    );
+    const attributes = this.#attributes = Object.freeze({ name });
+    this.#observeDepth = (result) =>
+      result.observe(readings.depth(), attributes);
+    const running = () => {
+      const now = readings.now();
+      let total = 0;
+      let longest = 0;
+      for (const start of readings.startTimes()) {
+        total += now - start;
+        longest = Math.max(longest, now - start);
+      }
+      return { total: total / 1000, longest: longest / 1000 };
+    };
+    this.#observeUnfinished = (result) =>
+      result.observe(running().total, attributes);
+    this.#observeLongest = (result) =>
+      result.observe(running().longest, attributes);
+    instruments.depth.addCallback(this.#observeDepth);
+    instruments.unfinished.addCallback(this.#observeUnfinished);
+    instruments.longest.addCallback(this.#observeLongest);
+    instruments.adds.add(0, attributes);
+    instruments.retries.add(0, attributes);
+  }
+
+  /** A key was added that was not already waiting. */
+  added(): void {
+    this.#instruments.adds.add(1, this.#attributes);
+  }
+
+  /** A key was handed out after waiting `ms`. */
+  waited(ms: number): void {
+    this.#instruments.queueDuration.record(ms / 1000, this.#attributes);
+  }
+
+  /** A key was done after `ms` of work. */
+  worked(ms: number): void {
+    this.#instruments.workDuration.record(ms / 1000, this.#attributes);
+  }
+
+  /** A key was added with a delay (`addAfter`, `addRateLimited`), as client-go counts. */
+  retried(): void {
+    this.#instruments.retries.add(1, this.#attributes);
+  }
+
+  /** The queue is shut down and its work done: its gauges stop reporting. */
+  close(): void {
+    if (!this.#open) return;
+    this.#open = false;
+    this.#release();
+    this.#instruments.depth.removeCallback(this.#observeDepth);
+    this.#instruments.unfinished.removeCallback(this.#observeUnfinished);
+    this.#instruments.longest.removeCallback(this.#observeLongest);
+  }
+}
+
+// How long a failed key waits before its retry: its own exponential backoff
+// and, when set, a token bucket shared by every retry of the queue; the
+// longer of the two wins.
+//
+// Only failures count. A key's count grows by one per `delay()` (one per
+// `addRateLimited`), and nothing else touches it: an `add` from an event or
+// a requeue-after does not make the next failure wait longer (client-go's
+// limiter, combined with other delays, grows faster than exponential when
+// they do: kubernetes/kubernetes#132805).
+
+/** Per-key failure counts and the shared bucket, read on the queue's clock. */
+class RetryLimiter<K> {
+  readonly #limits: RetryLimits;
+  readonly #failures = new Map<K, number>();
+  #tokens: number;
+  #filledAt: number | undefined;
+
+  constructor(limits: RetryLimits) {
+    this.#limits = limits;
+    this.#tokens = limits.rate?.burst ?? 0;
+  }
+
+  /** Counts one more failure of `key`; the delay before its retry. */
+  delay(key: K, now: number): number {
+    const failures = this.#failures.get(key) ?? 0;
+    this.#failures.set(key, failures + 1);
+    const { baseMs, maxMs } = this.#limits;
+    // 2 ** 1100 is Infinity, and Math.min takes it: no overflow to guard.
+    const own = Math.min(baseMs * 2 ** failures, maxMs);
+    return Math.max(own, this.#reserve(now));
+  }
+
+  /** How many failures of `key` are counted (0 after `forget`). */
+  failures(key: K): number {
+    return this.#failures.get(key) ?? 0;
+  }
+
+  /** `key` succeeded: its next failure starts at the first delay again. */
+  forget(key: K): void {
+    this.#failures.delete(key);
+  }
+
+  /**
+   * Takes a token, in advance when none is left: the wait until the bucket,
+   * refilled at `perSecond`, holds the one taken.
+   */
+  #reserve(now: number): number {
+    const rate = this.#limits.rate;
+    if (rate === undefined) return 0;
+    const perMs = rate.perSecond / 1000;
+    if (this.#filledAt !== undefined) {
+      this.#tokens = Math.min(
+        rate.burst,
+        this.#tokens + (now - this.#filledAt) * perMs,
+      );
+    }
+    this.#filledAt = now;
+    this.#tokens -= 1;
+    return this.#tokens >= 0 ? 0 : -this.#tokens / perMs;
   }
 }

@@ -6,8 +6,7 @@ import { FakeClock } from "../testing/fake_clock.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import { samples } from "../tests/prometheus_text.ts";
 import { WorkQueue } from "./work_queue.ts";
-import { WorkQueueShutDownError } from "./work_queue_shut_down_error.ts";
-import { ControllerConfigError } from "./controller_config_error.ts";
+import { ControllerConfigError, WorkQueueShutDownError } from "./errors.ts";
 
 /** Takes every key that waits now, in order, each done at once. */
 async function takeAll<K>(queue: WorkQueue<K>): Promise<K[]> {

@@ -21,7 +21,7 @@ import type { Clock } from "../clock.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import type { LeaderElector } from "../leaderelection/leader_elector.ts";
-import type { ControllerHealth } from "../controller/controller_health.ts";
+import type { ControllerHealth } from "../controller/controller.ts";
 
 /** One named check and, when it failed, why. */
 export interface Check {

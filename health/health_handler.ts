@@ -4,7 +4,7 @@ import { assertOptionNames } from "../_internal/_option_checks.ts";
 import type { WatcherHealth } from "../watcher/watcher_health.ts";
 import type { IndexSynchronizationTracker } from "../indextracker/index_synchronization_tracker.ts";
 import type { LeaderElector } from "../leaderelection/leader_elector.ts";
-import type { ControllerHealth } from "../controller/controller_health.ts";
+import type { ControllerHealth } from "../controller/controller.ts";
 import {
   type Check,
   type CheckSources,

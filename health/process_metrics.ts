@@ -1,7 +1,9 @@
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
-import { durationProblem } from "../_internal/_option_checks.ts";
+import {
+  assertOptionNames,
+  durationProblem,
+} from "../_internal/_option_checks.ts";
 import { instrumentsOf, meterProblem } from "../_internal/_metrics.ts";
-import { assertOptionNames } from "../_internal/_option_checks.ts";
 import type {
   Meter,
   ObservableCallback,

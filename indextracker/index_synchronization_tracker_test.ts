@@ -4,15 +4,13 @@ import { FakeApiServer, mockFetch } from "../testing/mod.ts";
 import { FakeClock, settle, waitFor } from "../testing/fake_clock.ts";
 import { RecordingLogger } from "../testing/recording_logger.ts";
 import {
+  IndexSynchronizationTracker,
   InvalidResourceCountError,
   ResourceNotSyncedError,
   SyncAbortedError,
+  type SyncSource,
   TrackerConfigError,
   UnknownResourceError,
-} from "./errors.ts";
-import {
-  IndexSynchronizationTracker,
-  type SyncSource,
 } from "./index_synchronization_tracker.ts";
 
 function watchState<T>(promise: Promise<T>) {

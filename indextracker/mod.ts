@@ -19,10 +19,8 @@
  * ## Files
  *
  * - `index_synchronization_tracker.ts`: one promise for "every named resource
- *   synced".
- * - `errors.ts`: the tracker's errors, `TrackerConfigError` too.
+ *   synced"; the tracker's errors, `TrackerConfigError` too.
  *
  * @module
  */
 export * from "./index_synchronization_tracker.ts";
-export * from "./errors.ts";

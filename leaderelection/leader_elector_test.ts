@@ -1,6 +1,5 @@
 import assert from "node:assert/strict";
-import { LeaderElector } from "./leader_elector.ts";
-import { LeaderElectionConfigError } from "./leader_election_config_error.ts";
+import { LeaderElectionConfigError, LeaderElector } from "./leader_elector.ts";
 import { Cluster, LEASE } from "./_harness_test.ts";
 import { waitFor } from "../testing/mod.ts";
 

@@ -28,9 +28,9 @@
  *
  * ## Files
  *
- * - `leader_elector.ts`, `leader_election_config_error.ts`: one leader among
- *   replicas on a Lease (writes guarded by resourceVersion, a renew deadline);
- *   its checks (client-go's timing rules), `LeaderElectionConfigError`.
+ * - `leader_elector.ts`: one leader among replicas on a Lease (writes guarded
+ *   by resourceVersion, a renew deadline); its checks (client-go's timing
+ *   rules), `LeaderElectionConfigError`.
  * - `_lease.ts`: reading and writing the Lease record.
  * - `_elector_metrics.ts`: `leader_election_master_status` (client-go's name),
  *   transitions, renew failures.
@@ -38,4 +38,3 @@
  * @module
  */
 export * from "./leader_elector.ts";
-export * from "./leader_election_config_error.ts";

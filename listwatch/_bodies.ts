@@ -12,17 +12,17 @@
  * @module
  */
 import { MalformedListError } from "./list_watch_types.ts";
-import { concatBytes } from "../_internal/_json.ts";
-import { parseJson } from "../_internal/_json.ts";
-import { Indexer } from "../selection/indexer.ts";
-import { JsonPath } from "../selection/jsonpath.ts";
 import {
+  concatBytes,
   isCutEvent,
   type JsonCut,
   jsonCut,
+  parseJson,
   parseJsonCut,
   parseWatchLine,
 } from "../_internal/_json.ts";
+import { Indexer } from "../selection/indexer.ts";
+import { JsonPath } from "../selection/jsonpath.ts";
 import { wrapConfigError } from "../_internal/_option_checks.ts";
 import type { KubeObject } from "../types.ts";
 

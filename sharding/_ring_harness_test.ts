@@ -9,8 +9,11 @@ import {
   SkewedClock,
 } from "../leaderelection/_harness_test.ts";
 import { ShardRing } from "./shard_ring.ts";
-import type { ShardRingConfig, ShardRingState } from "./shard_ring_config.ts";
-import type { ShardRange } from "./shard_range.ts";
+import type {
+  ShardRange,
+  ShardRingConfig,
+  ShardRingState,
+} from "./shard_ring_config.ts";
 import { intersect } from "./_ring_view.ts";
 
 export const RING = { name: "widgets", namespace: "shop" };

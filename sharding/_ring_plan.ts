@@ -8,20 +8,19 @@
 import type { Clock } from "../clock.ts";
 import type { RestClient } from "../client/rest_client.ts";
 import type { Meter } from "../metrics/meter.ts";
-import type { Logger } from "../types.ts";
+import type { Awaitable, Logger } from "../types.ts";
 import { consoleLogger } from "../logger.ts";
 import { leaseTimingsProblem, monotonicClock } from "../_internal/_time.ts";
 import { ownOrClientMeter } from "../_internal/_metrics.ts";
 import { optionNamesProblem } from "../_internal/_option_checks.ts";
 import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
-import { ShardRingConfigError } from "./shard_ring_config_error.ts";
-import type {
-  ShardRingConfig,
-  ShardRingOptions,
-  ShardRingState,
+import {
+  type ShardBy,
+  type ShardRingConfig,
+  ShardRingConfigError,
+  type ShardRingOptions,
+  type ShardRingState,
 } from "./shard_ring_config.ts";
-import type { ShardBy } from "./shard_range.ts";
-import type { Awaitable } from "../types.ts";
 
 /** Everything a ring runs with. */
 export interface RingPlan {

@@ -7,7 +7,7 @@
  * @module
  */
 import { fnv1a64, type Hash64 } from "../_internal/_objects.ts";
-import { HASH_SPACE_END, type ShardRange } from "./shard_range.ts";
+import { HASH_SPACE_END, type ShardRange } from "./shard_ring_config.ts";
 
 /** A view: the ring's members, sorted, without duplicates. */
 export type View = readonly string[];

@@ -8,7 +8,7 @@ import {
   subtract,
   viewOf,
 } from "./_ring_view.ts";
-import { HASH_SPACE_END, shardSelector } from "./shard_range.ts";
+import { HASH_SPACE_END, shardSelector } from "./shard_ring_config.ts";
 
 const h = (value: bigint) => ({
   hi: Number(value >> 32n),

@@ -20,27 +20,23 @@
  *
  * ## Files
  *
- * - `shard_ring.ts`, `shard_ring_config.ts`: `ShardRing`: one Lease per
- *   replica, labelled with the ring; the live Leases are the members; the rule
- *   and its guarantee (see the class).
- * - `_ring_plan.ts`, `shard_ring_config_error.ts`: a ring's config and options
- *   checked once into one frozen plan; `ShardRingConfigError`, the first wrong
- *   one.
- * - `_ring_view.ts`, `shard_range.ts`: the arithmetic, no I/O: one contiguous
- *   range per member of a view, what a member may work on given every
- *   acknowledgement, the share of the hash space ranges cover;
+ * - `shard_ring.ts`: `ShardRing`: one Lease per replica, labelled with the
+ *   ring; the live Leases are the members; the rule and its guarantee (see the
+ *   class); `ShardRingStoppedError`; every log line of a ring (ranges as people
+ *   read them); a member's series: members, assigned and permitted shares,
+ *   changes, failed renewals.
+ * - `shard_ring_config.ts`: a ring's config, options and state;
+ *   `ShardRingConfigError`, the first wrong one; `ShardRange`, `ShardBy`,
  *   `shardSelector`.
+ * - `_ring_plan.ts`: a ring's config and options checked once into one frozen
+ *   plan.
+ * - `_ring_view.ts`: the arithmetic, no I/O: one contiguous range per member
+ *   of a view, what a member may work on given every acknowledgement, the
+ *   share of the hash space ranges cover.
  * - `_ring_lease.ts`: a member's Lease: holder, renewal, the acknowledged view
  *   (an annotation).
- * - `_ring_metrics.ts`: a member's series: members, assigned and permitted
- *   shares, changes, failed renewals.
- * - `_log_lines.ts`, `shard_ring_stopped_error.ts`: every log line of a ring
- *   (ranges as people read them); `ShardRingStoppedError`.
  *
  * @module
  */
 export * from "./shard_ring.ts";
 export * from "./shard_ring_config.ts";
-export * from "./shard_ring_config_error.ts";
-export * from "./shard_ring_stopped_error.ts";
-export * from "./shard_range.ts";

@@ -5,6 +5,9 @@
  * computes the same assignment from them. Keys move between members only
  * through acknowledgements written in those Leases.
  *
+ * After the class: `ShardRingStoppedError`, then a member's log lines and
+ * its metrics.
+ *
  * @module
  */
 import {
@@ -14,11 +17,9 @@ import {
 } from "../client/rest_client.ts";
 import { httpStatusOf } from "../client/api_error.ts";
 import type { TimerHandle } from "../clock.ts";
-import type { Awaitable } from "../types.ts";
+import type { Awaitable, Logger } from "../types.ts";
 import { Lifecycle } from "../_internal/_lifecycle.ts";
 import { microTime } from "../_internal/_time.ts";
-import { ringLines } from "./_log_lines.ts";
-import { RingMetrics } from "./_ring_metrics.ts";
 import { planRing, type RingPlan } from "./_ring_plan.ts";
 import {
   LEASES,
@@ -43,13 +44,21 @@ import {
   type View,
   viewOf,
 } from "./_ring_view.ts";
-import { type ShardRange, shardSelector } from "./shard_range.ts";
-import type {
-  ShardRingConfig,
-  ShardRingOptions,
-  ShardRingState,
+import {
+  type ShardRange,
+  type ShardRingConfig,
+  type ShardRingOptions,
+  type ShardRingState,
+  shardSelector,
 } from "./shard_ring_config.ts";
-import { ShardRingStoppedError } from "./shard_ring_stopped_error.ts";
+import type {
+  Counter,
+  Meter,
+  MetricAttributes,
+  ObservableGauge,
+  ObservableResult,
+} from "../metrics/meter.ts";
+import { instrumentsOf, PREFIX } from "../_internal/_metrics.ts";
 
 /** Another member, as this replica has watched its Lease change. */
 interface Observed {
@@ -666,4 +675,194 @@ export interface ShardMetadata {
   readonly uid?: string;
   /** The object's namespace. */
   readonly namespace?: string;
+}
+
+/**
+ * Thrown by `ShardRing.start()` after `stop()`: a member leaves its ring
+ * once; make a new `ShardRing` to join again.
+ *
+ * @example Starting a stopped member
+ * ```ts
+ * import { ShardRing, ShardRingStoppedError } from "@haptic/k8s-watcher/sharding";
+ * import { FetchClient } from "@haptic/k8s-watcher/client";
+ * import { FakeApiServer, mockFetch } from "@haptic/k8s-watcher/testing";
+ * import assert from "node:assert/strict";
+ *
+ * await using server = new FakeApiServer();
+ * using _fetch = mockFetch(server);
+ * using client = new FetchClient({ server: server.url });
+ * const ring = new ShardRing({ name: "widgets", namespace: "shop", identity: "pod-1" }, client);
+ * await ring.stop();
+ * assert.throws(() => ring.start(), ShardRingStoppedError);
+ * ```
+ */
+export class ShardRingStoppedError extends Error {
+  /** The ring's name. */
+  readonly ring: string;
+  /** The member's identity. */
+  readonly identity: string;
+
+  /**
+   * Creates the error.
+   *
+   * @example The message
+   * ```ts
+   * import { ShardRingStoppedError } from "@haptic/k8s-watcher/sharding";
+   * import assert from "node:assert/strict";
+   *
+   * assert.equal(
+   *   new ShardRingStoppedError("widgets", "pod-1").message,
+   *   "Shard ring member pod-1 of widgets was stopped: make a new ShardRing to join again",
+   * );
+   * ```
+   *
+   * @param ring The ring's name.
+   * @param identity The member's identity.
+   */
+  constructor(ring: string, identity: string) {
+    super(
+      `Shard ring member ${identity} of ${ring} was stopped: make a new ShardRing to join again`,
+    );
+    this.name = "ShardRingStoppedError";
+    this.ring = ring;
+    this.identity = identity;
+  }
+}
+
+// Every log line of a shard ring: level, wording, fields; its ranges as
+// people read them, `0x0000…-0x8000…`.
+
+/** The ring's lines, one function each. */
+const ringLines = {
+  changed(logger: Logger, state: ShardRingState): void {
+    logger.info("Shard ring changed", {
+      members: state.members.join(","),
+      assigned: rangesText(state.assigned),
+      permitted: rangesText(state.permitted),
+    });
+  },
+  handOffWaiting(logger: Logger, members: readonly string[]): void {
+    logger.debug("Shard ring hand-off: waiting for the work on moved keys", {
+      members: members.join(","),
+    });
+  },
+  renewFailed(logger: Logger, error: unknown): void {
+    logger.warn("Shard Lease renewal failed", { error });
+  },
+  listFailed(logger: Logger, error: unknown): void {
+    logger.warn("Shard ring read failed", { error });
+  },
+  deadlinePassed(logger: Logger, ms: number): void {
+    logger.warn(
+      "Shard Lease not renewed within renewDeadlineMs: working on nothing until it is",
+      { renewDeadlineMs: ms },
+    );
+  },
+  hookFailed(logger: Logger, error: unknown): void {
+    logger.error("Shard ring onChange failed", { error });
+  },
+  leaveFailed(logger: Logger, error: unknown): void {
+    logger.warn(
+      "Shard Lease not deleted on stop: the others take its ranges when it expires",
+      { error },
+    );
+  },
+};
+
+/** `[start, end)` ranges as `0x…-0x…` joined by commas; `none` for none. */
+function rangesText(ranges: readonly ShardRange[]): string {
+  if (ranges.length === 0) return "none";
+  const hex = (v: bigint) => "0x" + v.toString(16).padStart(16, "0");
+  return ranges.map((r) => `${hex(r.start)}-${hex(r.end)}`).join(",");
+}
+
+// A shard ring member's metrics, labelled with the ring (`ring`,
+// `namespace`) and the member (`identity`): the members it sees, the shares
+// of the hash space it is assigned and may work on, the view changes, and
+// failed renewals.
+
+interface RingInstruments {
+  members: ObservableGauge;
+  assigned: ObservableGauge;
+  permitted: ObservableGauge;
+  changes: Counter;
+  renewFailures: Counter;
+}
+
+function makeInstruments(meter: Meter): RingInstruments {
+  return {
+    members: meter.createObservableGauge(PREFIX + "shard_ring_members", {
+      description: "Live members of the shard ring, as this member sees it",
+    }),
+    assigned: meter.createObservableGauge(PREFIX + "shard_assigned_ratio", {
+      description:
+        "Share of the hash space assigned to this member (what it keeps in its cache)",
+    }),
+    permitted: meter.createObservableGauge(PREFIX + "shard_permitted_ratio", {
+      description:
+        "Share of the hash space this member may work on now (0 during a hand-off it waits for)",
+    }),
+    changes: meter.createCounter(PREFIX + "shard_ring_changes", {
+      description: "Times this member's view of the ring or its ranges changed",
+    }),
+    renewFailures: meter.createCounter(PREFIX + "shard_lease_renew_failures", {
+      description: "Renewals of this member's Lease that failed",
+    }),
+  };
+}
+
+/** What the gauges read when scraped. */
+interface RingReadings {
+  members(): number;
+  assigned(): number;
+  permitted(): number;
+}
+
+/** One member's measurements. */
+class RingMetrics {
+  readonly #instruments: RingInstruments;
+  readonly #attributes: MetricAttributes;
+  readonly #reports: [ObservableGauge, (r: ObservableResult) => void][];
+  #observing = false;
+
+  constructor(
+    meter: Meter,
+    labels: { ring: string; namespace: string; identity: string },
+    readings: RingReadings,
+  ) {
+    this.#instruments = instrumentsOf(meter, "shard-ring", makeInstruments);
+    const attributes = this.#attributes = Object.freeze({ ...labels });
+    const i = this.#instruments;
+    this.#reports = [
+      [i.members, (r) => r.observe(readings.members(), attributes)],
+      [i.assigned, (r) => r.observe(readings.assigned(), attributes)],
+      [i.permitted, (r) => r.observe(readings.permitted(), attributes)],
+    ];
+    i.changes.add(0, attributes);
+    i.renewFailures.add(0, attributes);
+  }
+
+  /** The member runs: its gauges are reported from now on. */
+  open(): void {
+    if (this.#observing) return;
+    this.#observing = true;
+    for (const [gauge, report] of this.#reports) gauge.addCallback(report);
+  }
+
+  /** The view or the ranges changed. */
+  changed(): void {
+    this.#instruments.changes.add(1, this.#attributes);
+  }
+
+  /** A renewal failed. */
+  renewFailed(): void {
+    this.#instruments.renewFailures.add(1, this.#attributes);
+  }
+
+  /** The member stopped: its gauges are no longer reported. */
+  close(): void {
+    if (!this.#observing) return;
+    this.#observing = false;
+    for (const [gauge, report] of this.#reports) gauge.removeCallback(report);
+  }
 }

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { SeededRandom } from "../testing/_seeded_random.ts";
 import type { LinkState } from "../leaderelection/_harness_test.ts";
 import { type Member, RingCluster } from "./_ring_harness_test.ts";
-import { HASH_SPACE_END } from "./shard_range.ts";
+import { HASH_SPACE_END } from "./shard_ring_config.ts";
 
 const LINK_STATES: LinkState[] = ["up", "up", "503", "unreachable", "stall"];
 const LEASE_MS = 15_000;

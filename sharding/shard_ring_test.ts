@@ -1,9 +1,8 @@
 import assert from "node:assert/strict";
 import { RingCluster, shares } from "./_ring_harness_test.ts";
-import { HASH_SPACE_END } from "./shard_range.ts";
+import { HASH_SPACE_END, ShardRingConfigError } from "./shard_ring_config.ts";
 import { ShardRing } from "./shard_ring.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
-import { ShardRingConfigError } from "./shard_ring_config_error.ts";
 
 const covered = (cluster: RingCluster) => {
   let sum = 0n;

@@ -2,7 +2,7 @@ import type { Clock } from "../clock.ts";
 import type { KubeObject, ObjectMeta } from "../types.ts";
 import { EventHistory, type HistoryEntry } from "./_history.ts";
 import { isJsonObject, jsonEqual } from "./_json.ts";
-import { gvrKey } from "./_registry.ts";
+import { gvrKey, isBuiltin } from "./_registry.ts";
 import {
   alreadyExists,
   badRequest,
@@ -17,7 +17,6 @@ import type { ResourceInfo } from "./resources.ts";
 import { validateContent, validateIdentity } from "./_validation.ts";
 import { generationChanged } from "./_generation.ts";
 import { foldStringData, isSecret } from "./_secret.ts";
-import { isBuiltin } from "./_registry.ts";
 import {
   changedPaths,
   entriesOf,

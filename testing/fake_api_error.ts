@@ -1,5 +1,4 @@
-import { ApiError } from "../client/api_error.ts";
-import type { KubeStatus } from "../client/api_error.ts";
+import { ApiError, type KubeStatus } from "../client/api_error.ts";
 
 /**
  * An error from the programmatic API of `FakeApiServer` (`create`, `get`,

@@ -12,8 +12,10 @@ import {
   type ChangeBatch,
   mergeChangeBatches,
 } from "../watcher/change_batch.ts";
-import { LeaderElector } from "../leaderelection/leader_elector.ts";
-import { LeaderElectionConfigError } from "../leaderelection/leader_election_config_error.ts";
+import {
+  LeaderElectionConfigError,
+  LeaderElector,
+} from "../leaderelection/leader_elector.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { MetricsRegistry } from "../metrics/registry.ts";
 import type { Meter } from "../metrics/meter.ts";

@@ -8,8 +8,10 @@
  * Deno.test(needs(kubectlMissing, { name: "…", async fn() { … } }));
  * ```
  */
-import { locateBinaries } from "../testing/control_plane/binaries.ts";
-import { controlPlaneCacheDir } from "../testing/control_plane/binaries.ts";
+import {
+  controlPlaneCacheDir,
+  locateBinaries,
+} from "../testing/control_plane/binaries.ts";
 import { PROVISIONING_COMMAND } from "../testing/control_plane/errors.ts";
 
 /** Whether this is a CI run (`CI=true`), where nothing may skip. */

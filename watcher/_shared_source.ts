@@ -18,13 +18,13 @@ import { removableBeforeSelection, type SourceForm } from "./_source_form.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
-import type {
-  ListInfo,
-  ListPage,
-  ListWatchFailure,
-  WatchEventType,
+import {
+  type ListInfo,
+  type ListPage,
+  type ListWatchFailure,
+  sumListWatchStats,
+  type WatchEventType,
 } from "../listwatch/list_watch_types.ts";
-import { sumListWatchStats } from "../listwatch/list_watch_types.ts";
 import {
   type ObjectPreparer,
   type Prepared,

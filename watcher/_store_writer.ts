@@ -18,7 +18,11 @@ import type { KubeObject, KubeObjectLike, Logger, Store } from "../types.ts";
 import type { Indexer } from "../selection/indexer.ts";
 import type { FieldSelector } from "../selection/field_selector.ts";
 import { JsonPath } from "../selection/jsonpath.ts";
-import { renderValue } from "../_internal/_objects.ts";
+import {
+  asPartialObjectMetadata,
+  deepFreeze,
+  renderValue,
+} from "../_internal/_objects.ts";
 import type {
   ListPage,
   WatchEventType,
@@ -26,8 +30,6 @@ import type {
 import { write, writerLine, type WriterNote } from "./_log_lines.ts";
 import type { ChangeRecorder } from "./change_batch.ts";
 import { assertKubeObject } from "../selection/invalid_object_error.ts";
-import { asPartialObjectMetadata } from "../_internal/_objects.ts";
-import { deepFreeze } from "../_internal/_objects.ts";
 
 export type { ChangeRecorder } from "./change_batch.ts";
 

@@ -20,7 +20,10 @@ import { Indexer } from "../selection/indexer.ts";
 import { FieldSelector } from "../selection/field_selector.ts";
 import { formatLabelSelector } from "../selection/label_selector.ts";
 import type { StoreFactory } from "../store/memory_store.ts";
-import { DEFAULT_IDLE_TIMEOUT_MS } from "../_internal/_option_checks.ts";
+import {
+  DEFAULT_IDLE_TIMEOUT_MS,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import { clientMeter } from "../_internal/_metrics.ts";
 import {
   chooseStore,
@@ -41,10 +44,8 @@ import {
   type WatcherOptions,
   wrapConfigError,
 } from "./watcher_config.ts";
-import { contextLogger } from "../_internal/_logging.ts";
+import { contextLogger, neverThrowingLogger } from "../_internal/_logging.ts";
 import { consoleLogger } from "../logger.ts";
-import { neverThrowingLogger } from "../_internal/_logging.ts";
-import { optionNamesProblem } from "../_internal/_option_checks.ts";
 import {
   checkPathsPresent,
   formKey,

@@ -14,8 +14,7 @@ import { RecordingLogger } from "../testing/recording_logger.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
 import type { DebounceSettle } from "./debounce_settle.ts";
-import type { ChangeBatch } from "./change_batch.ts";
-import { mergeChangeBatches } from "./change_batch.ts";
+import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

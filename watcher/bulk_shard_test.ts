@@ -8,18 +8,16 @@
  */
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
-import { waitFor } from "../testing/fake_clock.ts";
+import { FakeClock, waitFor } from "../testing/fake_clock.ts";
 import { cachedStore } from "../store/cached_store.ts";
 import { FetchClient } from "../client/fetch_client.ts";
 import { FakeApiServer } from "../testing/fake_api_server.ts";
-import { FakeClock } from "../testing/fake_clock.ts";
 import { mockFetch } from "../testing/mock_fetch.ts";
 import { Watcher } from "./watcher.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { mergeChangeBatches } from "./change_batch.ts";
+import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
 import { WatcherConfigError } from "./watcher_config.ts";
 import type { ShardFilter } from "./shard_filter.ts";
-import type { ChangeBatch } from "./change_batch.ts";
 import {
   BY_IDENTITY,
   configMap,

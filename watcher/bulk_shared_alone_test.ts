@@ -8,14 +8,13 @@
  */
 import assert from "node:assert/strict";
 import type { KubeObject } from "../types.ts";
-import type { ChangeBatch } from "./change_batch.ts";
+import { type ChangeBatch, mergeChangeBatches } from "./change_batch.ts";
 import type { RequestOptions, RestClient } from "../client/rest_client.ts";
 import type { FakeApiServer } from "../testing/fake_api_server.ts";
 import { settle, waitFor } from "../testing/fake_clock.ts";
 import { Watcher } from "./watcher.ts";
 import { SingleWatcher } from "./single.ts";
 import { DebounceGroup } from "./debounce_group.ts";
-import { mergeChangeBatches } from "./change_batch.ts";
 import type { WatcherConfig } from "./watcher_config.ts";
 import {
   BY_IDENTITY,

@@ -10,8 +10,10 @@
  *
  * @module
  */
-import { durationProblem } from "../_internal/_option_checks.ts";
-import { optionNamesProblem } from "../_internal/_option_checks.ts";
+import {
+  durationProblem,
+  optionNamesProblem,
+} from "../_internal/_option_checks.ts";
 import { WatcherConfigError } from "../config_error.ts";
 
 /**

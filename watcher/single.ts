@@ -30,19 +30,16 @@ import { clientMeter } from "../_internal/_metrics.ts";
 import {
   validateGvr,
   validateSingleNamespace,
-  validateSkip,
+  validateSkip, // deno-lint-ignore no-unused-vars -- linked from the docs
+  type WatcherConfig,
+  WatcherConfigError,
+  type WatcherOptions,
 } from "./watcher_config.ts";
 import { ListWatch } from "../listwatch/list_watch.ts";
 import { namespacedObjectSkippedLine, write } from "./_log_lines.ts";
 import { type Clock, systemClock } from "../clock.ts";
 import { checkedMeter, WatcherMetrics } from "./_watcher_metrics.ts";
 import { CallbackRetry } from "./_debounce_scheduler.ts";
-import {
-  // deno-lint-ignore no-unused-vars -- linked from the docs
-  type WatcherConfig,
-  WatcherConfigError,
-  type WatcherOptions,
-} from "./watcher_config.ts";
 import type { Meter } from "../metrics/meter.ts";
 
 /**

@@ -11,9 +11,12 @@ import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import type { DeliveryWatch } from "./_batch_outlet.ts";
 import { WatcherStoppedError, WatcherSyncError } from "./errors.ts";
 import type { WatcherMetrics } from "./_watcher_metrics.ts";
-import { Lifecycle } from "../_internal/_lifecycle.ts";
-import { runGuarded } from "../_internal/_lifecycle.ts";
-import { insideCallbackOf, runAsCallbackOf } from "../_internal/_lifecycle.ts";
+import {
+  insideCallbackOf,
+  Lifecycle,
+  runAsCallbackOf,
+  runGuarded,
+} from "../_internal/_lifecycle.ts";
 
 // What every kind of watcher shares once assembled (their checks are their
 // plans'): the feed of the list-then-watch loop (each kind brings its own:

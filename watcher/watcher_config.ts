@@ -20,12 +20,11 @@ import type {
 import type { ChangeBatch } from "./change_batch.ts";
 import type { DebounceGroupMember } from "./debounce_group.ts";
 import { type DebounceSettle, settleProblem } from "./debounce_settle.ts";
-import type { StoreFactory } from "../store/memory_store.ts";
+import { memoryStore, type StoreFactory } from "../store/memory_store.ts";
 import type { ShardFilter } from "./shard_filter.ts";
 import { Indexer, IndexerOptionsError } from "../selection/indexer.ts";
 import { WatcherConfigError } from "../config_error.ts";
 import { wrapConfigError as wrapOptionError } from "../_internal/_option_checks.ts";
-import { memoryStore } from "../store/memory_store.ts";
 
 // Declared at the root: `ListWatch`, below the watcher, throws it too.
 export { WatcherConfigError } from "../config_error.ts";

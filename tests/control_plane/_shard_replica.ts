@@ -17,7 +17,7 @@ import { FetchClient } from "../../client/fetch_client.ts";
 import { Controller } from "../../controller/controller.ts";
 import { silentLogger } from "../../logger.ts";
 import { ShardRing } from "../../sharding/shard_ring.ts";
-import type { ShardRange } from "../../sharding/shard_range.ts";
+import type { ShardRange } from "../../sharding/shard_ring_config.ts";
 
 /** What the test gives a replica. */
 export interface ReplicaConfig {

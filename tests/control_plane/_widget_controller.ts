@@ -21,14 +21,12 @@ import type {
   ReconcileContext,
 } from "../../controller/controller_config.ts";
 import {
-  controllerOf,
-  setControllerReference,
-} from "../../controller/owner_references.ts";
-import {
   type Condition,
+  controllerOf,
   findCondition,
   setCondition,
-} from "../../controller/conditions.ts";
+  setControllerReference,
+} from "../../controller/object_helpers.ts";
 import { silentLogger } from "../../logger.ts";
 import type { Gvr, KubeObject, Logger, ReadonlyFields } from "../../types.ts";
 import { CONFIGMAPS, eventually, listAll } from "./_harness.ts";

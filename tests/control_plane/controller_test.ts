@@ -11,7 +11,7 @@ import { NotFoundError } from "../../client/api_error.ts";
 import {
   controllerOf,
   setControllerReference,
-} from "../../controller/owner_references.ts";
+} from "../../controller/object_helpers.ts";
 import type { KubeObject } from "../../types.ts";
 import { RecordingLogger } from "../../testing/recording_logger.ts";
 import {

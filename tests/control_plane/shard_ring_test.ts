@@ -8,7 +8,10 @@ import { FetchClient } from "../../client/fetch_client.ts";
 import { silentLogger } from "../../logger.ts";
 import type { ControlPlane } from "../../testing/control_plane/mod.ts";
 import { ShardRing } from "../../sharding/shard_ring.ts";
-import { HASH_SPACE_END, type ShardRange } from "../../sharding/shard_range.ts";
+import {
+  HASH_SPACE_END,
+  type ShardRange,
+} from "../../sharding/shard_ring_config.ts";
 import { intersect } from "../../sharding/_ring_view.ts";
 import type { KubeObject } from "../../types.ts";
 import {

@@ -5,10 +5,8 @@
 //
 // deno-lint-ignore-file no-import-prefix -- pinned here, not in deno.json:
 // the published package must not list them as dependencies.
-import { metrics } from "npm:@opentelemetry/api@1.9.0";
-import type { Meter as OtelMeter } from "npm:@opentelemetry/api@1.9.0";
-import type { Meter } from "../../metrics/mod.ts";
-import { MetricsRegistry } from "../../metrics/mod.ts";
+import { type Meter as OtelMeter, metrics } from "npm:@opentelemetry/api@1.9.0";
+import { type Meter, MetricsRegistry } from "../../metrics/mod.ts";
 import { type FetchClient, Watcher } from "../../mod.ts";
 import { ProcessMetrics } from "../../health/mod.ts";
 
