@@ -65,6 +65,13 @@ export interface Task {
   /** The real-server floor: the server's CA file and a bearer token. */
   caFile?: string;
   token?: string;
+  /**
+   * A real API server's replay: a resourceVersion from before the objects
+   * were created. The contender lists exactly there (an empty list) and
+   * watches from it, so the server replays every object as an ADDED event
+   * from its watch cache; "synced" is then the `objects`-th object held.
+   */
+  fromResourceVersion?: string;
   /** What to watch, `pods` (the default) or `configmaps`. */
   resource?: "pods" | "configmaps";
   /** Give up after this many ms. */

@@ -14,6 +14,7 @@ import {
   type WatcherConfig,
   type WatcherOptions,
 } from "../mod.ts";
+import type { RequestOptions } from "../client/mod.ts";
 import { MetricsRegistry } from "../metrics/mod.ts";
 import { askingForMetadata, NATIVE_METADATA_ONLY } from "./_metadata_only.ts";
 import {
@@ -59,7 +60,8 @@ function makeWatcher(
     fieldSelector,
     // The sync runs keep the default; the others need every batch promptly,
     // and leading-edge latency does not depend on the interval.
-    debounceInterval: task.workload === "sync" || task.workload === "fanout"
+    debounceInterval: (task.workload === "sync" && !task.fromResourceVersion) ||
+        task.workload === "fanout"
       ? undefined
       : FAST_DEBOUNCE,
     onChange: (_store, stats) => onChange(stats),
@@ -116,14 +118,50 @@ if (task.workload === "fanout") {
 const client = task.kubeconfig
   ? FetchClient.fromKubeconfig(task.kubeconfig)
   : new FetchClient({ server: task.server });
-const watcher = makeWatcher(client);
+const watcher = makeWatcher(
+  task.fromResourceVersion
+    ? listingAt(client, task.fromResourceVersion)
+    : client,
+);
+
+/**
+ * A client whose LISTs ask for the list exactly at `resourceVersion`, from
+ * before the objects were created: the watch that follows starts there, and
+ * the server replays every object to it as an ADDED event.
+ */
+function listingAt(client: FetchClient, resourceVersion: string): FetchClient {
+  return {
+    defaultNamespace: client.defaultNamespace,
+    performRequest: (opts: RequestOptions) => {
+      const query = opts.querystring;
+      if (query && !query.has("watch") && !query.has("continue")) {
+        query.set("resourceVersion", resourceVersion);
+        query.set("resourceVersionMatch", "Exact");
+      }
+      return client.performRequest(opts as never);
+    },
+  } as unknown as FetchClient;
+}
+
+/** The replay's end: the `task.objects`-th object in the store. */
+async function replayed(): Promise<number> {
+  const done = deadline<void>(task.timeoutMs, `${task.objects} replayed`);
+  onChange = () => {
+    if (watcher.health().objects >= task.objects) done.resolve();
+  };
+  await watcher.waitForSync(AbortSignal.timeout(task.timeoutMs));
+  if (watcher.health().objects < task.objects) await done.promise;
+  return watcher.health().objects;
+}
 
 if (task.workload === "sync") {
   const before = task.heap ? await settledHeap() : 0;
   const rssBefore = Deno.memoryUsage().rss;
   const t0 = now();
   void watcher.start(stopper.signal);
-  const count = await watcher.waitForSync(AbortSignal.timeout(task.timeoutMs));
+  const count = task.fromResourceVersion
+    ? await replayed()
+    : await watcher.waitForSync(AbortSignal.timeout(task.timeoutMs));
   outcome.syncMs = now() - t0;
   outcome.objects = count;
   if (count !== task.objects) fail(`synced ${count} of ${task.objects}`);

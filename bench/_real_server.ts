@@ -33,6 +33,11 @@ export type RealServer =
     bytesPerObject: number;
     /** kube-apiserver and etcd versions. */
     versions: string;
+    /**
+     * The namespace's resourceVersion before the ConfigMaps were created:
+     * a watch from there is replayed every one of them as ADDED.
+     */
+    replayFrom: string;
   }
   | { notRun: string };
 
@@ -108,6 +113,11 @@ export async function startRealServer(
         startSeconds.toFixed(1)
       } s; creating ${objects} ConfigMaps`,
     );
+    const empty = await client.performRequest({
+      method: "GET",
+      path: `/api/v1/namespaces/${REAL_SERVER_NAMESPACE}/configmaps`,
+      expectJson: true,
+    }) as { metadata: { resourceVersion: string } };
     const t1 = performance.now();
     await fill(client, objects);
     const createSeconds = (performance.now() - t1) / 1000;
@@ -119,6 +129,7 @@ export async function startRealServer(
       createSeconds,
       bytesPerObject: JSON.stringify(configMap(0)).length,
       versions: `kube-apiserver ${v.kubernetes}, etcd ${v.etcd}`,
+      replayFrom: empty.metadata.resourceVersion,
     };
   } catch (error) {
     await plane.stop();

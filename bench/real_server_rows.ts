@@ -54,6 +54,8 @@ interface Row {
   name: string;
   program: "ours" | "peer" | "floor" | "client_go" | "kube_rs";
   task: Partial<Task>;
+  /** Watches from before the creates: the server replays them (a flood). */
+  replay?: true;
 }
 const ROWS: Row[] = [
   {
@@ -98,6 +100,32 @@ const ROWS: Row[] = [
     name: "kube-rs 5.0.0 reflector, typed ConfigMap (its default, paged)",
     program: "kube_rs",
     task: {},
+  },
+  // The flood against the real server: every object replayed to a watch
+  // from before the creates, as ADDED events from the watch cache.
+  {
+    name: "replay: floor, one watch, JSON.parse per event",
+    program: "floor",
+    task: {},
+    replay: true,
+  },
+  {
+    name: "replay: ours (Watcher, managedFields ignored)",
+    program: "ours",
+    task: {},
+    replay: true,
+  },
+  {
+    name: "replay: client-go 0.37.2 typed informer, JSON",
+    program: "client_go",
+    task: { watchList: false },
+    replay: true,
+  },
+  {
+    name: "replay: client-go 0.37.2 typed informer, protobuf",
+    program: "client_go",
+    task: { watchList: false, protobuf: true },
+    replay: true,
   },
   // Not run by default (`--extra`): where the floor's time goes, and
   // ours with larger pages.
@@ -180,8 +208,16 @@ function peakHeapFrom(text: string): number | undefined {
   return peak > 0 ? peak * 2 ** 20 : undefined;
 }
 
-async function once(row: Row, task: Task): Promise<Measured> {
-  const json = JSON.stringify({ ...task, ...row.task });
+async function once(
+  row: Row,
+  task: Task,
+  replayFrom: string,
+): Promise<Measured> {
+  const json = JSON.stringify({
+    ...task,
+    ...row.task,
+    ...(row.replay ? { fromResourceVersion: replayFrom } : {}),
+  });
   const script = SCRIPTS[row.program as keyof typeof SCRIPTS];
   let command: string;
   let argv: string[];
@@ -295,7 +331,7 @@ for (const objects of rerender ? [] : sizes) {
       // Rotate the order so no row always follows the same one.
       const order = rowsRun.map((_, k) => (k + r * 3) % rowsRun.length);
       for (const k of order) {
-        const m = await once(rowsRun[k], task);
+        const m = await once(rowsRun[k], task, rs.replayFrom);
         entry.rows[k].runs.push(m);
         log(
           `${objects} #${r + 1} ${rowsRun[k].name}: ${
@@ -336,6 +372,7 @@ function ratio(a: number | undefined, b: number | undefined): string {
 const isOurs = (name: string) => name.startsWith("ours");
 const isDiagnostic = (name: string) => name.startsWith("diagnostic");
 const isFloor = (name: string) => name.startsWith("floor");
+const isReplay = (name: string) => name.startsWith("replay");
 
 const lines: string[] = [];
 for (const e of results) {
@@ -370,6 +407,8 @@ for (const e of results) {
       failed: row.runs.length - ok.length,
     };
   });
+  const replays = stats.filter((r) => isReplay(r.name));
+  stats.splice(0, stats.length, ...stats.filter((r) => !isReplay(r.name)));
   const floor = stats[0].sync;
   for (const r of stats) {
     if (r.sync === undefined) {
@@ -432,6 +471,42 @@ for (const e of results) {
           ? "met"
           : "missed"
       }** (${rssRatio?.toFixed(2)}×).`,
+    );
+  }
+  lines.push("");
+  if (replays.length > 0) replayTable(e, replays);
+}
+
+/**
+ * The flood against the real server: every ConfigMap replayed as ADDED to a
+ * watch from before the creates (empty LIST at that version, then the watch).
+ */
+function replayTable(
+  e: SizeRuns,
+  replays: { name: string; ms: number[]; sync?: number; error?: string }[],
+): void {
+  const rate = (ms: number) => e.objects / (ms / 1000);
+  const events = (n: number) => Math.round(n).toLocaleString("en");
+  lines.push(
+    `Replayed: a watch from the namespace's resourceVersion before the creates (each contender first lists exactly there, an empty list), so the server sends all ${
+      e.objects.toLocaleString("en")
+    } ConfigMaps as ADDED events from its watch cache: the flood of a real server. Time from the contender's start to the last object held (the floor: parsed).`,
+    "",
+    "| Contender | Time (median) | min–max | events/s | vs the floor's rate |",
+    "| --- | ---: | ---: | ---: | ---: |",
+  );
+  const floorRate = replays[0].sync && rate(replays[0].sync);
+  for (const r of replays) {
+    if (r.sync === undefined) {
+      lines.push(`| ${r.name} | failed: ${r.error ?? "not run"} | | | |`);
+      continue;
+    }
+    lines.push(
+      `| ${r.name} | ${r.sync.toFixed(0)} ms | ${
+        Math.min(...r.ms).toFixed(0)
+      }–${Math.max(...r.ms).toFixed(0)} | ${events(rate(r.sync))} | ${
+        ratio(rate(r.sync), floorRate)
+      } |`,
     );
   }
   lines.push("");

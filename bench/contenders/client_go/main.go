@@ -64,6 +64,10 @@ type task struct {
 	// Protobuf: ask a real API server for protobuf (what a typed informer
 	// gets from a cluster by default) instead of JSON.
 	Protobuf bool `json:"protobuf"`
+	// FromResourceVersion: the reflector's LIST asks for the list exactly
+	// at this version, from before the objects were created (empty), so its
+	// watch starts there and the server replays every object as ADDED.
+	FromResourceVersion string `json:"fromResourceVersion"`
 }
 
 type outcome struct {
@@ -220,7 +224,17 @@ func newInformer(variant string, cfg *rest.Config, t task) cache.SharedIndexInfo
 		if err != nil {
 			fail("clientset: %v", err)
 		}
-		factory := informers.NewSharedInformerFactoryWithOptions(clientset, 0, informers.WithNamespace(t.Namespace))
+		options := []informers.SharedInformerOption{informers.WithNamespace(t.Namespace)}
+		if t.FromResourceVersion != "" {
+			options = append(options, informers.WithTweakListOptions(func(o *metav1.ListOptions) {
+				// The reflector's watches ask for bookmarks; its LIST does not.
+				if !o.AllowWatchBookmarks && o.Continue == "" {
+					o.ResourceVersion = t.FromResourceVersion
+					o.ResourceVersionMatch = metav1.ResourceVersionMatchExact
+				}
+			}))
+		}
+		factory := informers.NewSharedInformerFactoryWithOptions(clientset, 0, options...)
 		var informer cache.SharedIndexInformer
 		switch t.Resource {
 		case "pods":
