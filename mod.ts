@@ -135,7 +135,7 @@
  *   watchers' `freezeObjects`); a field value as selectors and index keys
  *   compare it; KEP-5866's hash (FNV-1a 64, in 16-bit limbs): the shard
  *   ring's ranges and the fake's `shardSelector`.
- * - `_internal/_json.ts`: from a body's bytes to a value: joining body chunks;
+ * - `_internal/_json.ts`: from a body's bytes to a value: its chunks copied as they come;
  *   `JSON.parse` that keeps resourceVersions out of V8's string table; cutting
  *   ignored members out of a watch line or LIST body before `JSON.parse`,
  *   exactly, or not at all (see the file).

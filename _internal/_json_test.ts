@@ -1,19 +1,32 @@
 import assert from "node:assert/strict";
-import { concatBytes, parseJson } from "./_json.ts";
+import { ByteBuffer, parseJson } from "./_json.ts";
 
-Deno.test("concatBytes joins chunks in order", () => {
-  const joined = concatBytes([
-    new Uint8Array([1, 2]),
-    new Uint8Array([]),
-    new Uint8Array([3]),
-  ]);
-  assert.deepEqual([...joined], [1, 2, 3]);
-  assert.equal(concatBytes([]).byteLength, 0);
+Deno.test("ByteBuffer joins chunks in order", () => {
+  const buffer = new ByteBuffer();
+  assert.equal(buffer.bytes().byteLength, 0);
+  buffer.push(new Uint8Array([1, 2]));
+  buffer.push(new Uint8Array([]));
+  buffer.push(new Uint8Array([3]));
+  assert.deepEqual([...buffer.bytes()], [1, 2, 3]);
+  assert.equal(buffer.byteLength, 3);
 });
 
-Deno.test("concatBytes hands back a single chunk without copying it", () => {
-  const only = new Uint8Array([7, 8]);
-  assert.equal(concatBytes([only]), only);
+Deno.test("ByteBuffer copies each chunk as it comes: what the runtime does with its buffer after the read changes nothing", () => {
+  // A runtime's body stream may give small views of one larger buffer, and
+  // may reuse it for the next read.
+  const runtime = new Uint8Array(64 * 1024);
+  const buffer = new ByteBuffer();
+  for (let i = 0; i < 40; i++) {
+    runtime.fill(i);
+    buffer.push(runtime.subarray(0, 4096));
+  }
+  runtime.fill(255);
+  const bytes = buffer.bytes();
+  assert.equal(bytes.byteLength, 40 * 4096);
+  for (let i = 0; i < 40; i++) assert.equal(bytes[i * 4096 + 17], i);
+  // Held: the bytes and at most as much again, never the runtime's buffer.
+  assert.notEqual(bytes.buffer, runtime.buffer);
+  assert.ok(bytes.buffer.byteLength <= 2 * bytes.byteLength);
 });
 
 Deno.test("parseJson gives what JSON.parse gives", () => {

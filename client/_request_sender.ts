@@ -10,7 +10,7 @@
  * @module
  */
 import type { ClientMetrics } from "./_client_metrics.ts";
-import { concatBytes, parseJson } from "../_internal/_json.ts";
+import { ByteBuffer, parseJson } from "../_internal/_json.ts";
 import { ApiConnectionError, ResponseDecodeError } from "./errors.ts";
 import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions } from "./rest_client.ts";
@@ -550,14 +550,12 @@ export function describe(error: unknown): string {
 async function readPrefix(response: Response, limit: number): Promise<string> {
   if (!response.body) return "";
   const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
+  const received = new ByteBuffer();
   try {
-    while (size < limit) {
+    while (received.byteLength < limit) {
       const { done, value } = await reader.read();
       if (done) break;
-      chunks.push(value);
-      size += value.byteLength;
+      received.push(value);
     }
   } catch {
     // Whatever arrived before the failure still describes the answer.
@@ -565,5 +563,5 @@ async function readPrefix(response: Response, limit: number): Promise<string> {
     await reader.cancel().catch(() => {});
     reader.releaseLock();
   }
-  return new TextDecoder().decode(concatBytes(chunks).subarray(0, limit));
+  return new TextDecoder().decode(received.bytes().subarray(0, limit));
 }

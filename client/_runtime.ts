@@ -6,7 +6,7 @@
  */
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
-import { concatBytes } from "../_internal/_json.ts";
+import { ByteBuffer } from "../_internal/_json.ts";
 import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** The runtime this module runs on. */
@@ -214,13 +214,13 @@ function collect(stream: ReadableStream<Uint8Array>): {
   cancel: () => void;
 } {
   const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
+  const received = new ByteBuffer();
   const bytes = (async () => {
     try {
       while (true) {
         const { done, value } = await reader.read();
-        if (done) return concatBytes(chunks);
-        chunks.push(value);
+        if (done) return received.bytes();
+        received.push(value);
       }
     } finally {
       reader.releaseLock();
@@ -288,8 +288,8 @@ function runNode(command: string, options: RunOptions): Promise<ProcessOutput> {
       reject(signal!.reason);
     };
     signal?.addEventListener("abort", abort, { once: true });
-    const stdout: Uint8Array[] = [];
-    const stderr: Uint8Array[] = [];
+    const stdout = new ByteBuffer();
+    const stderr = new ByteBuffer();
     child.stdout!.on("data", (chunk: Uint8Array) => stdout.push(chunk));
     child.stderr!.on("data", (chunk: Uint8Array) => stderr.push(chunk));
     child.on("error", (error) => {
@@ -304,8 +304,8 @@ function runNode(command: string, options: RunOptions): Promise<ProcessOutput> {
       }
       resolve({
         code: code ?? -1,
-        stdout: concatBytes(stdout),
-        stderr: concatBytes(stderr),
+        stdout: stdout.bytes(),
+        stderr: stderr.bytes(),
       });
     });
   });

@@ -13,7 +13,7 @@
  */
 import { MalformedListError } from "./list_watch_types.ts";
 import {
-  concatBytes,
+  ByteBuffer,
   isCutEvent,
   type JsonCut,
   jsonCut,
@@ -77,7 +77,7 @@ export async function readJsonBody(
   // An aborted fetch does not always end a pending read of its body.
   const cancel = () => void reader.cancel(signal.reason).catch(() => {});
   signal.addEventListener("abort", cancel, { once: true });
-  const chunks: Uint8Array[] = [];
+  const received = new ByteBuffer();
   try {
     signal.throwIfAborted();
     while (true) {
@@ -85,7 +85,7 @@ export async function readJsonBody(
       signal.throwIfAborted();
       if (done) break;
       onBytes();
-      chunks.push(value);
+      received.push(value);
     }
   } catch (error) {
     await reader.cancel(error).catch(() => {});
@@ -94,7 +94,7 @@ export async function readJsonBody(
     signal.removeEventListener("abort", cancel);
     reader.releaseLock();
   }
-  return parse(concatBytes(chunks), options);
+  return parse(received.bytes(), options);
 }
 
 function parse(bytes: Uint8Array, options: ReadJsonBodyOptions): unknown {

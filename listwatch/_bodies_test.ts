@@ -126,3 +126,30 @@ Deno.test("readJsonAnswer also takes bytes or parsed JSON from a client that giv
     MalformedListError,
   );
 });
+
+Deno.test("readJsonBody copies each chunk as it comes: a runtime that reuses its read buffer changes nothing", async () => {
+  // Deno's fetch hands out small views of larger buffers; a stream may
+  // reuse its buffer for the next read. Keeping the views until the body
+  // ended kept many times the body alive, and with reuse, read wrong bytes.
+  const json = encoder.encode(
+    JSON.stringify({ items: Array.from({ length: 200 }, (_, i) => ({ i })) }),
+  );
+  const shared = new Uint8Array(64 * 1024);
+  let offset = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (offset >= json.length) return controller.close();
+      const part = json.subarray(offset, offset + 100);
+      offset += part.length;
+      shared.fill(0x20);
+      shared.set(part);
+      controller.enqueue(shared.subarray(0, part.length));
+    },
+  }, { highWaterMark: 0 });
+  const value = await readJsonBody(stream, {
+    onBytes: () => {},
+    signal: new AbortController().signal,
+    path: PATH,
+  }) as { items: { i: number }[] };
+  assert.deepEqual(value.items.map((item) => item.i), [...Array(200).keys()]);
+});
