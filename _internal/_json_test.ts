@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { ByteBuffer, parseJson } from "./_json.ts";
+import { ByteBuffer, chunkReader, parseJson } from "./_json.ts";
 
 Deno.test("ByteBuffer joins chunks in order", () => {
   const buffer = new ByteBuffer();
@@ -79,4 +79,90 @@ Deno.test("parseJson leaves resourceVersions out of V8's string table", async ()
   }).output();
   assert.equal(code, 0, new TextDecoder().decode(stderr));
   assert.deepEqual(JSON.parse(new TextDecoder().decode(stdout)), [true, false]);
+});
+
+/** A byte stream that enqueues `chunks` one per pull, as a runtime's body does. */
+function byteStream(chunks: Uint8Array[]): ReadableStream<Uint8Array> {
+  let next = 0;
+  return new ReadableStream({
+    type: "bytes",
+    pull(controller) {
+      if (next < chunks.length) {
+        return controller.enqueue(chunks[next++].slice());
+      }
+      controller.close();
+      // A read waiting on a closed byte stream is answered with no bytes.
+      controller.byobRequest?.respond(0);
+    },
+  });
+}
+
+function chunksOf(sizes: number[]): Uint8Array[] {
+  let byte = 0;
+  return sizes.map((size) => {
+    const chunk = new Uint8Array(size);
+    for (let i = 0; i < size; i++) chunk[i] = byte++ & 0xff;
+    return chunk;
+  });
+}
+
+function joined(chunks: Uint8Array[]): number[] {
+  return chunks.flatMap((chunk) => [...chunk]);
+}
+
+Deno.test("chunkReader reads every byte of a byte stream in order, chunks larger than its buffer too", async () => {
+  const sent = chunksOf([4096, 1, 100_000, 4096, 70_000, 3]);
+  const reader = chunkReader(byteStream(sent));
+  const read: Uint8Array[] = [];
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    read.push(value.slice());
+  }
+  assert.deepEqual(joined(read), joined(sent));
+  reader.releaseLock();
+});
+
+Deno.test("chunkReader reads a byte stream into one buffer: a chunk is valid until the next read, and no read allocates", async () => {
+  const reader = chunkReader(byteStream(chunksOf([4096, 4096, 4096])));
+  const first = await reader.read();
+  assert.equal(first.done, false);
+  const buffer = first.value!.buffer;
+  assert.equal(buffer.byteLength, 64 * 1024);
+  const second = await reader.read();
+  // The first chunk's buffer went to the second read, and came back in it.
+  assert.equal(buffer.byteLength, 0);
+  assert.equal(second.value!.buffer.byteLength, 64 * 1024);
+  assert.equal(second.value!.byteOffset, 0);
+  await reader.cancel();
+  assert.deepEqual(await reader.read(), { done: true, value: undefined });
+});
+
+Deno.test("chunkReader reads any other stream with its own reader, chunk for chunk", async () => {
+  const sent = chunksOf([3, 5]);
+  let next = 0;
+  const stream = new ReadableStream<Uint8Array>({
+    pull(controller) {
+      if (next === sent.length) controller.close();
+      else controller.enqueue(sent[next++]);
+    },
+  });
+  const reader = chunkReader(stream);
+  assert.equal((await reader.read()).value, sent[0]);
+  assert.equal((await reader.read()).value, sent[1]);
+  assert.equal((await reader.read()).done, true);
+  reader.releaseLock();
+  assert.equal(stream.locked, false);
+});
+
+Deno.test("chunkReader passes a cancel's reason to the stream", async () => {
+  let reason: unknown;
+  const reader = chunkReader(
+    new ReadableStream({
+      type: "bytes",
+      cancel: (why) => void (reason = why),
+    }),
+  );
+  await reader.cancel("stopped");
+  assert.equal(reason, "stopped");
 });

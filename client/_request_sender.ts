@@ -10,7 +10,7 @@
  * @module
  */
 import type { ClientMetrics } from "./_client_metrics.ts";
-import { ByteBuffer, parseJson } from "../_internal/_json.ts";
+import { ByteBuffer, chunkReader, parseJson } from "../_internal/_json.ts";
 import { ApiConnectionError, ResponseDecodeError } from "./errors.ts";
 import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions } from "./rest_client.ts";
@@ -446,13 +446,22 @@ function isTimeout(reason: unknown): boolean {
  * unlocked, as it would be unwrapped. The life of a request whose answer is
  * streamed ends with its body's, for the timeout watch
  * ({@linkcode retireOnTimeout}) and the request's duration
- * (`_client_metrics.ts`) alike.
+ * (`_client_metrics.ts`) alike. A byte stream (a runtime's `fetch` body)
+ * gives a byte stream: a reader's own buffer goes through to the runtime's
+ * read, so that reading through this costs no buffer per chunk (see
+ * `chunkReader`).
  */
 export function untilEnded<T>(
   stream: ReadableStream<T>,
   ended: () => void,
 ): ReadableStream<T> {
-  const reader = stream.getReader();
+  let bytes: ReadableStreamBYOBReader | undefined;
+  try {
+    bytes = (stream as ReadableStream<Uint8Array>).getReader({ mode: "byob" });
+  } catch {
+    // Not a byte stream: passed on chunk by chunk.
+  }
+  const reader = bytes ?? stream.getReader();
   let open = true;
   const end = () => {
     if (!open) return;
@@ -460,28 +469,56 @@ export function untilEnded<T>(
     reader.releaseLock();
     ended();
   };
-  return new ReadableStream<T>({
+  async function read<R>(next: Promise<R>): Promise<R> {
+    try {
+      return await next;
+    } catch (error) {
+      end();
+      throw error;
+    }
+  }
+  async function cancel(reason: unknown): Promise<void> {
+    try {
+      await reader.cancel(reason);
+    } finally {
+      end();
+    }
+  }
+  if (bytes === undefined) {
+    const chunks = reader as ReadableStreamDefaultReader<T>;
+    return new ReadableStream<T>({
+      async pull(controller) {
+        const next = await read(chunks.read());
+        if (next.done) {
+          end();
+          controller.close();
+        } else controller.enqueue(next.value);
+      },
+      cancel,
+    }, { highWaterMark: 0 });
+  }
+  const byob = bytes;
+  const passed = new ReadableStream({
+    type: "bytes",
+    autoAllocateChunkSize: 64 * 1024,
     async pull(controller) {
-      let next: ReadableStreamReadResult<T>;
-      try {
-        next = await reader.read();
-      } catch (error) {
-        end();
-        throw error;
-      }
+      const request = controller.byobRequest!;
+      const { buffer, byteOffset, byteLength } = request.view!;
+      const next = await read(
+        byob.read(new Uint8Array(buffer, byteOffset, byteLength)),
+      );
+      // The runtime wrote into the request's buffer, which came back in
+      // `next.value` (empty at the end, and absent after a cancel).
       if (next.done) {
         end();
         controller.close();
-      } else controller.enqueue(next.value);
-    },
-    async cancel(reason) {
-      try {
-        await reader.cancel(reason);
-      } finally {
-        end();
       }
+      if (next.value !== undefined) request.respondWithNewView(next.value);
     },
+    cancel,
   }, { highWaterMark: 0 });
+  // Only a stream of bytes has a byte reader: T is Uint8Array here.
+  return passed as unknown as ReadableStream<T>;
 }
 
 const ERROR_BODY_LIMIT = 64 * 1024;
@@ -549,7 +586,7 @@ export function describe(error: unknown): string {
 /** Up to `limit` bytes of the body as text; the rest is cancelled. */
 async function readPrefix(response: Response, limit: number): Promise<string> {
   if (!response.body) return "";
-  const reader = response.body.getReader();
+  const reader = chunkReader(response.body);
   const received = new ByteBuffer();
   try {
     while (received.byteLength < limit) {

@@ -6,7 +6,7 @@
  */
 import type * as NodeChildProcess from "node:child_process";
 import type * as NodeFs from "node:fs";
-import { ByteBuffer } from "../_internal/_json.ts";
+import { ByteBuffer, chunkReader } from "../_internal/_json.ts";
 import { nodeBuiltin } from "../_internal/_node_builtin.ts";
 
 /** The runtime this module runs on. */
@@ -213,7 +213,7 @@ function collect(stream: ReadableStream<Uint8Array>): {
   bytes: Promise<Uint8Array>;
   cancel: () => void;
 } {
-  const reader = stream.getReader();
+  const reader = chunkReader(stream);
   const received = new ByteBuffer();
   const bytes = (async () => {
     try {

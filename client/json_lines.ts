@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseJson } from "../_internal/_json.ts";
+import { chunkReader, parseJson } from "../_internal/_json.ts";
 
 /**
  * Why {@linkcode readJsonLines} gave up: a line that is not JSON, a stream
@@ -168,7 +168,7 @@ export async function* readJsonLineBatches(
   let partialBytes = 0;
   const signal = options?.signal;
   signal?.throwIfAborted();
-  const reader = stream.getReader();
+  const reader = chunkReader(stream);
   const onAbort = () => void reader.cancel(signal!.reason).catch(() => {});
   signal?.addEventListener("abort", onAbort, { once: true });
   let finished = false;

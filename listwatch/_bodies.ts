@@ -14,6 +14,7 @@
 import { MalformedListError } from "./list_watch_types.ts";
 import {
   ByteBuffer,
+  chunkReader,
   isCutEvent,
   type JsonCut,
   jsonCut,
@@ -73,7 +74,7 @@ export async function readJsonBody(
   options: ReadJsonBodyOptions,
 ): Promise<unknown> {
   const { onBytes, signal } = options;
-  const reader = stream.getReader();
+  const reader = chunkReader(stream);
   // An aborted fetch does not always end a pending read of its body.
   const cancel = () => void reader.cancel(signal.reason).catch(() => {});
   signal.addEventListener("abort", cancel, { once: true });
