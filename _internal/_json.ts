@@ -1,8 +1,7 @@
 /**
  * From a body's bytes to a value: its chunks read into one reused buffer
- * and copied as they come, JSON parsed without
- * interning resourceVersions, and the members `ignoreFields` removes cut
- * out before the parse.
+ * and copied as they come, JSON parsed without interning resourceVersions,
+ * and the members `ignoreFields` removes cut out before the parse.
  *
  * ## Parsing
  *
@@ -96,15 +95,15 @@ export class ByteBuffer {
 }
 
 /**
- * A reader of `stream` whose chunks stay valid only until the next read.
- * On a byte stream (the body of Deno's and Node's `fetch`) it reads into one
- * reused 64 KiB buffer. A default read of such a body allocates a new
- * 64 KiB buffer for every chunk, which on Deno holds about 4 KiB: reading
- * 10,000 ConfigMaps in pages of 500 from a real kube-apiserver, every chunk
- * copied into a `ByteBuffer`, took 598 ms that way and 534 ms this way
- * (`response.text()`: 494 ms; `bench/body_read_ab.ts`). On any other
- * stream (Bun's bodies, Node's `node:https` answers) it is the stream's
- * default reader.
+ * A reader of `stream` whose chunk is given up at the next read (its buffer
+ * detached: read again, and the chunk is empty). On a byte stream (the body
+ * of Deno's and Node's `fetch`) it reads into one reused 64 KiB buffer. A
+ * default read of such a body allocates a new 64 KiB buffer for every
+ * chunk, which on Deno holds about 4 KiB: reading 10,000 ConfigMaps in pages
+ * of 500 from a real kube-apiserver, every chunk copied into a `ByteBuffer`,
+ * took 598 ms that way and 534 ms this way (`response.text()`: 494 ms;
+ * `bench/body_read_ab.ts`). On any other stream (Bun's bodies, Node's
+ * `node:https` answers) it is the stream's default reader.
  */
 export function chunkReader(
   stream: ReadableStream<Uint8Array>,
@@ -115,25 +114,28 @@ export function chunkReader(
   } catch {
     return stream.getReader();
   }
-  let buffer = new ArrayBuffer(CHUNK_BYTES);
-  const keep = (
-    result: ReadableStreamReadResult<Uint8Array>,
-  ): ReadableStreamReadResult<Uint8Array> => {
-    if (result.value !== undefined) buffer = result.value.buffer as ArrayBuffer;
+  // The buffer goes to each read and comes back in its chunk; a read that
+  // fails, is cancelled or overlaps another starts a new one.
+  let spare: ArrayBuffer | undefined;
+  const read = async (): Promise<ReadableStreamReadResult<Uint8Array>> => {
+    const view = new Uint8Array(spare ?? new ArrayBuffer(READ_BYTES));
+    spare = undefined;
+    const result = await byob.read(view);
+    if (result.value !== undefined) spare = result.value.buffer as ArrayBuffer;
     return result.done ? { done: true, value: undefined } : result;
   };
   return {
     get closed() {
       return byob.closed;
     },
-    read: () => byob.read(new Uint8Array(buffer)).then(keep),
+    read,
     cancel: (reason?: unknown) => byob.cancel(reason),
     releaseLock: () => byob.releaseLock(),
   };
 }
 
-/** The reused buffer of {@linkcode chunkReader}: a runtime's largest read. */
-const CHUNK_BYTES = 64 * 1024;
+/** How many bytes one read of a body asks for: a runtime's largest read. */
+export const READ_BYTES = 64 * 1024;
 
 /** A first buffer as large as one read of a runtime's body stream. */
 const MIN_CAPACITY = 16 * 1024;

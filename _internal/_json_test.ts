@@ -123,7 +123,7 @@ Deno.test("chunkReader reads every byte of a byte stream in order, chunks larger
   reader.releaseLock();
 });
 
-Deno.test("chunkReader reads a byte stream into one buffer: a chunk is valid until the next read, and no read allocates", async () => {
+Deno.test("chunkReader reads a byte stream into one buffer: the next read takes it back from the chunk", async () => {
   const reader = chunkReader(byteStream(chunksOf([4096, 4096, 4096])));
   const first = await reader.read();
   assert.equal(first.done, false);
@@ -165,4 +165,33 @@ Deno.test("chunkReader passes a cancel's reason to the stream", async () => {
   );
   await reader.cancel("stopped");
   assert.equal(reason, "stopped");
+});
+
+Deno.test("chunkReader after a cancel, an error, or with two reads at once answers as a stream's reader does", async () => {
+  const cancelled = chunkReader(byteStream(chunksOf([10, 10])));
+  await cancelled.read();
+  await cancelled.cancel();
+  assert.deepEqual(await cancelled.read(), { done: true, value: undefined });
+  assert.deepEqual(await cancelled.read(), { done: true, value: undefined });
+
+  let pulls = 0;
+  const failing = chunkReader(
+    new ReadableStream({
+      type: "bytes",
+      pull(controller) {
+        if (pulls++ === 0) controller.enqueue(new Uint8Array([1]));
+        else controller.error(new Error("reset"));
+      },
+    }),
+  );
+  assert.deepEqual([...(await failing.read()).value!], [1]);
+  await assert.rejects(failing.read(), /reset/);
+  await assert.rejects(failing.read(), /reset/);
+
+  const both = chunkReader(byteStream(chunksOf([3, 4])));
+  const [first, second] = await Promise.all([both.read(), both.read()]);
+  assert.deepEqual(
+    [...first.value!, ...second.value!],
+    joined(chunksOf([3, 4])),
+  );
 });

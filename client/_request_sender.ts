@@ -10,7 +10,12 @@
  * @module
  */
 import type { ClientMetrics } from "./_client_metrics.ts";
-import { ByteBuffer, chunkReader, parseJson } from "../_internal/_json.ts";
+import {
+  ByteBuffer,
+  chunkReader,
+  parseJson,
+  READ_BYTES,
+} from "../_internal/_json.ts";
 import { ApiConnectionError, ResponseDecodeError } from "./errors.ts";
 import { readJsonLines } from "./json_lines.ts";
 import type { JsonValue, RequestOptions } from "./rest_client.ts";
@@ -489,6 +494,7 @@ export function untilEnded<T>(
     return new ReadableStream<T>({
       async pull(controller) {
         const next = await read(chunks.read());
+        if (!open) return;
         if (next.done) {
           end();
           controller.close();
@@ -500,15 +506,18 @@ export function untilEnded<T>(
   const byob = bytes;
   const passed = new ReadableStream({
     type: "bytes",
-    autoAllocateChunkSize: 64 * 1024,
+    // Every pull has a BYOB request then, a plain read's included.
+    autoAllocateChunkSize: READ_BYTES,
     async pull(controller) {
       const request = controller.byobRequest!;
       const { buffer, byteOffset, byteLength } = request.view!;
       const next = await read(
         byob.read(new Uint8Array(buffer, byteOffset, byteLength)),
       );
+      // Cancelled while reading: the stream is closed and the request void.
+      if (!open) return;
       // The runtime wrote into the request's buffer, which came back in
-      // `next.value` (empty at the end, and absent after a cancel).
+      // `next.value` (empty at the end).
       if (next.done) {
         end();
         controller.close();
