@@ -386,7 +386,7 @@ for (const e of results) {
       e.bytesPerObject.toLocaleString("en")
     } bytes of JSON created in ${
       e.createSeconds.toFixed(1)
-    } s (32 POSTs in flight). 1-minute load average at the start and after each round: ${loads} (2 shared cores, other jobs running). Medians of the fresh processes counted under "runs", the order rotated every round. Peak heap: the largest heap a collection started from (V8 \`--trace-gc\`, Go \`GODEBUG=gctrace=1\`; kube-rs has no collector to ask); peak RSS: the kernel's high-water mark (\`VmHWM\`); steady: the contender's own figures after the sync and full collections.`,
+    } s (32 POSTs in flight). 1-minute load average at the start and after each round: ${loads} (2 cores; the control plane and the contender are the load). Medians of the fresh processes counted under "runs", the order rotated every round. Peak heap: the largest heap a collection started from (V8 \`--trace-gc\`, Go \`GODEBUG=gctrace=1\`; kube-rs has no collector to ask); peak RSS: the kernel's high-water mark (\`VmHWM\`); steady: the contender's own figures after the sync and full collections.`,
     "",
     "| Contender | Sync (median) | min–max | runs | vs unpaged floor | Peak heap / steady | Peak RSS / steady |",
     "| --- | ---: | ---: | ---: | ---: | ---: | ---: |",

@@ -334,8 +334,8 @@ export interface WatcherConfig<
   /**
    * Objects per LIST page. Larger pages sync a large collection in fewer
    * round trips and raise the sync's peak memory with the page: 100k
-   * ConfigMaps of 4 KB from a real kube-apiserver synced in 0.68x the time
-   * with 5000, at 1.9x the steady heap against 1.3x with 500
+   * ConfigMaps of 4 KB from a real kube-apiserver synced in 0.73x the time
+   * with 5000, at 2.0x the steady heap against 1.2x with 500
    * (bench/ANALYSIS.md).
    *
    * @default {500}
