@@ -21,17 +21,12 @@
 import { median } from "./_format.ts";
 import { REAL_SERVER_NAMESPACE, startRealServer } from "./_real_server.ts";
 import { ByteBuffer, chunkReader } from "../_internal/_json.ts";
+import { takeOption } from "./_args.ts";
 
 const WAYS = ["text", "default", "chunk"] as const;
 type Way = typeof WAYS[number];
 
 const args = [...Deno.args];
-function option(name: string, fallback: string): string {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const [, value] = args.splice(i, 2);
-  return value;
-}
 
 if (args[0] === "--worker") {
   const [, server, caFile, token, way, limit] = args;
@@ -92,9 +87,9 @@ async function read(response: Response, way: Way): Promise<string> {
   return new TextDecoder().decode(received.bytes());
 }
 
-const rounds = Number(option("--rounds", "6"));
-const objects = Number(option("--objects", "10000"));
-const limit = option("--limit", "500");
+const rounds = Number(takeOption(args, "--rounds", "6"));
+const objects = Number(takeOption(args, "--objects", "10000"));
+const limit = takeOption(args, "--limit", "500");
 const server = await startRealServer(objects, (l) => console.error(l));
 if ("notRun" in server) throw new Error(server.notRun);
 const { plane } = server;

@@ -69,19 +69,13 @@ import {
 } from "./_native.ts";
 import { measureReconcile } from "./_reconcile_rows.ts";
 import { startBenchServer } from "./_server_process.ts";
+import { takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
 function flag(name: string): boolean {
   const i = args.indexOf(name);
   if (i >= 0) args.splice(i, 1);
   return i >= 0;
-}
-function option(name: string, fallback: string): string {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const value = args[i + 1];
-  args.splice(i, 2);
-  return value;
 }
 
 const quick = flag("--quick");
@@ -102,7 +96,9 @@ const realServer = !oneSection && !flag("--no-real-server") &&
   (realServerAsked || !quick);
 const nativePrograms = flag("--no-native")
   ? []
-  : option("--native", "client_go,kube_rs,fluent").split(",").filter((p) => p);
+  : takeOption(args, "--native", "client_go,kube_rs,fluent").split(",").filter((
+    p,
+  ) => p);
 for (const p of nativePrograms) {
   if (p !== "client_go" && p !== "kube_rs" && p !== "fluent") {
     throw new Error(
@@ -110,9 +106,12 @@ for (const p of nativePrograms) {
     );
   }
 }
-const repeats = Number(option("--repeats", quick ? "1" : "3"));
+const repeats = Number(takeOption(args, "--repeats", quick ? "1" : "3"));
 const outDir = new URL(
-  option("--out", new URL(".", import.meta.url).pathname).replace(/\/?$/, "/"),
+  takeOption(args, "--out", new URL(".", import.meta.url).pathname).replace(
+    /\/?$/,
+    "/",
+  ),
   "file:///",
 );
 const SIZES = quick ? [1_000, 10_000] : [1_000, 10_000, 100_000];

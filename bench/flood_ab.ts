@@ -18,23 +18,18 @@
 import { median } from "./_format.ts";
 import { type ScenarioStats, scenarioStats, setScenario } from "./_protocol.ts";
 import type { Outcome } from "./_contender.ts";
+import { takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
-function option(name: string, fallback?: string): string | undefined {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const [, value] = args.splice(i, 2);
-  return value;
-}
 function flag(name: string): boolean {
   const i = args.indexOf(name);
   if (i < 0) return false;
   args.splice(i, 1);
   return true;
 }
-const rounds = Number(option("--rounds", "6"));
-const events = Number(option("--events", "100000"));
-const cpuProf = option("--cpu-prof");
+const rounds = Number(takeOption(args, "--rounds", "6"));
+const events = Number(takeOption(args, "--events", "100000"));
+const cpuProf = takeOption(args, "--cpu-prof");
 const floors = !flag("--no-floor");
 const trees = args.map((t) => t.replace(/\/$/, ""));
 if (trees.length === 0) {

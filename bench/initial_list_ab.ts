@@ -28,6 +28,7 @@
 import { FetchClient, type RestClient, silentLogger, Watcher } from "../mod.ts";
 import { median } from "./_format.ts";
 import { REAL_SERVER_NAMESPACE, startRealServer } from "./_real_server.ts";
+import { takeOption } from "./_args.ts";
 
 type Mode = "list" | "stream";
 /** A watcher in a mode, or the same requests read as bytes ("bare"). */
@@ -209,16 +210,10 @@ async function child(
 }
 
 const args = [...Deno.args];
-function option(name: string, fallback: string): string {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const [, value] = args.splice(i, 2);
-  return value;
-}
-const rounds = Number(option("--rounds", "4"));
+const rounds = Number(takeOption(args, "--rounds", "4"));
 /** With `--bare`: also the requests alone, read as bytes. */
 const withBare = args.includes("--bare");
-const objects = Number(option("--objects", "10000"));
+const objects = Number(takeOption(args, "--objects", "10000"));
 
 const server = await startRealServer(objects, (l) => console.error(l));
 if ("notRun" in server) throw new Error(server.notRun);

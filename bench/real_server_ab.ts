@@ -17,16 +17,11 @@
 import { median } from "./_format.ts";
 import type { Outcome } from "./_contender.ts";
 import { REAL_SERVER_NAMESPACE, startRealServer } from "./_real_server.ts";
+import { takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
-function option(name: string, fallback: string): string {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const [, value] = args.splice(i, 2);
-  return value;
-}
-const rounds = Number(option("--rounds", "6"));
-const objects = Number(option("--objects", "10000"));
+const rounds = Number(takeOption(args, "--rounds", "6"));
+const objects = Number(takeOption(args, "--objects", "10000"));
 const trees = args.map((t) => t.replace(/\/$/, ""));
 if (trees.length === 0) {
   throw new Error(

@@ -27,22 +27,19 @@ import type { Outcome, Task } from "./_contender.ts";
 import { denoFmt } from "./_deno_fmt.ts";
 import { buildNative } from "./_native.ts";
 import { REAL_SERVER_NAMESPACE, startRealServer } from "./_real_server.ts";
+import { takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
-function option(name: string, fallback: string): string {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const [, value] = args.splice(i, 2);
-  return value;
-}
-const rounds = Number(option("--rounds", "3"));
-const sizes = option("--sizes", "10000,100000").split(",").map(Number);
-const out = option("--out", "");
-const md = option("--md", "");
-const rerender = option("--render", "");
+const rounds = Number(takeOption(args, "--rounds", "3"));
+const sizes = takeOption(args, "--sizes", "10000,100000").split(",").map(
+  Number,
+);
+const out = takeOption(args, "--out", "");
+const md = takeOption(args, "--md", "");
+const rerender = takeOption(args, "--render", "");
 const extra = args.includes("--extra");
 /** `--only floor,diagnostic`: the rows whose names start so. */
-const only = option("--only", "").split(",").filter((x) => x);
+const only = takeOption(args, "--only", "").split(",").filter((x) => x);
 const log = (line: string) =>
   console.error(`${new Date().toISOString().slice(11, 19)} ${line}`);
 

@@ -39,21 +39,18 @@
  */
 
 import type { ReplicaOutcome, ReplicaTask } from "./_shard_replica.ts";
+import { takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
-function option(name: string, fallback: string): string {
-  const i = args.indexOf(name);
-  if (i < 0) return fallback;
-  const value = args[i + 1];
-  args.splice(i, 2);
-  return value;
-}
-const objects = Number(option("--objects", "100000"));
-const repeats = Number(option("--repeats", "3"));
-const rows = option("--rows", "single,client,server,label").split(",");
-const profileDir = option("--cpu-prof", "");
-const floodSpreadMs = Number(option("--flood-ms", "0"));
-const jsonOut = option(
+const objects = Number(takeOption(args, "--objects", "100000"));
+const repeats = Number(takeOption(args, "--repeats", "3"));
+const rows = takeOption(args, "--rows", "single,client,server,label").split(
+  ",",
+);
+const profileDir = takeOption(args, "--cpu-prof", "");
+const floodSpreadMs = Number(takeOption(args, "--flood-ms", "0"));
+const jsonOut = takeOption(
+  args,
   "--json",
   new URL("shards.json", import.meta.url).pathname,
 );
