@@ -108,12 +108,8 @@ export class ByteBuffer {
 export function chunkReader(
   stream: ReadableStream<Uint8Array>,
 ): ReadableStreamDefaultReader<Uint8Array> {
-  let byob: ReadableStreamBYOBReader;
-  try {
-    byob = stream.getReader({ mode: "byob" });
-  } catch {
-    return stream.getReader();
-  }
+  const byob = byobReader(stream);
+  if (byob === undefined) return stream.getReader();
   // The buffer goes to each read and comes back in its chunk; a read that
   // fails, is cancelled or overlaps another starts a new one.
   let spare: ArrayBuffer | undefined;
@@ -132,6 +128,17 @@ export function chunkReader(
     cancel: (reason?: unknown) => byob.cancel(reason),
     releaseLock: () => byob.releaseLock(),
   };
+}
+
+/** A BYOB reader of `stream`, or undefined where it is not a byte stream. */
+export function byobReader(
+  stream: ReadableStream<unknown>,
+): ReadableStreamBYOBReader | undefined {
+  try {
+    return (stream as ReadableStream<Uint8Array>).getReader({ mode: "byob" });
+  } catch {
+    return undefined;
+  }
 }
 
 /** How many bytes one read of a body asks for: a runtime's largest read. */

@@ -54,11 +54,11 @@ async function listOnce(
   const path =
     `${server}/api/v1/namespaces/${REAL_SERVER_NAMESPACE}/configmaps`;
   let items = 0;
-  let token_: string | undefined;
+  let next: string | undefined;
   const started = performance.now();
   do {
     const query = new URLSearchParams({ limit });
-    if (token_) query.set("continue", token_);
+    if (next) query.set("continue", next);
     const response = await fetch(`${path}?${query}`, { headers, client });
     if (!response.ok) throw new Error(`list: ${response.status}`);
     const page = JSON.parse(await read(response, way)) as {
@@ -66,8 +66,8 @@ async function listOnce(
       metadata: { continue?: string };
     };
     items += page.items.length;
-    token_ = page.metadata.continue || undefined;
-  } while (token_);
+    next = page.metadata.continue || undefined;
+  } while (next);
   const ms = performance.now() - started;
   client.close();
   return { ms, items };

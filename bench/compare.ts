@@ -96,9 +96,8 @@ const realServer = !oneSection && !flag("--no-real-server") &&
   (realServerAsked || !quick);
 const nativePrograms = flag("--no-native")
   ? []
-  : takeOption(args, "--native", "client_go,kube_rs,fluent").split(",").filter((
-    p,
-  ) => p);
+  : takeOption(args, "--native", "client_go,kube_rs,fluent").split(",")
+    .filter((p) => p);
 for (const p of nativePrograms) {
   if (p !== "client_go" && p !== "kube_rs" && p !== "fluent") {
     throw new Error(
@@ -235,7 +234,7 @@ if (rerender) {
   const stored = JSON.parse(
     await Deno.readTextFile(new URL("results.json", outDir)),
   ) as Report;
-  // The run was measured before its machine's quiet was known to be kept.
+  // With --final, whoever re-renders says the stored run had a quiet machine.
   await writeOutputs(final ? { ...stored, preliminary: false } : stored);
   Deno.exit(0);
 }

@@ -11,6 +11,7 @@
  */
 import type { ClientMetrics } from "./_client_metrics.ts";
 import {
+  byobReader,
   ByteBuffer,
   chunkReader,
   parseJson,
@@ -460,12 +461,7 @@ export function untilEnded<T>(
   stream: ReadableStream<T>,
   ended: () => void,
 ): ReadableStream<T> {
-  let bytes: ReadableStreamBYOBReader | undefined;
-  try {
-    bytes = (stream as ReadableStream<Uint8Array>).getReader({ mode: "byob" });
-  } catch {
-    // Not a byte stream: passed on chunk by chunk.
-  }
+  const bytes = byobReader(stream);
   const reader = bytes ?? stream.getReader();
   let open = true;
   const end = () => {
@@ -490,6 +486,7 @@ export function untilEnded<T>(
     }
   }
   if (bytes === undefined) {
+    // Not a byte stream: passed on chunk by chunk.
     const chunks = reader as ReadableStreamDefaultReader<T>;
     return new ReadableStream<T>({
       async pull(controller) {
@@ -503,7 +500,6 @@ export function untilEnded<T>(
       cancel,
     }, { highWaterMark: 0 });
   }
-  const byob = bytes;
   const passed = new ReadableStream({
     type: "bytes",
     // Every pull has a BYOB request then, a plain read's included.
@@ -512,7 +508,7 @@ export function untilEnded<T>(
       const request = controller.byobRequest!;
       const { buffer, byteOffset, byteLength } = request.view!;
       const next = await read(
-        byob.read(new Uint8Array(buffer, byteOffset, byteLength)),
+        bytes.read(new Uint8Array(buffer, byteOffset, byteLength)),
       );
       // Cancelled while reading: the stream is closed and the request void.
       if (!open) return;
