@@ -1,7 +1,7 @@
 /**
- * Read your own writes: a key whose reconcile wrote an object is held back
- * until the cache holds what the write returned (or a newer version, or
- * saw the object deleted), or until a deadline.
+ * Read your own writes: a key whose reconcile wrote objects is held back
+ * until the cache holds what each write returned (or a newer version, or
+ * saw the object deleted), or until each write's deadline.
  *
  * @module
  */
@@ -50,13 +50,19 @@ export function reached(cached: string, wanted: string): boolean {
   return cached === wanted;
 }
 
-/** The waits of every key that wrote, and the keys held back by them. */
+/**
+ * The waits of every key that wrote, and the keys held back by them. A
+ * reconcile may write several objects (its child, then its own status):
+ * its key waits for each of them, each for at most the timeout from its
+ * write; a second write of one object replaces the first's wait.
+ */
 export class WriteWaits {
   readonly #clock: Clock;
   readonly #timeoutMs: number;
   readonly #hooks: WriteWaitHooks;
-  readonly #byKey = new Map<string, Wait>();
-  /** Keys whose wait is on an object, by `store\0namespace\0name`. */
+  /** Each key's waits, by object. */
+  readonly #byKey = new Map<string, Map<string, Wait>>();
+  /** Keys whose waits include an object, by `store\0namespace\0name`. */
   readonly #byObject = new Map<string, Set<string>>();
   readonly #held = new Set<string>();
 
@@ -73,8 +79,11 @@ export class WriteWaits {
 
   /** `key`'s reconcile wrote `written`: its next one waits for it. */
   expect(key: string, written: Written): void {
-    this.clear(key);
     const object = objectId(written.store, written.namespace, written.name);
+    let waits = this.#byKey.get(key);
+    if (waits === undefined) this.#byKey.set(key, waits = new Map());
+    const earlier = waits.get(object);
+    if (earlier !== undefined) this.#clock.clearTimeout(earlier.timer);
     const wait: Wait = {
       ...written,
       object,
@@ -86,34 +95,34 @@ export class WriteWaits {
         this.#release(key);
       }, this.#timeoutMs),
     };
-    this.#byKey.set(key, wait);
+    waits.set(object, wait);
     let keys = this.#byObject.get(object);
     if (keys === undefined) this.#byObject.set(object, keys = new Set());
     keys.add(key);
   }
 
   /**
-   * Whether `key` may be reconciled now: no wait, or its wait is over
-   * (which ends it). Otherwise the key is held until the wait ends.
+   * Whether `key` may be reconciled now: no waits, or each of its waits is
+   * over (which ends them; each one that expired is reported). Otherwise
+   * the key is held until they are.
    */
   ready(key: string): boolean {
-    const wait = this.#byKey.get(key);
-    if (wait === undefined) return true;
-    if (this.#reached(wait)) {
-      this.clear(key);
-      return true;
+    const waits = this.#byKey.get(key);
+    if (waits === undefined) return true;
+    const pending = [...waits.values()].filter((w) => !this.#reached(w));
+    if (pending.some((wait) => !wait.expired)) {
+      this.#held.add(key);
+      return false;
     }
-    if (wait.expired) {
-      this.clear(key);
+    this.clear(key);
+    for (const wait of pending) {
       this.#hooks.expired(
         key,
         wait,
         this.#hooks.cached(wait.store, wait.namespace, wait.name),
       );
-      return true;
     }
-    this.#held.add(key);
-    return false;
+    return true;
   }
 
   /** A change of an object in `store`: releases the keys it satisfies. */
@@ -124,25 +133,30 @@ export class WriteWaits {
     deleted: boolean,
   ): void {
     if (this.#byObject.size === 0) return;
-    const keys = this.#byObject.get(objectId(store, namespace, name));
+    const object = objectId(store, namespace, name);
+    const keys = this.#byObject.get(object);
     if (keys === undefined) return;
     for (const key of keys) {
-      const wait = this.#byKey.get(key)!;
-      if (deleted) wait.deleted = true;
-      if (this.#held.has(key) && this.#reached(wait)) this.#release(key);
+      const waits = this.#byKey.get(key)!;
+      if (deleted) waits.get(object)!.deleted = true;
+      if (!this.#held.has(key)) continue;
+      const over = (w: Wait) => w.expired || this.#reached(w);
+      if ([...waits.values()].every(over)) this.#release(key);
     }
   }
 
-  /** Ends `key`'s wait, if any. */
+  /** Ends `key`'s waits, if any. */
   clear(key: string): void {
-    const wait = this.#byKey.get(key);
-    if (wait === undefined) return;
+    const waits = this.#byKey.get(key);
+    if (waits === undefined) return;
     this.#byKey.delete(key);
     this.#held.delete(key);
-    this.#clock.clearTimeout(wait.timer);
-    const keys = this.#byObject.get(wait.object)!;
-    keys.delete(key);
-    if (keys.size === 0) this.#byObject.delete(wait.object);
+    for (const wait of waits.values()) {
+      this.#clock.clearTimeout(wait.timer);
+      const keys = this.#byObject.get(wait.object)!;
+      keys.delete(key);
+      if (keys.size === 0) this.#byObject.delete(wait.object);
+    }
   }
 
   /** Ends every wait (the controller stops). */

@@ -72,7 +72,8 @@ class KeyMoved extends Error {}
  *   then every primary key is reconciled once, behind live events.
  * - **Read your writes.** A reconcile that calls `context.wrote(obj)` with
  *   what a write returned holds its key's next reconcile until the cache
- *   shows that version (or deletion), for at most `readYourWritesTimeoutMs`.
+ *   shows that version (or deletion), for at most `readYourWritesTimeoutMs`;
+ *   after several calls, until it shows each of them.
  * - **Leader election.** With `leader`, a standby syncs its stores and fills
  *   its queue, and reconciles only while it leads. Losing the lead aborts
  *   the reconciles in flight; their keys wait for the next term.

@@ -194,7 +194,8 @@ export interface ReconcileContext<T extends KubeObjectLike = KubeObject> {
    * `metadata.resourceVersion`): the key's next reconcile waits until the
    * store `store` (the primary's by default) holds that version or a newer
    * one, or saw the object deleted, for at most `readYourWritesTimeoutMs`.
-   * So it does not act on the cache from before its own write.
+   * So it does not act on the cache from before its own write. Call it for
+   * each object written: the next reconcile waits for all of them.
    */
   wrote(object: KubeObjectLike, store?: string): void;
   /**

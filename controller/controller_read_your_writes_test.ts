@@ -5,6 +5,7 @@ import {
   CONFIGMAPS,
   ControllerHarness,
   widget,
+  WIDGETS,
 } from "./_controller_harness_test.ts";
 import { reached } from "./_write_waits.ts";
 import type { FakeWatchStream } from "../testing/reactor.ts";
@@ -77,6 +78,85 @@ Deno.test("Controller: a reconcile after wrote() sees its own write in the cache
     reached(seen[2]!, wrote[1]),
     `third run saw ${seen[2]}, wrote ${wrote[1]}`,
   );
+});
+
+/** A reconcile that writes the key's child, then the Widget itself. */
+function twoWriter(h: ControllerHarness) {
+  const configMaps = new ResourceClient({ client: h.client, gvr: CONFIGMAPS });
+  const widgets = new ResourceClient({ client: h.client, gvr: WIDGETS });
+  const seen: (string | undefined)[] = [];
+  const wrote: { child?: string } = {};
+  h.reconcile = async (_key, context) => {
+    seen.push(
+      context.store("configmaps").get("shop", "child")[0]?.metadata
+        .resourceVersion,
+    );
+    if (h.runs.length > 1) return;
+    const child = await configMaps.apply({
+      apiVersion: "v1",
+      kind: "ConfigMap",
+      metadata: { namespace: "shop", name: "child" },
+      data: { run: "1" },
+    }, { fieldManager: "widgets", namespace: "shop" });
+    wrote.child = child.metadata!.resourceVersion!;
+    context.wrote(child, "configmaps");
+    // Then the Widget, whose watch does not lag.
+    context.wrote(
+      await widgets.patch("a", { metadata: { labels: { done: "1" } } }, {
+        namespace: "shop",
+      }),
+    );
+  };
+  return { seen, wrote };
+}
+
+Deno.test("Controller: a reconcile that wrote two objects waits for both, not only the last (its own write seen, its child not yet)", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+    config: { watches: [{ gvr: CONFIGMAPS, map: () => [] }] },
+  });
+  const children = laggingChildren(h);
+  const { seen, wrote } = twoWriter(h);
+  await h.started(1);
+  await waitFor(() => h.controller.health().queue.heldForWrites === 1, {
+    description: "the key held for its child",
+  });
+  await settle(10);
+  assert.equal(h.runs.length, 1, "ran again before its child was cached");
+  children.flush();
+  await h.ended(2);
+  assert.ok(
+    seen[1] !== undefined && reached(seen[1], wrote.child!),
+    `second run saw child ${seen[1]}, wrote ${wrote.child}`,
+  );
+});
+
+Deno.test("Controller: of two writes, the one the cache never shows holds the key until the timeout, and only it is warned of", async () => {
+  await using h = new ControllerHarness({
+    seed: (server) => server.create("widgets", widget("shop", "a")),
+    config: {
+      watches: [{ gvr: CONFIGMAPS, map: () => [] }],
+      readYourWritesTimeoutMs: 5_000,
+    },
+  });
+  laggingChildren(h);
+  const { seen, wrote } = twoWriter(h);
+  await h.started(1);
+  await waitFor(() => h.controller.health().queue.heldForWrites === 1, {
+    description: "the key held for its child",
+  });
+  await h.clock.tick(4_999);
+  await settle(10);
+  assert.equal(h.runs.length, 1);
+  await h.clock.tick(1);
+  await h.ended(2);
+  assert.equal(seen[1], undefined, "the child's event never came");
+  const warnings = h.logger.records.filter((r) =>
+    r.message.startsWith("Cache did not reach")
+  );
+  assert.deepEqual(warnings.map((w) => [w.fields?.store, w.fields?.wrote]), [
+    ["configmaps", wrote.child],
+  ]);
 });
 
 Deno.test("Controller: without wrote() the next reconcile can read the cache from before its write (the control)", async () => {
