@@ -13,6 +13,8 @@ export interface Written {
   readonly namespace: string | undefined;
   readonly name: string;
   readonly resourceVersion: string;
+  /** Its `metadata.uid`, when the write returned one. */
+  readonly uid?: string;
 }
 
 interface Wait extends Written {
@@ -125,12 +127,15 @@ export class WriteWaits {
     return true;
   }
 
-  /** A change of an object in `store`: releases the keys it satisfies. */
+  /**
+   * A change of an object in `store`: releases the keys it satisfies.
+   * `deleted` is the object's last stored version when it was deleted.
+   */
   observed(
     store: string,
     namespace: string | undefined,
     name: string,
-    deleted: boolean,
+    deleted?: { readonly uid?: string },
   ): void {
     if (this.#byObject.size === 0) return;
     const object = objectId(store, namespace, name);
@@ -138,7 +143,10 @@ export class WriteWaits {
     if (keys === undefined) return;
     for (const key of keys) {
       const waits = this.#byKey.get(key)!;
-      if (deleted) waits.get(object)!.deleted = true;
+      const wait = waits.get(object)!;
+      if (deleted !== undefined && sameIncarnation(deleted.uid, wait.uid)) {
+        wait.deleted = true;
+      }
       if (!this.#held.has(key)) continue;
       const over = (w: Wait) => w.expired || this.#reached(w);
       if ([...waits.values()].every(over)) this.#release(key);
@@ -174,6 +182,18 @@ export class WriteWaits {
     if (!this.#held.delete(key)) return;
     this.#hooks.release(key);
   }
+}
+
+/**
+ * Whether a deletion is of what was written: not when both uids are known
+ * and differ, a late deletion of an earlier incarnation (the reconcile
+ * deleted the object and created it again).
+ */
+function sameIncarnation(
+  deleted: string | undefined,
+  written: string | undefined,
+): boolean {
+  return deleted === undefined || written === undefined || deleted === written;
 }
 
 function objectId(

@@ -680,6 +680,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
       namespace: metadata?.namespace || undefined,
       name,
       resourceVersion,
+      uid: metadata?.uid || undefined,
     };
   }
 
@@ -746,7 +747,7 @@ export class Controller<T extends KubeObjectLike = KubeObject>
         resource.name,
         obj.metadata.namespace || undefined,
         obj.metadata.name!,
-        gone,
+        gone ? { uid: obj.metadata.uid } : undefined,
       );
     for (const obj of created) seen(obj, false);
     for (const { current } of modified) seen(current, false);

@@ -367,7 +367,8 @@ export interface ControllerConfig<T extends KubeObjectLike = KubeObject> {
   shard?: ControllerShard;
   /**
    * How long a key's next reconcile waits for the cache to reach what the
-   * previous one `wrote()` [10,000 ms]; then it runs anyway, with a warning.
+   * previous one `wrote()` [10,000 ms], counted from each write; then it
+   * runs anyway, with a warning for each write not seen.
    */
   readYourWritesTimeoutMs?: number;
   /**
