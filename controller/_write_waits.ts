@@ -129,7 +129,7 @@ export class WriteWaits {
 
   /**
    * A change of an object in `store`: releases the keys it satisfies.
-   * `deleted` is the object's last stored version when it was deleted.
+   * `deleted` says it was deleted, with the uid it was last stored with.
    */
   observed(
     store: string,
