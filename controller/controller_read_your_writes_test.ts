@@ -221,10 +221,7 @@ Deno.test("Controller: a held key is released when the object it wrote is delete
     react: (call) =>
       call.serve({
         watch: {
-          line: (text) => {
-            console.log("LINE", text.slice(0, 300));
-            return text.includes('"type":"MODIFIED"') ? "" : undefined;
-          },
+          line: (text) => text.includes('"type":"MODIFIED"') ? "" : undefined,
         },
       }),
   });
