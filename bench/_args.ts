@@ -29,3 +29,10 @@ export function takeOption(
   const [, value] = args.splice(i, 2);
   return value;
 }
+
+/** Whether `name` is in `args`; it is taken out, as {@linkcode takeOption} does. */
+export function takeFlag(args: string[], name: string): boolean {
+  const i = args.indexOf(name);
+  if (i >= 0) args.splice(i, 1);
+  return i >= 0;
+}

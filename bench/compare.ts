@@ -69,32 +69,27 @@ import {
 } from "./_native.ts";
 import { measureReconcile } from "./_reconcile_rows.ts";
 import { startBenchServer } from "./_server_process.ts";
-import { takeOption } from "./_args.ts";
+import { takeFlag, takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
-function flag(name: string): boolean {
-  const i = args.indexOf(name);
-  if (i >= 0) args.splice(i, 1);
-  return i >= 0;
-}
 
-const quick = flag("--quick");
-const rerender = flag("--rerender");
-const final = flag("--final");
-const scaleOnly = flag("--scale-only");
-const reconcileOnly = flag("--reconcile-only");
+const quick = takeFlag(args, "--quick");
+const rerender = takeFlag(args, "--rerender");
+const final = takeFlag(args, "--final");
+const scaleOnly = takeFlag(args, "--scale-only");
+const reconcileOnly = takeFlag(args, "--reconcile-only");
 if (scaleOnly && reconcileOnly) {
   throw new Error("--scale-only and --reconcile-only exclude each other");
 }
 /** Only one section is measured; the rest comes from results.json. */
 const oneSection = scaleOnly || reconcileOnly;
-const reconcile = !scaleOnly && !flag("--no-reconcile");
-const kubeRsQueue = flag("--kube-rs-queue");
-const scale = scaleOnly || (!reconcileOnly && !flag("--no-scale"));
-const realServerAsked = flag("--real-server");
-const realServer = !oneSection && !flag("--no-real-server") &&
+const reconcile = !scaleOnly && !takeFlag(args, "--no-reconcile");
+const kubeRsQueue = takeFlag(args, "--kube-rs-queue");
+const scale = scaleOnly || (!reconcileOnly && !takeFlag(args, "--no-scale"));
+const realServerAsked = takeFlag(args, "--real-server");
+const realServer = !oneSection && !takeFlag(args, "--no-real-server") &&
   (realServerAsked || !quick);
-const nativePrograms = flag("--no-native")
+const nativePrograms = takeFlag(args, "--no-native")
   ? []
   : takeOption(args, "--native", "client_go,kube_rs,fluent").split(",")
     .filter((p) => p);

@@ -18,19 +18,13 @@
 import { median } from "./_format.ts";
 import { type ScenarioStats, scenarioStats, setScenario } from "./_protocol.ts";
 import type { Outcome } from "./_contender.ts";
-import { takeOption } from "./_args.ts";
+import { takeFlag, takeOption } from "./_args.ts";
 
 const args = [...Deno.args];
-function flag(name: string): boolean {
-  const i = args.indexOf(name);
-  if (i < 0) return false;
-  args.splice(i, 1);
-  return true;
-}
 const rounds = Number(takeOption(args, "--rounds", "6"));
 const events = Number(takeOption(args, "--events", "100000"));
 const cpuProf = takeOption(args, "--cpu-prof");
-const floors = !flag("--no-floor");
+const floors = !takeFlag(args, "--no-floor");
 const trees = args.map((t) => t.replace(/\/$/, ""));
 if (trees.length === 0) {
   throw new Error("Usage: flood_ab.ts [--rounds N] <tree A> [<tree B> …]");
